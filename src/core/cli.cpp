@@ -1,0 +1,118 @@
+#include "core/cli.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace checkmpi {
+
+CommandLine::CommandLine(std::string program, std::string synopsis, std::vector<OptionSpec> specs)
+    : program_(std::move(program)), synopsis_(std::move(synopsis)), specs_(std::move(specs)) {}
+
+const OptionSpec* CommandLine::find_long(const std::string& name) const {
+  for (const auto& s : specs_)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const OptionSpec* CommandLine::find_short(char c) const {
+  for (const auto& s : specs_)
+    if (s.short_name != 0 && s.short_name == c) return &s;
+  return nullptr;
+}
+
+void CommandLine::parse(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    const OptionSpec* spec = nullptr;
+    std::optional<std::string> inline_value;
+    if (arg.size() > 2 && arg.compare(0, 2, "--") == 0) {
+      std::string name = arg.substr(2);
+      size_t eq = name.find('=');
+      if (eq != std::string::npos) {
+        inline_value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      }
+      spec = find_long(name);
+      if (!spec) throw UsageError("unknown option '--" + name + "' (see " + program_ + " --help)");
+    } else if (arg.size() >= 2 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
+      spec = arg.size() == 2 ? find_short(arg[1]) : nullptr;
+      if (!spec) throw UsageError("unknown option '" + arg + "' (see " + program_ + " --help)");
+    } else {
+      positional_.push_back(arg);
+      continue;
+    }
+    if (!spec->takes_value) {
+      if (inline_value) throw UsageError("option --" + spec->name + " takes no value");
+      values_[spec->name] = "";
+      continue;
+    }
+    if (!inline_value) {
+      if (i + 1 >= argc) throw UsageError("option --" + spec->name + " needs a value");
+      inline_value = argv[++i];
+    }
+    values_[spec->name] = *inline_value;
+  }
+}
+
+std::optional<std::string> CommandLine::value(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string CommandLine::get(const std::string& name, const std::string& fallback) const {
+  auto v = value(name);
+  return v ? *v : fallback;
+}
+
+long long CommandLine::get_int(const std::string& name, long long fallback) const {
+  auto v = value(name);
+  return v ? parse_integer(*v, "--" + name) : fallback;
+}
+
+double CommandLine::get_double(const std::string& name, double fallback) const {
+  auto v = value(name);
+  return v ? parse_number(*v, "--" + name) : fallback;
+}
+
+std::string CommandLine::help() const {
+  std::ostringstream out;
+  out << "usage: " << program_ << " " << synopsis_ << "\n\noptions:\n";
+  for (const auto& s : specs_) {
+    if (s.hidden) continue;
+    std::string left = "  ";
+    left += s.short_name ? std::string("-") + s.short_name + ", " : "    ";
+    left += "--" + s.name + (s.takes_value ? " VALUE" : "");
+    if (left.size() < 30) left.resize(30, ' ');
+    out << left << " " << s.help << "\n";
+  }
+  return out.str();
+}
+
+long long parse_integer(const std::string& text, const std::string& what) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(begin, &end, 10);
+  if (text.empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0])))
+    throw UsageError("value of " + what + " is not an integer: '" + text + "'");
+  if (errno == ERANGE) throw UsageError("value of " + what + " is out of range: '" + text + "'");
+  return v;
+}
+
+double parse_number(const std::string& text, const std::string& what) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(begin, &end);
+  if (text.empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0])))
+    throw UsageError("value of " + what + " is not a number: '" + text + "'");
+  if (errno == ERANGE) throw UsageError("value of " + what + " is out of range: '" + text + "'");
+  return v;
+}
+
+}  // namespace checkmpi

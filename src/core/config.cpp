@@ -1,0 +1,128 @@
+#include "core/config.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "core/namelist.hpp"
+
+namespace checkmpi {
+
+const std::vector<std::string>& halo_keys() {
+  static const std::vector<std::string> keys{"lx",     "ly",    "lz",     "proc_x", "proc_y",
+                                             "proc_z", "itfin", "icheck", "border"};
+  return keys;
+}
+
+CommandLine halo_command_line() {
+  std::vector<OptionSpec> specs{
+      {"input", 0, true, "namelist input file (default file.input)"},
+      {"no-input", 0, false, "read no input file: keys come from the options below"},
+      {"strategy", 's', true, "comma-separated ids, aliases or numbers, or 'all' (default all)"},
+      {"list-strategies", 0, false, "list the strategies and exit"},
+      {"reverse", 0, false, "reversed propagation (field(i) = field(i+1))"},
+      {"precision", 0, true, "single|double (default single)"},
+      {"warmup", 0, true, "untimed iterations before each timed loop (default 0)"},
+      {"sync", 0, true, "barrier|none: barriers after each direction, as CheckMPI (default barrier)"},
+      {"outdir", 'o', true, "directory for per-strategy output (default .)"},
+      {"json", 0, true, "write results as JSON (schema checkmpi.halo/1) to this file"},
+      {"memcpy-probe", 0, false, "also measure memcpy bandwidth (JSON probes; used by bench/)"},
+      {"help", 'h', false, "show this help and exit"},
+      {"version", 0, false, "print the version and exit"},
+      {"inject-error", 0, true, "test only: corrupt one cell for this strategy id", true},
+  };
+  for (const auto& key : halo_keys())
+    specs.push_back({key, 0, true, "override &parameters key " + key});
+  return CommandLine("checkmpi-halo", "[--input FILE] [--KEY VALUE ...] [options]", specs);
+}
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read " + what + " '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw UsageError("cannot read " + what + " '" + path + "'");
+  return text.str();
+}
+
+const char* precision_name(Precision p) { return p == Precision::Single ? "single" : "double"; }
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+long long* key_slot(HaloConfig& c, const std::string& key) {
+  if (key == "lx") return &c.lx;
+  if (key == "ly") return &c.ly;
+  if (key == "lz") return &c.lz;
+  if (key == "proc_x") return &c.proc_x;
+  if (key == "proc_y") return &c.proc_y;
+  if (key == "proc_z") return &c.proc_z;
+  if (key == "itfin") return &c.itfin;
+  if (key == "icheck") return &c.icheck;
+  return &c.border;
+}
+
+void check_config(const HaloConfig& c) {
+  const long long kMaxExtent = 1LL << 30;  // keeps l+2 and plane sizes within int
+  const std::pair<const char*, long long> sizes[] = {{"lx", c.lx}, {"ly", c.ly}, {"lz", c.lz}};
+  for (const auto& [name, v] : sizes) {
+    if (v == 0) throw UsageError(std::string(name) + " is not set (give it in the input file or as --" + name + ")");
+    if (v < 0) throw UsageError(std::string(name) + " must be positive, got " + std::to_string(v));
+    if (v > kMaxExtent) throw UsageError(std::string(name) + " is too large: " + std::to_string(v));
+  }
+  const std::pair<const char*, long long> procs[] = {
+      {"proc_x", c.proc_x}, {"proc_y", c.proc_y}, {"proc_z", c.proc_z}};
+  for (const auto& [name, v] : procs)
+    if (v < 0) throw UsageError(std::string(name) + " must be positive (or 0 to choose), got " + std::to_string(v));
+  if (c.itfin <= 0) throw UsageError("itfin must be positive, got " + std::to_string(c.itfin));
+  if (c.icheck <= 0) throw UsageError("icheck must be positive, got " + std::to_string(c.icheck));
+  if (c.border <= 0) throw UsageError("border must be positive, got " + std::to_string(c.border));
+  if (c.warmup < 0) throw UsageError("--warmup must not be negative, got " + std::to_string(c.warmup));
+}
+
+}  // namespace
+
+HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_text) {
+  HaloConfig c;
+  c.input = cli.has("no-input") ? "" : cli.get("input", "file.input");
+  if (!c.input.empty()) {
+    const std::set<std::string> allowed(halo_keys().begin(), halo_keys().end());
+    for (const auto& [key, value] : parse_namelist(input_text, "parameters", allowed, c.input))
+      *key_slot(c, key) = value;
+  }
+  for (const auto& key : halo_keys())
+    if (auto v = cli.value(key)) *key_slot(c, key) = parse_integer(*v, "--" + key);
+
+  if (auto v = cli.value("strategy")) {
+    c.strategies = split_list(*v);
+    if (c.strategies.empty()) throw UsageError("--strategy needs at least one name");
+  }
+  c.reverse = cli.has("reverse");
+  const std::string precision = cli.get("precision", "single");
+  if (precision == "single") c.precision = Precision::Single;
+  else if (precision == "double") c.precision = Precision::Double;
+  else throw UsageError("--precision must be single or double, got '" + precision + "'");
+  c.warmup = cli.get_int("warmup", 0);
+  const std::string sync = cli.get("sync", "barrier");
+  if (sync == "barrier") c.sync = SyncMode::Barrier;
+  else if (sync == "none") c.sync = SyncMode::None;
+  else throw UsageError("--sync must be barrier or none, got '" + sync + "'");
+  c.outdir = cli.get("outdir", ".");
+  if (c.outdir.empty()) throw UsageError("--outdir must not be empty");
+  c.json = cli.get("json", "");
+  c.inject_error = cli.get("inject-error", "");
+  if (!cli.positional().empty()) throw UsageError("unexpected argument '" + cli.positional()[0] + "'");
+  check_config(c);
+  return c;
+}
+
+}  // namespace checkmpi

@@ -1,0 +1,51 @@
+// Run configuration of checkmpi-halo: the CheckMPI namelist keys, overridable
+// on the command line, plus the options checkmpi adds.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/cli.hpp"
+
+namespace checkmpi {
+
+enum class Precision { Single, Double };
+enum class SyncMode { Barrier, None };
+
+struct HaloConfig {
+  // &parameters keys (CheckMPI names). proc_* = 0: MPI_Dims_create chooses.
+  long long lx = 0, ly = 0, lz = 0;
+  long long proc_x = 0, proc_y = 0, proc_z = 0;
+  long long itfin = 100000;
+  long long icheck = 100;
+  long long border = 10;
+
+  std::string input = "file.input";  // empty: no input file, keys from options only
+  std::vector<std::string> strategies{"all"};
+  bool reverse = false;
+  Precision precision = Precision::Single;
+  long long warmup = 0;
+  SyncMode sync = SyncMode::Barrier;
+  std::string outdir = ".";
+  std::string json;         // empty: no JSON file
+  std::string inject_error; // test only: strategy id whose fields get corrupted
+};
+
+// The namelist keys, in CheckMPI's order.
+const std::vector<std::string>& halo_keys();
+
+// checkmpi-halo's command line description.
+CommandLine halo_command_line();
+
+// Applies, in order: defaults, the input file (unless --no-input), then
+// --KEY=VALUE overrides and the other options. Checks everything that does not
+// depend on the number of ranks. Throws UsageError. `read_file` returns the
+// file's text or throws UsageError (rank 0 reads, the others get a copy).
+HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_text);
+
+// Reads a whole file; UsageError if it is missing or unreadable.
+std::string read_text_file(const std::string& path, const std::string& what);
+
+const char* precision_name(Precision p);
+
+}  // namespace checkmpi

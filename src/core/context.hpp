@@ -1,0 +1,43 @@
+// What a result needs to be interpreted later: where and with what it ran.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+
+namespace checkmpi {
+
+struct RunContext {
+  std::string tool;                   // "checkmpi-halo", "checkmpi-p2p"
+  std::string version;                // checkmpi's version
+  std::string git_revision;
+  std::string mpi_library;            // first line of MPI_Get_library_version
+  int mpi_version = 0, mpi_subversion = 0;
+  int nprocs = 1;
+  int nodes = 1;
+  int ranks_per_node = 1;             // the most on any node
+  std::vector<std::string> hostnames; // by rank
+  std::vector<int> node_of_rank;      // node index (order of first appearance)
+  double timer_resolution = 0.0;      // MPI_Wtick
+  std::string date;                   // UTC, ISO 8601
+};
+
+// "0.1.0 (revision abc1234)"
+std::string version_text();
+
+// Collective over `comm`; every rank gets the full context.
+RunContext gather_context(MPI_Comm comm, const std::string& tool);
+
+Json context_json(const RunContext& c);
+
+// Bytes of memory this node can still give (Linux MemAvailable); 0 if unknown.
+unsigned long long available_memory_bytes();
+
+// Ranks sharing this rank's node (MPI_COMM_TYPE_SHARED), and this rank's index
+// among them.
+void node_local(MPI_Comm comm, int& local_rank, int& local_size);
+
+}  // namespace checkmpi

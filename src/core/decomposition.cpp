@@ -1,0 +1,55 @@
+#include "core/decomposition.hpp"
+
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace checkmpi {
+
+std::array<int, 3> choose_dims(const HaloConfig& c, int nranks) {
+  const long long asked[3] = {c.proc_x, c.proc_y, c.proc_z};
+  const long long global[3] = {c.lx, c.ly, c.lz};
+  const char* axis = "xyz";
+  long long fixed = 1;
+  for (long long p : asked)
+    if (p > 0) fixed *= p;
+  if (fixed > nranks || nranks % fixed != 0) {
+    throw UsageError("proc_x*proc_y*proc_z = " + std::to_string(fixed) + " does not match the " +
+                     std::to_string(nranks) + " MPI ranks");
+  }
+  std::array<int, 3> dims{int(asked[0]), int(asked[1]), int(asked[2])};
+  if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) MPI_Dims_create(nranks, 3, dims.data());
+  if (static_cast<long long>(dims[0]) * dims[1] * dims[2] != nranks) {
+    throw UsageError("proc_x*proc_y*proc_z = " + std::to_string(fixed) + " does not match the " +
+                     std::to_string(nranks) + " MPI ranks");
+  }
+  for (int d = 0; d < 3; ++d) {
+    if (global[d] % dims[d] != 0) {
+      throw UsageError(std::string("l") + axis[d] + " = " + std::to_string(global[d]) +
+                       " is not divisible by proc_" + axis[d] + " = " + std::to_string(dims[d]));
+    }
+  }
+  return dims;
+}
+
+Decomposition make_decomposition(const HaloConfig& c, MPI_Comm world) {
+  Decomposition d;
+  int nranks = 1;
+  MPI_Comm_size(world, &nranks);
+  d.dims = choose_dims(c, nranks);
+  const int periods[3] = {1, 1, 1};
+  MPI_Cart_create(world, 3, d.dims.data(), periods, /*reorder=*/0, &d.comm);
+  MPI_Comm_rank(d.comm, &d.rank);
+  MPI_Comm_size(d.comm, &d.size);
+  MPI_Cart_coords(d.comm, d.rank, 3, d.coords.data());
+  for (int dir = 0; dir < 3; ++dir)
+    MPI_Cart_shift(d.comm, dir, 1, &d.neighbour[dir][0], &d.neighbour[dir][1]);
+  d.grid = Grid{int(c.lx / d.dims[0]), int(c.ly / d.dims[1]), int(c.lz / d.dims[2])};
+  return d;
+}
+
+void free_decomposition(Decomposition& d) {
+  if (d.comm != MPI_COMM_NULL) MPI_Comm_free(&d.comm);
+}
+
+}  // namespace checkmpi

@@ -1,0 +1,25 @@
+#include "core/errors.hpp"
+
+#include <vector>
+
+namespace checkmpi {
+
+void agree(MPI_Comm comm, const std::string& local_error) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mine = local_error.empty() ? size : rank;
+  int first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size) return;
+  int len = (rank == first) ? static_cast<int>(local_error.size()) : 0;
+  MPI_Bcast(&len, 1, MPI_INT, first, comm);
+  std::vector<char> text(local_error.begin(), local_error.end());
+  text.resize(static_cast<size_t>(len));
+  MPI_Bcast(text.data(), len, MPI_CHAR, first, comm);
+  std::string message(text.begin(), text.end());
+  if (size > 1 && first != 0) message = "rank " + std::to_string(first) + ": " + message;
+  throw UsageError(message);
+}
+
+}  // namespace checkmpi

@@ -1,0 +1,14 @@
+#include "core/fields.hpp"
+
+#include <cstdio>
+
+namespace checkmpi {
+
+std::string Mismatch::describe() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "field%d(%d,%d,%d) expected %.9g got %.9g (%lld cells differ on this rank)",
+                field, i, j, k, expected, actual, count);
+  return buf;
+}
+
+}  // namespace checkmpi

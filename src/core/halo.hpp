@@ -1,0 +1,106 @@
+// Shared halo-exchange plumbing: which plane goes where, how a plane is laid
+// out in memory, packing and unpacking, and the timers strategies fill in.
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "core/decomposition.hpp"
+
+namespace checkmpi {
+
+template <class Real> MPI_Datatype mpi_type();
+template <> inline MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
+template <> inline MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+
+// Direction d, sign s. Each step every rank exchanges both signs of every
+// direction, like CheckMPI:
+//   Up   (s=0): send interior plane N   to the neighbour above, receive halo 0   from below;
+//   Down (s=1): send interior plane 1   to the neighbour below, receive halo N+1 from above.
+// Forward propagation reads halo 0, reverse reads halo N+1; both are refreshed.
+enum Sign { Up = 0, Down = 1 };
+
+inline int send_index(const Grid& g, int dir, int sign) { return sign == Up ? g.interior()[dir] : 1; }
+inline int recv_index(const Grid& g, int dir, int sign) { return sign == Up ? 0 : g.interior()[dir] + 1; }
+inline int send_peer(const Decomposition& d, int dir, int sign) { return d.neighbour[dir][sign == Up ? 1 : 0]; }
+inline int recv_peer(const Decomposition& d, int dir, int sign) { return d.neighbour[dir][sign == Up ? 0 : 1]; }
+
+// Distinct tag per (field, direction, sign); field = 3 for a message that
+// carries all three fields.
+inline int halo_tag(int field, int dir, int sign) { return 1 + field + 4 * (2 * dir + sign); }
+
+// A whole plane normal to `dir` (halo rows and columns included) as rows x cols
+// with element strides. x: strided points, y: rows of l+2, z: contiguous.
+struct Plane {
+  std::size_t offset = 0, rows = 0, cols = 0, row_stride = 0, col_stride = 0;
+  std::size_t count() const { return rows * cols; }
+};
+
+inline Plane plane(const Grid& g, int dir, int index) {
+  const auto e = g.extent();
+  const auto st = g.stride();
+  // The two directions spanning the plane, the faster one as columns.
+  const int c = dir == 0 ? 1 : 0;
+  const int r = dir == 2 ? 1 : 2;
+  return Plane{std::size_t(index) * st[dir], e[r], e[c], st[r], st[c]};
+}
+
+// Largest plane of a direction, in elements (the message size of one field).
+inline std::size_t plane_count(const Grid& g, int dir) { return plane(g, dir, 0).count(); }
+
+template <class Real>
+void pack_plane(const Real* field, const Plane& p, Real* buf) {
+  const Real* base = field + p.offset;
+  for (std::size_t r = 0; r < p.rows; ++r, buf += p.cols) {
+    const Real* src = base + r * p.row_stride;
+    if (p.col_stride == 1) {
+      std::copy(src, src + p.cols, buf);
+    } else {
+      for (std::size_t c = 0; c < p.cols; ++c) buf[c] = src[c * p.col_stride];
+    }
+  }
+}
+
+template <class Real>
+void unpack_plane(const Real* buf, const Plane& p, Real* field) {
+  Real* base = field + p.offset;
+  for (std::size_t r = 0; r < p.rows; ++r, buf += p.cols) {
+    Real* dst = base + r * p.row_stride;
+    if (p.col_stride == 1) {
+      std::copy(buf, buf + p.cols, dst);
+    } else {
+      for (std::size_t c = 0; c < p.cols; ++c) dst[c * p.col_stride] = buf[c];
+    }
+  }
+}
+
+// The committed MPI datatype of one plane normal to `dir` (CheckMPI's yzplane,
+// xzplane, xyplane). The caller frees it.
+MPI_Datatype make_plane_datatype(const Grid& g, int dir, MPI_Datatype real);
+
+// Seconds accumulated by one rank over the timed loop.
+struct StepTimers {
+  double loop = 0, compute = 0, diag = 0, comm = 0;
+  std::array<double, 3> dir{};  // x, y, z share of comm (pack + MPI + unpack + barrier)
+  double pack = 0, unpack = 0;
+  double mpi() const { return comm - pack - unpack; }
+};
+
+// Adds the seconds between construction and destruction to a timer.
+class Timed {
+ public:
+  explicit Timed(double& sink) : sink_(sink), start_(MPI_Wtime()) {}
+  ~Timed() { sink_ += MPI_Wtime() - start_; }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  double& sink_;
+  double start_;
+};
+
+}  // namespace checkmpi

@@ -1,0 +1,1 @@
+# MPI integration tests of checkmpi-halo.

@@ -1,0 +1,40 @@
+# Helpers for the bash test drivers under tests/mpi. ctest sets MPIEXEC,
+# MPIEXEC_NUMPROC_FLAG, MPIEXEC_FLAGS and CHECKMPI_BIN (see tests/CMakeLists.txt).
+set -euo pipefail
+
+: "${CHECKMPI_BIN:?run through ctest, or set CHECKMPI_BIN}"
+: "${MPIEXEC:=mpiexec}"
+: "${MPIEXEC_NUMPROC_FLAG:=-n}"
+: "${MPIEXEC_FLAGS:=}"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# run_mpi NP CMD...: a job that cannot hang longer than the test's own timeout.
+run_mpi() {
+  local np=$1
+  shift
+  # shellcheck disable=SC2086
+  timeout --kill-after=10 150 "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" "$np" $MPIEXEC_FLAGS "$@"
+}
+
+# A fresh scratch directory, removed when the test exits.
+scratch() {
+  local d
+  d=$(mktemp -d "${TMPDIR:-/tmp}/checkmpi-test.XXXXXX")
+  # shellcheck disable=SC2064
+  trap "rm -rf '$d'" EXIT
+  echo "$d"
+}
+
+# write_input FILE LX LY LZ PX PY PZ ITFIN ICHECK [BORDER]
+write_input() {
+  cat >"$1" <<NML
+&parameters
+  lx = $2, ly = $3, lz = $4   ! global size
+  proc_x = $5 proc_y = $6 proc_z = $7
+  itfin=$8 icheck=$9 border=${10:-10} /
+NML
+}
