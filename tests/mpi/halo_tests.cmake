@@ -1,1 +1,17 @@
-# MPI integration tests of checkmpi-halo.
+# MPI integration tests of checkmpi-halo: every strategy at 1, 2, 4 and 8
+# ranks, forward and reverse, single and double, plus errors and options.
+foreach(case "1;1;1;1" "2;2;1;1" "4;1;2;2" "8;2;2;2")
+  list(GET case 0 np)
+  list(GET case 1 px)
+  list(GET case 2 py)
+  list(GET case 3 pz)
+  set(tag "np${np}_${px}x${py}x${pz}")
+  checkmpi_script_test(halo_${tag}_forward_single halo_case.sh ${np} ${px} ${py} ${pz})
+  checkmpi_script_test(halo_${tag}_reverse_single halo_case.sh ${np} ${px} ${py} ${pz} --reverse)
+  checkmpi_script_test(halo_${tag}_forward_double halo_case.sh ${np} ${px} ${py} ${pz} --precision double)
+  checkmpi_script_test(halo_${tag}_reverse_double halo_case.sh ${np} ${px} ${py} ${pz} --reverse --precision double)
+endforeach()
+foreach(np 1 2 4)
+  checkmpi_script_test(halo_errors_np${np} halo_errors.sh ${np})
+endforeach()
+checkmpi_script_test(halo_features halo_features.sh)

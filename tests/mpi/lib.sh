@@ -20,13 +20,14 @@ run_mpi() {
   timeout --kill-after=10 150 "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" "$np" $MPIEXEC_FLAGS "$@"
 }
 
-# A fresh scratch directory, removed when the test exits.
+# Everything a test writes lives under one directory removed when it exits
+# (set up here, in the test's own shell, so `dir=$(scratch)` works too).
+CHECKMPI_TEST_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/checkmpi-test.XXXXXX")
+trap 'rm -rf "$CHECKMPI_TEST_ROOT"' EXIT
+
+# A fresh scratch directory under the test's root.
 scratch() {
-  local d
-  d=$(mktemp -d "${TMPDIR:-/tmp}/checkmpi-test.XXXXXX")
-  # shellcheck disable=SC2064
-  trap "rm -rf '$d'" EXIT
-  echo "$d"
+  mktemp -d "$CHECKMPI_TEST_ROOT/run.XXXXXX"
 }
 
 # write_input FILE LX LY LZ PX PY PZ ITFIN ICHECK [BORDER]

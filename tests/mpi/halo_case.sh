@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# halo_case.sh NP PX PY PZ [checkmpi-halo options...]
+# Runs every strategy on a small box with NP ranks and a PXxPYxPZ grid, then
+# checks: exit 0, every strategy valid in the JSON, per-rank prof and task
+# files present, prof files byte-identical across strategies, and the first
+# prof_i block against sin() computed independently here.
+source "$(dirname "$0")/lib.sh"
+np=$1 px=$2 py=$3 pz=$4
+shift 4
+dir=$(scratch)
+cd "$dir"
+# Unequal local sizes (6, 5, 4) and itfin/icheck that wrap around them catch
+# index mix-ups that a cube would hide.
+l=6 m=5 n=4 itfin=23 icheck=7
+write_input file.input $((px * l)) $((py * m)) $((pz * n)) "$px" "$py" "$pz" $itfin $icheck
+run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" --strategy all --json r.json --outdir out "$@" >stdout 2>stderr ||
+  fail "exit $? ($(tail -n 3 stderr))"
+
+grep -q '"schema": "checkmpi.halo/1"' r.json || fail "JSON has no schema"
+grep -q '"valid": false' r.json && fail "a strategy is invalid: $(grep '"error"' r.json)"
+strategies=$(sed -n 's/^ *"strategy": "\(.*\)",$/\1/p' r.json)
+[ "$(echo "$strategies" | wc -w)" -ge 3 ] || fail "expected at least step0-step2, got: $strategies"
+blocks=$((itfin / icheck))
+
+for r in $(seq 0 $((np - 1))); do
+  rank=$(printf '%06d' "$r")
+  for s in $strategies; do
+    for p in prof_i prof_j prof_k; do
+      f=out/$s/$p.$rank.dat
+      [ -s "$f" ] || fail "$f missing or empty"
+      [ "$(grep -c '^# t=' "$f")" -eq $blocks ] || fail "$f: expected $blocks blocks"
+      cmp -s "$f" "out/step0/$p.$rank.dat" || fail "$f differs from step0's"
+    done
+    grep -q '^# Time for section' "out/$s/task.$rank.log" || fail "out/$s/task.$rank.log missing"
+    grep -q '^# validation: passed' "out/$s/task.$rank.log" || fail "out/$s/task.$rank.log: not passed"
+  done
+done
+
+# Independent check of the first block of prof_i on rank 0: line i holds
+# field1 = sin(2*pi*(u-1)/l), u the cell `icheck` places upstream of i.
+reverse=0
+for a in "$@"; do [ "$a" = --reverse ] && reverse=1; done
+awk -v l=$l -v t=$icheck -v rev=$reverse '
+  NR == 1 { if ($0 != sprintf("# t=%7d", t)) { print "bad header: " $0; exit 1 }; next }
+  NR > l + 1 { exit 0 }
+  {
+    s = rev ? t : -t
+    u = ((($1 - 1 + s) % l) + l) % l + 1
+    want = sin(2 * 3.14159265358979 * (u - 1) / l)
+    if (substr($0, 1, 5) != sprintf("%5d", NR - 1)) { print "bad index column: " $0; exit 1 }
+    if (length($0) != 5 + 3 * 14 + 2) { print "bad line length: [" $0 "]"; exit 1 }
+    d = $2 - want; if (d < 0) d = -d
+    if (d > 2e-6) { print "line " NR ": field1 " $2 " expected " want; exit 1 }
+  }' out/step0/prof_i.000000.dat || fail "prof_i.000000.dat content"
+echo "ok: $np ranks, ${px}x${py}x${pz}, $* -> $strategies"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# halo_errors.sh NP: every bad input ends with one error line from rank 0,
+# exit code 2, no hang, and files written before are left alone.
+source "$(dirname "$0")/lib.sh"
+np=$1
+dir=$(scratch)
+cd "$dir"
+
+# expect_error REGEX ARGS...: runs checkmpi-halo, wants exit 2 and exactly one
+# "checkmpi-halo: error:" line matching REGEX on stderr.
+expect_error() {
+  local want=$1
+  shift
+  local rc=0
+  run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" "$@" >out.txt 2>err.txt || rc=$?
+  [ $rc -eq 2 ] || fail "args [$*]: exit $rc, expected 2 ($(head -c 300 err.txt))"
+  local lines
+  lines=$(grep -c '^checkmpi-halo: error:' err.txt || true)
+  [ "$lines" -eq 1 ] || fail "args [$*]: $lines error lines, expected 1: $(cat err.txt)"
+  grep '^checkmpi-halo: error:' err.txt | grep -Eq -- "$want" ||
+    fail "args [$*]: message '$(grep '^checkmpi-halo: error:' err.txt)' does not match /$want/"
+}
+
+good="--lx $((2 * np)) --ly 4 --lz 4 --itfin 2 --icheck 1"
+write_input ok.input $((2 * np)) 4 4 0 0 0 2 1
+
+expect_error "cannot read input file 'missing.input'" --input missing.input
+mkdir unreadable.input
+expect_error "cannot read input file 'unreadable.input'" --input unreadable.input
+echo "lx = 4 /" >nogroup.input
+expect_error "no &parameters group" --input nogroup.input
+printf '&parameters\nlx = 4\n' >open.input
+expect_error "line 3: &parameters group is not closed" --input open.input
+printf '&parameters\nlx = 4\nfoo = 3 /\n' >unknown.input
+expect_error "line 3: unknown key 'foo'" --input unknown.input
+printf '&parameters lx = 4.5 /\n' >real.input
+expect_error "value of 'lx' is not an integer: '4.5'" --input real.input
+expect_error "value of --itfin is not an integer: 'x'" --input ok.input --itfin x
+expect_error "lx must be positive, got -4" --no-input $good --lx -4
+expect_error "lz is not set" --no-input --lx 4 --ly 4
+expect_error "itfin must be positive, got 0" --input ok.input --itfin 0
+expect_error "icheck must be positive, got 0" --input ok.input --icheck 0
+expect_error "icheck must be positive, got -2" --input ok.input --icheck -2
+expect_error "proc_x\*proc_y\*proc_z = $((np + 1)) does not match the $np MPI ranks" \
+  --input ok.input --proc_x $((np + 1)) --proc_y 1 --proc_z 1
+expect_error "lx = $((2 * np + 1)) is not divisible by proc_x = $np" \
+  --input ok.input --lx $((2 * np + 1)) --proc_x "$np" --proc_y 1 --proc_z 1
+expect_error "unknown strategy 'step99'" --input ok.input --strategy step0,step99
+expect_error "unknown option '--bogus'" --input ok.input --bogus
+expect_error "not enough memory: .* need .* available" --no-input --lx 200000 --ly 200000 --lz 200000
+
+# An output directory that cannot be created (a file is in the way), and a
+# JSON file that cannot be written; neither may touch what exists.
+echo "keep me" >afile
+expect_error "cannot create output directory 'afile/sub'" --input ok.input --outdir afile/sub
+expect_error "cannot write JSON file 'afile/r.json'" --input ok.input --outdir out --json afile/r.json
+[ "$(cat afile)" = "keep me" ] || fail "existing file was modified"
+
+# The same input with the bad option removed runs.
+run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" --input ok.input --outdir out >out.txt 2>err.txt ||
+  fail "good run failed: $(cat err.txt)"
+echo "ok: bad inputs at $np ranks"

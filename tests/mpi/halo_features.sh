@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# halo_features.sh: options beyond the basic run, at 4 ranks.
+source "$(dirname "$0")/lib.sh"
+dir=$(scratch)
+cd "$dir"
+halo="$CHECKMPI_BIN/checkmpi-halo"
+write_input file.input 8 8 8 2 2 1 12 4
+
+# --list-strategies and --help print and exit 0.
+"$halo" --list-strategies | grep -q '^step2 *sendrecv-pack' || fail "--list-strategies"
+"$halo" --help | grep -q -- '--strategy' || fail "--help"
+
+# Default input is ./file.input; the table and header come from rank 0 only.
+run_mpi 4 "$halo" --strategy step0 >plain.txt 2>&1 || fail "default run: $(tail -3 plain.txt)"
+[ "$(grep -c '^checkmpi-halo ' plain.txt)" -eq 1 ] || fail "header printed more than once"
+grep -q 'decomposition  : proc_x=2 proc_y=2 proc_z=1' plain.txt || fail "header decomposition"
+grep -Eq '^step0 sendrecv-dtype +[0-9.]+ .* valid$' plain.txt || fail "table row"
+[ -s step0/prof_i.000003.dat ] || fail "default outdir is ."
+
+# Warm-up iterations and --sync none change timing, never results.
+run_mpi 4 "$halo" --strategy step2 --outdir warm --warmup 5 --sync none >/dev/null || fail "warmup run"
+cmp -s warm/step2/prof_k.000002.dat step0/prof_k.000002.dat || fail "warm-up changed the results"
+
+# proc_* = 0 lets MPI_Dims_create choose; command-line keys override the file.
+run_mpi 4 "$halo" --proc_x 0 --proc_y 0 --proc_z 0 --itfin 3 --strategy 1 --outdir auto --json auto.json \
+  >auto.txt || fail "auto decomposition"
+grep -q '"itfin": 3' auto.json || fail "override of itfin"
+grep -Eq 'decomposition  : proc_x=[0-9] proc_y=[0-9] proc_z=[0-9]' auto.txt || fail "auto dims"
+
+# JSON: schema, context, config, per-strategy timers with min/mean/max.
+run_mpi 4 "$halo" --strategy step0,step2 --outdir j --json r.json --precision double >/dev/null || fail "json run"
+for key in '"schema": "checkmpi.halo/1"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
+  '"git_revision"' '"date"' '"precision": "double"' '"strategy": "step2"' '"alias": "sendrecv-pack"' \
+  '"bytes_per_step"' '"loop": {' '"unpack": {' '"mean"'; do
+  grep -q "$key" r.json || fail "JSON lacks $key"
+done
+# 2x2x1 grid of 4x4x8 blocks: planes of 6x10, 6x10, 6x6 cells, 3 fields, 2 signs, 8 bytes.
+grep -q "\"bytes_per_step\": $(((60 + 60 + 36) * 3 * 2 * 8))," r.json || fail "bytes_per_step"
+
+# A corrupted cell (test hook) makes that strategy invalid, names rank, field
+# and cell, lets the others finish, and exits 3.
+rc=0
+run_mpi 4 "$halo" --outdir bad --json bad.json --inject-error step1 >bad.txt 2>bad.err || rc=$?
+[ $rc -eq 3 ] || fail "inject-error: exit $rc, expected 3"
+grep -q 'step1: validation failed at t=4: rank 3: field1(1,1,1) expected' bad.err || fail "message: $(cat bad.err)"
+grep -q 'step1 sendrecv-packx .*INVALID' bad.txt || fail "table does not mark step1 invalid"
+grep -q 'step2 sendrecv-pack .*valid' bad.txt || fail "step2 did not finish after step1 failed"
+grep -q '"valid": false' bad.json || fail "JSON does not mark step1 invalid"
+grep -q 'FAILED at t=4' bad/step1/task.000003.log || fail "task log of the failing rank"
+echo "ok: features"

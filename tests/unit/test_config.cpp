@@ -1,0 +1,128 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/decomposition.hpp"
+#include "core/errors.hpp"
+#include "core/strategy.hpp"
+
+using namespace checkmpi;
+
+namespace {
+HaloConfig config(std::vector<const char*> args, const std::string& text) {
+  args.insert(args.begin(), "checkmpi-halo");
+  CommandLine cli = halo_command_line();
+  cli.parse(int(args.size()), args.data());
+  return make_halo_config(cli, text);
+}
+
+std::string error_of(std::vector<const char*> args, const std::string& text) {
+  try {
+    config(std::move(args), text);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const char* kInput = "&parameters lx=12 ly=8 lz=4 proc_x=2 proc_y=0 proc_z=1 itfin=20 icheck=5 /";
+}  // namespace
+
+TEST(Config, DefaultsAsCheckMpi) {
+  HaloConfig c = config({}, "&parameters lx=4 ly=4 lz=4 /");
+  EXPECT_EQ(c.itfin, 100000);
+  EXPECT_EQ(c.icheck, 100);
+  EXPECT_EQ(c.border, 10);
+  EXPECT_EQ(c.input, "file.input");
+  EXPECT_EQ(c.precision, Precision::Single);
+  EXPECT_EQ(c.sync, SyncMode::Barrier);
+  EXPECT_EQ(c.outdir, ".");
+  EXPECT_FALSE(c.reverse);
+}
+
+TEST(Config, CommandLineOverridesTheFile) {
+  HaloConfig c = config({"--itfin", "7", "--lx=24", "--precision", "double", "--reverse", "--strategy",
+                         "step2,sendrecv-dtype", "--sync", "none", "--warmup", "3"},
+                        kInput);
+  EXPECT_EQ(c.itfin, 7);
+  EXPECT_EQ(c.lx, 24);
+  EXPECT_EQ(c.ly, 8);
+  EXPECT_EQ(c.precision, Precision::Double);
+  EXPECT_TRUE(c.reverse);
+  EXPECT_EQ(c.sync, SyncMode::None);
+  EXPECT_EQ(c.warmup, 3);
+  ASSERT_EQ(c.strategies.size(), 2u);
+  EXPECT_EQ(c.strategies[1], "sendrecv-dtype");
+}
+
+TEST(Config, NoInputTakesKeysFromOptions) {
+  HaloConfig c = config({"--no-input", "--lx", "8", "--ly", "8", "--lz", "8"}, "");
+  EXPECT_EQ(c.input, "");
+  EXPECT_EQ(c.lx, 8);
+}
+
+TEST(Config, BadValuesNameTheProblem) {
+  EXPECT_EQ(error_of({"--lx", "0"}, kInput), "lx is not set (give it in the input file or as --lx)");
+  EXPECT_EQ(error_of({"--ly", "-4"}, kInput), "ly must be positive, got -4");
+  EXPECT_EQ(error_of({"--itfin", "0"}, kInput), "itfin must be positive, got 0");
+  EXPECT_EQ(error_of({"--icheck", "0"}, kInput), "icheck must be positive, got 0");
+  EXPECT_EQ(error_of({"--icheck", "-3"}, kInput), "icheck must be positive, got -3");
+  EXPECT_EQ(error_of({"--border", "0"}, kInput), "border must be positive, got 0");
+  EXPECT_EQ(error_of({"--proc_x", "-1"}, kInput), "proc_x must be positive (or 0 to choose), got -1");
+  EXPECT_EQ(error_of({"--itfin", "ten"}, kInput), "value of --itfin is not an integer: 'ten'");
+  EXPECT_EQ(error_of({"--precision", "half"}, kInput), "--precision must be single or double, got 'half'");
+  EXPECT_EQ(error_of({"--sync", "maybe"}, kInput), "--sync must be barrier or none, got 'maybe'");
+  EXPECT_EQ(error_of({"--warmup", "-1"}, kInput), "--warmup must not be negative, got -1");
+  EXPECT_EQ(error_of({"extra"}, kInput), "unexpected argument 'extra'");
+}
+
+TEST(Config, UnknownOptionAndMissingValue) {
+  CommandLine cli = halo_command_line();
+  const char* a[] = {"checkmpi-halo", "--bogus"};
+  EXPECT_THROW(cli.parse(2, a), UsageError);
+  const char* b[] = {"checkmpi-halo", "--input"};
+  try {
+    halo_command_line().parse(2, b);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "option --input needs a value");
+  }
+}
+
+TEST(Decomposition, FixedAndChosenDims) {
+  HaloConfig c = config({}, kInput);  // proc_y = 0: chosen
+  auto dims = choose_dims(c, 4);
+  EXPECT_EQ(dims[0], 2);
+  EXPECT_EQ(dims[1], 2);
+  EXPECT_EQ(dims[2], 1);
+  c.proc_x = c.proc_y = c.proc_z = 0;
+  dims = choose_dims(c, 8);
+  EXPECT_EQ(dims[0] * dims[1] * dims[2], 8);
+}
+
+TEST(Decomposition, WrongRankCountAndIndivisibleSizes) {
+  HaloConfig c = config({}, "&parameters lx=12 ly=8 lz=4 proc_x=2 proc_y=2 proc_z=2 /");
+  try {
+    choose_dims(c, 4);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "proc_x*proc_y*proc_z = 8 does not match the 4 MPI ranks");
+  }
+  c = config({}, "&parameters lx=9 ly=8 lz=4 proc_x=2 proc_y=1 proc_z=1 /");
+  try {
+    choose_dims(c, 2);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "lx = 9 is not divisible by proc_x = 2");
+  }
+}
+
+TEST(Strategies, SelectByIdAliasNumberAndAll) {
+  auto s = select_strategies({"2", "sendrecv-dtype", "step2"});
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0]->id, "step2");
+  EXPECT_EQ(s[1]->id, "step0");
+  EXPECT_EQ(select_strategies({"all"}).size(), strategy_catalog().size());
+  EXPECT_THROW(select_strategies({"step99"}), UsageError);
+}
