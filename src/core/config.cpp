@@ -1,5 +1,9 @@
 #include "core/config.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -38,6 +42,10 @@ CommandLine halo_command_line() {
 }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    throw UsageError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw UsageError("cannot read " + what + " '" + path + "': not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot read " + what + " '" + path + "'");
   std::ostringstream text;

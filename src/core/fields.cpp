@@ -6,7 +6,7 @@ namespace checkmpi {
 
 std::string Mismatch::describe() const {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "field%d(%d,%d,%d) expected %.9g got %.9g (%lld cells differ on this rank)",
+  std::snprintf(buf, sizeof buf, "field%d(%d,%d,%d) expected %.9g got %.9g; %lld wrong cell(s) on this rank",
                 field, i, j, k, expected, actual, count);
   return buf;
 }

@@ -101,7 +101,7 @@ struct Mismatch {
   long long count = 0;          // cells that differ on this rank
   int field = 0, i = 0, j = 0, k = 0;
   double expected = 0, actual = 0;
-  std::string describe() const;  // "field1(i,j,k) expected ... got ..."
+  std::string describe() const;  // "field1(i,j,k) expected X got Y; N wrong cell(s) on this rank"
 };
 
 template <class Real>

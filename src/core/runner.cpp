@@ -169,8 +169,8 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
       try {
         agree(dec.comm, local.count ? local.describe() : "");
       } catch (const UsageError& e) {
-        r.error = "validation failed at t=" + std::to_string(t) + ": " + e.what() + " (" +
-                  std::to_string(bad) + " cells differ in all)";
+        r.error = "validation failed at t=" + std::to_string(t) + ": " + e.what() + ", " +
+                  std::to_string(bad) + " in all";
       }
     }
   }

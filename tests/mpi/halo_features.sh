@@ -42,7 +42,7 @@ grep -q "\"bytes_per_step\": $(((60 + 60 + 36) * 3 * 2 * 8))," r.json || fail "b
 rc=0
 run_mpi 4 "$halo" --outdir bad --json bad.json --inject-error step1 >bad.txt 2>bad.err || rc=$?
 [ $rc -eq 3 ] || fail "inject-error: exit $rc, expected 3"
-grep -q 'step1: validation failed at t=4: rank 3: field1(1,1,1) expected' bad.err || fail "message: $(cat bad.err)"
+grep -Eq '^checkmpi-halo: step1: validation failed at t=4: rank 3: field1\(4,1,1\) expected -1 got 0; 1 wrong cell\(s\) on this rank, 1 in all$' bad.err || fail "message: $(cat bad.err)"
 grep -q 'step1 sendrecv-packx .*INVALID' bad.txt || fail "table does not mark step1 invalid"
 grep -q 'step2 sendrecv-pack .*valid' bad.txt || fail "step2 did not finish after step1 failed"
 grep -q '"valid": false' bad.json || fail "JSON does not mark step1 invalid"
