@@ -62,33 +62,33 @@ void initialise(Fields<Real>& fs, const InitialProfiles<Real>& p) {
       }
 }
 
-// CheckMPI's in-place step over the interior, halos as the exchange left them.
-// Forward: field1(i,j,k) = field1(i-1,j,k), field2 from j-1, field3 from k-1,
-// loops descending so every source is read before it is overwritten.
-// Reverse: +1 and ascending. Each statement moves a whole interior row, so the
-// kernel is three row copies (memmove for the overlapping x shift): that is
-// what lets it run at memory-copy speed.
+// CheckMPI's in-place step: forward, field1(i,j,k) = field1(i-1,j,k), field2
+// from j-1, field3 from k-1, over the interior with loops descending so every
+// source is read before it is overwritten; reverse takes i+1 (etc.) ascending.
+// A descending in-place copy is exactly memmove, and done over whole planes
+// (field1, field2) or the whole volume (field3) the copies are long enough to
+// run at memory-copy speed; row-sized copies are call-bound. The long copies
+// also move some halo cells; those are overwritten by the next exchange
+// before anything reads them, and every interior value is exactly CheckMPI's.
 template <class Real>
 void shift_in_place(Fields<Real>& fs, bool reverse) {
   const Grid& g = fs.grid;
-  const size_t row = size_t(g.l) * sizeof(Real);
+  const auto e = g.extent();
   const int s = reverse ? 1 : -1;  // source offset
+  const size_t to = reverse ? 0 : 1;  // first element written, relative to the range
   Real* f1 = fs.data(0);
   Real* f2 = fs.data(1);
   Real* f3 = fs.data(2);
-  auto do_row = [&](int j, int k) {
-    const size_t c = g.index(1, j, k);
-    std::memmove(f1 + c, f1 + g.index(1 + s, j, k), row);
-    std::memcpy(f2 + c, f2 + g.index(1, j + s, k), row);
-    std::memcpy(f3 + c, f3 + g.index(1, j, k + s), row);
-  };
-  if (!reverse) {
-    for (int k = g.n; k >= 1; --k)
-      for (int j = g.m; j >= 1; --j) do_row(j, k);
-  } else {
-    for (int k = 1; k <= g.n; ++k)
-      for (int j = 1; j <= g.m; ++j) do_row(j, k);
+  for (int k = 1; k <= g.n; ++k) {
+    // Rows 1..m of plane k as one run: element c takes element c+s.
+    Real* run = f1 + g.index(0, 1, k);
+    const size_t len = e[0] * size_t(g.m) - 1;
+    std::memmove(run + to, run + to + s, len * sizeof(Real));
+    // Rows 1..m take rows 0..m-1 (forward) or 2..m+1 (reverse).
+    std::memmove(f2 + g.index(0, 1, k), f2 + g.index(0, 1 + s, k), e[0] * size_t(g.m) * sizeof(Real));
   }
+  // Planes 1..n take planes 0..n-1 (forward) or 2..n+1 (reverse).
+  std::memmove(f3 + g.index(0, 0, 1), f3 + g.index(0, 0, 1 + s), e[0] * e[1] * size_t(g.n) * sizeof(Real));
 }
 
 // Interior index (1..n) that the value at `i` came from after t steps.
