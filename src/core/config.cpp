@@ -79,12 +79,13 @@ long long* key_slot(HaloConfig& c, const std::string& key) {
   return &c.border;
 }
 
-void check_config(const HaloConfig& c) {
+void check_config(const HaloConfig& c, const std::set<std::string>& given) {
   const long long kMaxExtent = 1LL << 30;  // keeps l+2 and plane sizes within int
   const std::pair<const char*, long long> sizes[] = {{"lx", c.lx}, {"ly", c.ly}, {"lz", c.lz}};
   for (const auto& [name, v] : sizes) {
-    if (v == 0) throw UsageError(std::string(name) + " is not set (give it in the input file or as --" + name + ")");
-    if (v < 0) throw UsageError(std::string(name) + " must be positive, got " + std::to_string(v));
+    if (!given.count(name))
+      throw UsageError(std::string(name) + " is not set (give it in the input file or as --" + name + ")");
+    if (v <= 0) throw UsageError(std::string(name) + " must be positive, got " + std::to_string(v));
     if (v > kMaxExtent) throw UsageError(std::string(name) + " is too large: " + std::to_string(v));
   }
   const std::pair<const char*, long long> procs[] = {
@@ -102,13 +103,20 @@ void check_config(const HaloConfig& c) {
 HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_text) {
   HaloConfig c;
   c.input = cli.has("no-input") ? "" : cli.get("input", "file.input");
+  std::set<std::string> given;
   if (!c.input.empty()) {
     const std::set<std::string> allowed(halo_keys().begin(), halo_keys().end());
-    for (const auto& [key, value] : parse_namelist(input_text, "parameters", allowed, c.input))
+    for (const auto& [key, value] : parse_namelist(input_text, "parameters", allowed, c.input)) {
       *key_slot(c, key) = value;
+      given.insert(key);
+    }
   }
-  for (const auto& key : halo_keys())
-    if (auto v = cli.value(key)) *key_slot(c, key) = parse_integer(*v, "--" + key);
+  for (const auto& key : halo_keys()) {
+    if (auto v = cli.value(key)) {
+      *key_slot(c, key) = parse_integer(*v, "--" + key);
+      given.insert(key);
+    }
+  }
 
   if (auto v = cli.value("strategy")) {
     c.strategies = split_list(*v);
@@ -129,7 +137,7 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   c.json = cli.get("json", "");
   c.inject_error = cli.get("inject-error", "");
   if (!cli.positional().empty()) throw UsageError("unexpected argument '" + cli.positional()[0] + "'");
-  check_config(c);
+  check_config(c, given);
   return c;
 }
 

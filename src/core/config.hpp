@@ -13,7 +13,8 @@ enum class Precision { Single, Double };
 enum class SyncMode { Barrier, None };
 
 struct HaloConfig {
-  // &parameters keys (CheckMPI names). proc_* = 0: MPI_Dims_create chooses.
+  // &parameters keys (CheckMPI names). The sizes have no default;
+  // proc_* = 0: MPI_Dims_create chooses.
   long long lx = 0, ly = 0, lz = 0;
   long long proc_x = 0, proc_y = 0, proc_z = 0;
   long long itfin = 100000;
@@ -37,10 +38,10 @@ const std::vector<std::string>& halo_keys();
 // checkmpi-halo's command line description.
 CommandLine halo_command_line();
 
-// Applies, in order: defaults, the input file (unless --no-input), then
-// --KEY=VALUE overrides and the other options. Checks everything that does not
-// depend on the number of ranks. Throws UsageError. `read_file` returns the
-// file's text or throws UsageError (rank 0 reads, the others get a copy).
+// Applies, in order: defaults, the namelist in `input_text` (the input file's
+// contents; ignored with --no-input), then --KEY VALUE overrides and the other
+// options. Checks everything that does not depend on the number of ranks.
+// Throws UsageError.
 HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_text);
 
 // Reads a whole file; UsageError if it is missing or unreadable.

@@ -2,8 +2,7 @@
 // keep a stable, diffable key order.
 #pragma once
 
-#include <map>
-#include <memory>
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>

@@ -63,7 +63,8 @@ TEST(Config, NoInputTakesKeysFromOptions) {
 }
 
 TEST(Config, BadValuesNameTheProblem) {
-  EXPECT_EQ(error_of({"--lx", "0"}, kInput), "lx is not set (give it in the input file or as --lx)");
+  EXPECT_EQ(error_of({"--lx", "0"}, kInput), "lx must be positive, got 0");
+  EXPECT_EQ(error_of({}, "&parameters lx=4 ly=4 /"), "lz is not set (give it in the input file or as --lz)");
   EXPECT_EQ(error_of({"--ly", "-4"}, kInput), "ly must be positive, got -4");
   EXPECT_EQ(error_of({"--itfin", "0"}, kInput), "itfin must be positive, got 0");
   EXPECT_EQ(error_of({"--icheck", "0"}, kInput), "icheck must be positive, got 0");
