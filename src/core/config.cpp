@@ -29,6 +29,7 @@ CommandLine halo_command_line() {
       {"precision", 0, true, "single|double (default single)"},
       {"warmup", 0, true, "untimed iterations before each timed loop (default 0)"},
       {"sync", 0, true, "barrier|none: barriers after each direction, as CheckMPI (default barrier)"},
+      {"self-copy", 0, false, "where a rank is its own neighbour, copy locally instead of through MPI"},
       {"outdir", 'o', true, "directory for per-strategy output (default .)"},
       {"json", 0, true, "write results as JSON (schema checkmpi.halo/1) to this file"},
       {"memcpy-probe", 0, false, "also measure memcpy bandwidth (JSON probes; used by bench/)"},
@@ -132,6 +133,7 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   if (sync == "barrier") c.sync = SyncMode::Barrier;
   else if (sync == "none") c.sync = SyncMode::None;
   else throw UsageError("--sync must be barrier or none, got '" + sync + "'");
+  c.self_copy = cli.has("self-copy");
   c.outdir = cli.get("outdir", ".");
   if (c.outdir.empty()) throw UsageError("--outdir must not be empty");
   c.json = cli.get("json", "");

@@ -27,6 +27,7 @@ struct HaloConfig {
   Precision precision = Precision::Single;
   long long warmup = 0;
   SyncMode sync = SyncMode::Barrier;
+  bool self_copy = false;   // self-exchanges as local copies instead of MPI
   std::string outdir = ".";
   std::string json;         // empty: no JSON file
   std::string inject_error; // test only: strategy id whose fields get corrupted

@@ -24,6 +24,7 @@ struct Fields {
   Real* data(int field) { return f[field].data(); }
   const Real* data(int field) const { return f[field].data(); }
   Real at(int field, int i, int j, int k) const { return f[field][grid.index(i, j, k)]; }
+  std::array<Real*, 3> pointers() { return {data(0), data(1), data(2)}; }
 };
 
 // CheckMPI's initial profile along a direction of interior size n, for indices
@@ -71,14 +72,13 @@ void initialise(Fields<Real>& fs, const InitialProfiles<Real>& p) {
 // also move some halo cells; those are overwritten by the next exchange
 // before anything reads them, and every interior value is exactly CheckMPI's.
 template <class Real>
-void shift_in_place(Fields<Real>& fs, bool reverse) {
-  const Grid& g = fs.grid;
+void shift_in_place(const Grid& g, const std::array<Real*, 3>& f, bool reverse) {
   const auto e = g.extent();
   const int s = reverse ? 1 : -1;  // source offset
   const size_t to = reverse ? 0 : 1;  // first element written, relative to the range
-  Real* f1 = fs.data(0);
-  Real* f2 = fs.data(1);
-  Real* f3 = fs.data(2);
+  Real* f1 = f[0];
+  Real* f2 = f[1];
+  Real* f3 = f[2];
   for (int k = 1; k <= g.n; ++k) {
     // Rows 1..m of plane k as one run: element c takes element c+s.
     Real* run = f1 + g.index(0, 1, k);

@@ -52,30 +52,46 @@ inline Plane plane(const Grid& g, int dir, int index) {
 // Largest plane of a direction, in elements (the message size of one field).
 inline std::size_t plane_count(const Grid& g, int dir) { return plane(g, dir, 0).count(); }
 
+// One row of a plane: n elements `stride` apart to or from a contiguous run.
 template <class Real>
-void pack_plane(const Real* field, const Plane& p, Real* buf) {
-  const Real* base = field + p.offset;
-  for (std::size_t r = 0; r < p.rows; ++r, buf += p.cols) {
-    const Real* src = base + r * p.row_stride;
-    if (p.col_stride == 1) {
-      std::copy(src, src + p.cols, buf);
-    } else {
-      for (std::size_t c = 0; c < p.cols; ++c) buf[c] = src[c * p.col_stride];
-    }
+void gather_row(const Real* src, std::size_t stride, std::size_t n, Real* dst) {
+  if (stride == 1) {
+    std::copy(src, src + n, dst);
+  } else {
+    for (std::size_t c = 0; c < n; ++c) dst[c] = src[c * stride];
   }
 }
 
 template <class Real>
-void unpack_plane(const Real* buf, const Plane& p, Real* field) {
-  Real* base = field + p.offset;
-  for (std::size_t r = 0; r < p.rows; ++r, buf += p.cols) {
-    Real* dst = base + r * p.row_stride;
-    if (p.col_stride == 1) {
-      std::copy(buf, buf + p.cols, dst);
-    } else {
-      for (std::size_t c = 0; c < p.cols; ++c) dst[c * p.col_stride] = buf[c];
-    }
+void scatter_row(const Real* src, std::size_t n, Real* dst, std::size_t stride) {
+  if (stride == 1) {
+    std::copy(src, src + n, dst);
+  } else {
+    for (std::size_t c = 0; c < n; ++c) dst[c * stride] = src[c];
   }
+}
+
+template <class Real>
+void pack_plane(const Real* field, const Plane& p, Real* buf) {
+  for (std::size_t r = 0; r < p.rows; ++r)
+    gather_row(field + p.offset + r * p.row_stride, p.col_stride, p.cols, buf + r * p.cols);
+}
+
+template <class Real>
+void unpack_plane(const Real* buf, const Plane& p, Real* field) {
+  for (std::size_t r = 0; r < p.rows; ++r)
+    scatter_row(buf + r * p.cols, p.cols, field + p.offset + r * p.row_stride, p.col_stride);
+}
+
+// Plane `to` takes plane `from` of the same field (a self-exchange done as a
+// local copy).
+template <class Real>
+void copy_plane(Real* field, const Plane& from, const Plane& to) {
+  for (std::size_t r = 0; r < from.rows; ++r)
+    for (std::size_t c = 0; c < from.cols; ++c) {
+      const std::size_t at = r * from.row_stride + c * from.col_stride;
+      field[to.offset + at] = field[from.offset + at];
+    }
 }
 
 // The committed MPI datatype of one plane normal to `dir` (CheckMPI's yzplane,
@@ -87,19 +103,26 @@ struct StepTimers {
   double loop = 0, compute = 0, diag = 0, comm = 0;
   std::array<double, 3> dir{};  // x, y, z share of comm (pack + MPI + unpack + barrier)
   double pack = 0, unpack = 0;
+  std::array<double, 3> pack_dir{}, unpack_dir{};  // pack and unpack split by direction
   double mpi() const { return comm - pack - unpack; }
 };
 
-// Adds the seconds between construction and destruction to a timer.
+// Adds the seconds between construction and destruction to one timer, or two
+// (a total and its share, e.g. pack and pack in x).
 class Timed {
  public:
-  explicit Timed(double& sink) : sink_(sink), start_(MPI_Wtime()) {}
-  ~Timed() { sink_ += MPI_Wtime() - start_; }
+  explicit Timed(double& sink, double* also = nullptr) : sink_(sink), also_(also), start_(MPI_Wtime()) {}
+  ~Timed() {
+    const double dt = MPI_Wtime() - start_;
+    sink_ += dt;
+    if (also_) *also_ += dt;
+  }
   Timed(const Timed&) = delete;
   Timed& operator=(const Timed&) = delete;
 
  private:
   double& sink_;
+  double* also_;
   double start_;
 };
 

@@ -22,16 +22,19 @@ struct Stats {
   double min = 0, mean = 0, max = 0;
 };
 
-Stats over_ranks(double v, MPI_Comm comm) {
+// Minimum, mean and maximum over ranks of each value, in three reductions
+// whatever the number of values (each collective costs a round of messages).
+std::vector<Stats> over_ranks(const std::vector<double>& v, MPI_Comm comm) {
   int size = 1;
   MPI_Comm_size(comm, &size);
-  Stats s;
-  double sum = 0;
-  MPI_Allreduce(&v, &s.min, 1, MPI_DOUBLE, MPI_MIN, comm);
-  MPI_Allreduce(&v, &s.max, 1, MPI_DOUBLE, MPI_MAX, comm);
-  MPI_Allreduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
-  s.mean = sum / size;
-  return s;
+  const int n = int(v.size());
+  std::vector<double> lo(v.size()), hi(v.size()), sum(v.size());
+  MPI_Allreduce(v.data(), lo.data(), n, MPI_DOUBLE, MPI_MIN, comm);
+  MPI_Allreduce(v.data(), hi.data(), n, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(v.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, comm);
+  std::vector<Stats> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = Stats{lo[i], sum[i] / size, hi[i]};
+  return out;
 }
 
 // Runs `f` on every rank; if it throws UsageError on any rank, every rank
@@ -57,6 +60,8 @@ struct StrategyResult {
   std::string error;
   long long steps = 0;
   std::vector<std::pair<std::string, Stats>> timers;  // JSON order
+  std::string mpi_buffers;  // "host", "device" or "staged"
+  std::string note;         // what the table should say beside the verdict
   std::size_t bytes_per_step = 0;
   std::size_t compute_bytes_per_step = 0;
 
@@ -124,19 +129,60 @@ std::string task_log(const StrategyInfo& info, const Decomposition& dec, const H
   return out.str();
 }
 
+// The fields in the backend's memory: the host arrays themselves when the
+// backend can address them, else backend copies that diagnostics bring back.
+template <class Real>
+class BackendFields {
+ public:
+  BackendFields(Backend<Real>& backend, Fields<Real>& host) : backend_(backend), host_(host) {
+    if (backend.host_accessible()) {
+      ptrs = host.pointers();
+    } else {
+      for (Real*& p : owned_) p = backend.allocate(host.grid.cells());
+      ptrs = owned_;
+    }
+  }
+  ~BackendFields() {
+    for (Real* p : owned_)
+      if (p) backend_.release(p);
+  }
+  BackendFields(const BackendFields&) = delete;
+  BackendFields& operator=(const BackendFields&) = delete;
+
+  // Host -> `at` and back; `at` is where a strategy keeps the fields now
+  // (step10 swaps buffers), and copies to the same place are skipped.
+  void upload(FieldPtrs<Real> at) {
+    for (int f = 0; f < 3; ++f) backend_.upload(at[f], host_.data(f), host_.grid.cells());
+  }
+  void download(FieldPtrs<Real> at) {
+    for (int f = 0; f < 3; ++f) backend_.download(host_.data(f), at[f], host_.grid.cells());
+  }
+
+  FieldPtrs<Real> ptrs{};
+
+ private:
+  Backend<Real>& backend_;
+  Fields<Real>& host_;
+  FieldPtrs<Real> owned_{};
+};
+
 template <class Real>
 StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg) {
   const Grid& g = dec.grid;
   const InitialProfiles<Real> initial(g);
   Fields<Real> fields(g);
   initialise(fields, initial);
+  const auto backend = make_host_backend<Real>();
+  BackendFields<Real> on_backend(*backend, fields);
+  on_backend.upload(on_backend.ptrs);
   StepTimers timers;
-  HaloState<Real> state{dec, fields, cfg, timers};
+  HaloState<Real> state{dec, g, on_backend.ptrs, cfg, timers, *backend};
   auto strategy = info.make<Real>();
   strategy->setup(state);
   for (long long w = 0; w < cfg.warmup; ++w) strategy->step(state);
   if (cfg.warmup > 0) {  // the timed loop starts from the initial state
     initialise(fields, initial);
+    on_backend.upload(state.f);
     timers = StepTimers{};
   }
 
@@ -156,10 +202,15 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
   const double start = MPI_Wtime();
   for (long long t = 1; t <= cfg.itfin && failed_at == 0; ++t) {
     strategy->step(state);
-    if (corrupt && t == 1) fields.f[0][g.index(1, 1, 1)] += Real(1);
+    if (corrupt && t == 1) {
+      on_backend.download(state.f);
+      fields.f[0][g.index(1, 1, 1)] += Real(1);
+      on_backend.upload(state.f);
+    }
     r.steps = t;
     if (t % cfg.icheck != 0 && t != cfg.itfin) continue;
     Timed diag(timers.diag);
+    on_backend.download(state.f);
     if (t % cfg.icheck == 0) profiles.write(fields, t);
     local = validate(fields, initial, t, cfg.reverse);
     long long bad = 0;
@@ -188,24 +239,34 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
   }
 
   const std::pair<const char*, double> values[] = {
-      {"loop", timers.loop},     {"compute", timers.compute}, {"diag", timers.diag},
-      {"comm", timers.comm},     {"x", timers.dir[0]},        {"y", timers.dir[1]},
-      {"z", timers.dir[2]},      {"pack", timers.pack},       {"unpack", timers.unpack},
-      {"mpi", timers.mpi()}};
-  for (const auto& [name, v] : values) r.timers.emplace_back(name, over_ranks(v, dec.comm));
+      {"loop", timers.loop},   {"compute", timers.compute},     {"diag", timers.diag},
+      {"comm", timers.comm},   {"x", timers.dir[0]},            {"y", timers.dir[1]},
+      {"z", timers.dir[2]},    {"pack", timers.pack},           {"unpack", timers.unpack},
+      {"mpi", timers.mpi()},   {"pack_x", timers.pack_dir[0]},  {"pack_y", timers.pack_dir[1]},
+      {"pack_z", timers.pack_dir[2]}, {"unpack_x", timers.unpack_dir[0]}, {"unpack_y", timers.unpack_dir[1]},
+      {"unpack_z", timers.unpack_dir[2]}};
+  std::vector<double> local_values;
+  for (const auto& value : values) local_values.push_back(value.second);
+  const std::vector<Stats> stats = over_ranks(local_values, dec.comm);
+  for (size_t i = 0; i < stats.size(); ++i) r.timers.emplace_back(values[i].first, stats[i]);
+  r.mpi_buffers = strategy->mpi_buffers(state);
+  if (backend->kind() == BackendKind::Host) r.note = info.host_note;
+  if (r.mpi_buffers == "staged") r.note = "staged through host memory";
   r.bytes_per_step = strategy->bytes_per_step(g);
   r.compute_bytes_per_step = 2 * 3 * std::size_t(g.l) * g.m * g.n * sizeof(Real);
   return r;
 }
 
-// Memory one rank needs: three fields plus pack buffers (estimate made before
-// allocating so an oversized run fails cleanly rather than in the allocator).
+// Memory one rank needs at most: three fields and three temporaries (or a
+// second buffer), plus one three-field message per direction, sign and way
+// (estimate made before allocating so an oversized run fails cleanly rather
+// than in the allocator).
 double bytes_per_rank(const Grid& g, Precision p) {
   const double real = p == Precision::Single ? 4.0 : 8.0;
-  double most_plane = 0;
-  for (int d = 0; d < 3; ++d) most_plane = std::max(most_plane, double(plane_count(g, d)));
+  double planes = 0;
+  for (int d = 0; d < 3; ++d) planes += double(plane_count(g, d));
   const double cells = double(g.l + 2) * double(g.m + 2) * double(g.n + 2);
-  return real * (3.0 * cells + 2.0 * 3.0 * most_plane);
+  return real * (6.0 * cells + 2.0 * 2.0 * 3.0 * planes);
 }
 
 std::string human_bytes(double b) {
@@ -254,8 +315,18 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec,
   });
 }
 
+// Directions in which every rank is its own neighbour, and how those
+// exchanges are done.
+std::string self_exchange(const HaloConfig& cfg, const Decomposition& dec) {
+  std::string dirs;
+  for (int d = 0; d < 3; ++d)
+    if (dec.dims[d] == 1) dirs += std::string(dirs.empty() ? "" : ",") + "xyz"[d];
+  if (dirs.empty()) return "none";
+  return dirs + (cfg.self_copy ? " by local copy (--self-copy)" : " through MPI to the rank itself");
+}
+
 void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
-                  const std::vector<const StrategyInfo*>& chosen) {
+                  const std::vector<const StrategyInfo*>& chosen, const std::string& backend) {
   std::ostringstream out;
   std::string names;
   for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + s->id;
@@ -272,6 +343,8 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << (cfg.reverse ? "reverse" : "forward") << " propagation, sync "
       << (cfg.sync == SyncMode::Barrier ? "barrier" : "none") << "\n"
       << "  strategies     : " << names << "\n"
+      << "  backend        : " << backend << "\n"
+      << "  self exchange  : " << self_exchange(cfg, dec) << "\n"
       << "  output         : " << cfg.outdir << "/<strategy>/\n";
   std::cout << out.str() << std::flush;
 }
@@ -292,7 +365,8 @@ void print_table(const std::vector<StrategyResult>& results) {
     auto sec = [&](const char* name) { return fixed(r.timer(name).max, 4); };
     out << pad(r.info->id + " " + r.info->alias, 24, false) << pad(sec("loop"), 10) << pad(pct("compute"), 7)
         << pad(pct("comm"), 7) << pad(sec("x"), 10) << pad(sec("y"), 10) << pad(sec("z"), 10)
-        << pad(sec("pack"), 10) << pad(sec("unpack"), 10) << "  " << (r.valid ? "valid" : "INVALID") << "\n";
+        << pad(sec("pack"), 10) << pad(sec("unpack"), 10) << "  " << (r.valid ? "valid" : "INVALID")
+        << (r.note.empty() ? "" : "  (" + r.note + ")") << "\n";
   }
   out << "(times: max over ranks; %comp and %MPI of the loop time)\n";
   std::cout << out.str() << std::flush;
@@ -305,6 +379,8 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   Json context = context_json(ctx);
   context["precision"] = precision_name(cfg.precision);
   context["dims"] = Json::array_of(std::vector<int>(dec.dims.begin(), dec.dims.end()));
+  context["backend"] = "host";
+  context["omp_threads"] = host_threads();
   root["context"] = context;
   Json config = Json::object();
   config["input"] = cfg.input.empty() ? Json() : Json(cfg.input);
@@ -324,6 +400,8 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["reverse"] = cfg.reverse;
   config["warmup"] = cfg.warmup;
   config["sync"] = cfg.sync == SyncMode::Barrier ? "barrier" : "none";
+  config["self_copy"] = cfg.self_copy;
+  config["self_exchange"] = self_exchange(cfg, dec);
   config["outdir"] = cfg.outdir;
   config["strategies"] = Json::array_of(cfg.strategies);
   root["config"] = config;
@@ -336,6 +414,8 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     j["valid"] = r.valid;
     j["error"] = r.error.empty() ? Json() : Json(r.error);
     j["steps"] = r.steps;
+    j["mpi_buffers"] = r.mpi_buffers;
+    j["note"] = r.note.empty() ? Json() : Json(r.note);
     Json timers = Json::object();
     for (const auto& [name, s] : r.timers) {
       Json t = Json::object();
@@ -373,6 +453,7 @@ double memcpy_bandwidth(const Grid& g, Precision p) {
 
 int halo_main(int argc, char** argv) {
   MPI_Comm world = MPI_COMM_WORLD;
+  set_default_host_threads();
   int rank = 0;
   MPI_Comm_rank(world, &rank);
   Decomposition dec;
@@ -407,7 +488,7 @@ int halo_main(int argc, char** argv) {
     check_resources(cfg, dec, chosen);
 
     const RunContext ctx = gather_context(dec.comm, "checkmpi-halo");
-    if (rank == 0) print_header(cfg, dec, ctx, chosen);
+    if (rank == 0) print_header(cfg, dec, ctx, chosen, make_host_backend<float>()->describe());
 
     std::vector<StrategyResult> results;
     for (size_t i = 0; i < chosen.size(); ++i) {
@@ -426,7 +507,7 @@ int halo_main(int argc, char** argv) {
 
     Json doc = results_json(cfg, dec, ctx, results);
     if (cli.has("memcpy-probe")) {
-      const Stats bw = over_ranks(memcpy_bandwidth(dec.grid, cfg.precision), dec.comm);
+      const Stats bw = over_ranks({memcpy_bandwidth(dec.grid, cfg.precision)}, dec.comm)[0];
       Json probe = Json::object();
       probe["min"] = bw.min;
       probe["mean"] = bw.mean;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend.hpp"
 #include "core/config.hpp"
 #include "core/fields.hpp"
 #include "core/halo.hpp"
@@ -16,9 +17,15 @@ namespace checkmpi {
 template <class Real>
 struct HaloState {
   const Decomposition& dec;
-  Fields<Real>& fields;
+  const Grid& grid;
+  FieldPtrs<Real> f;  // the current fields, in the backend's memory; a strategy may swap them
   const HaloConfig& config;
   StepTimers& timers;
+  Backend<Real>& backend;
+
+  // Whether direction `dir`'s messages go to this rank itself and --self-copy
+  // replaces them with local copies.
+  bool copies_locally(int dir) const { return config.self_copy && dec.dims[dir] == 1; }
 };
 
 // One way of doing a time step: exchange the halos, then move every field one
@@ -35,8 +42,11 @@ class Strategy {
       exchange(s);
     }
     Timed t(s.timers.compute);
-    shift_in_place(s.fields, s.config.reverse);
+    compute(s);
   }
+  // How messages reach MPI: "host" memory, "device" memory (GPU-aware MPI),
+  // or "staged" through host buffers.
+  virtual std::string mpi_buffers(const HaloState<Real>&) const { return "host"; }
   // Bytes this rank sends per step (MPI payload).
   virtual std::size_t bytes_per_step(const Grid& g) const {
     std::size_t planes = 0;
@@ -47,7 +57,7 @@ class Strategy {
  protected:
   // Exchanges x, then y, then z; times each direction; with --sync barrier
   // ends each direction with a barrier, as CheckMPI does.
-  void exchange(HaloState<Real>& s) {
+  virtual void exchange(HaloState<Real>& s) {
     for (int dir = 0; dir < 3; ++dir) {
       Timed t(s.timers.dir[dir]);
       exchange_direction(s, dir);
@@ -55,6 +65,8 @@ class Strategy {
     }
   }
   virtual void exchange_direction(HaloState<Real>&, int /*dir*/) {}
+  // CheckMPI's in-place shift on host memory (step0-step2).
+  virtual void compute(HaloState<Real>& s) { shift_in_place(s.grid, s.f, s.config.reverse); }
 };
 
 struct StrategyInfo {
@@ -62,6 +74,8 @@ struct StrategyInfo {
   std::string id;        // "step0": output folder, JSON, --strategy
   std::string alias;     // "sendrecv-dtype": what it does
   std::string summary;   // one line for --list-strategies
+  bool host_only;        // works on host memory only (seed Table 1: CPU-only)
+  std::string host_note; // on the host backend, what the user should know ("" if nothing)
   std::unique_ptr<Strategy<float>> (*make_single)();
   std::unique_ptr<Strategy<double>> (*make_double)();
 

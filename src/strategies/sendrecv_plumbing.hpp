@@ -3,6 +3,7 @@
 // contiguous buffer (one field or all three per message).
 #pragma once
 
+#include <algorithm>
 #include <initializer_list>
 #include <vector>
 
@@ -13,12 +14,14 @@ namespace checkmpi {
 // One field's plane, sent and received in place through `plane_type`.
 template <class Real>
 void sendrecv_datatype(HaloState<Real>& s, int field, int dir, int sign, MPI_Datatype plane_type) {
-  const Grid& g = s.fields.grid;
-  Real* f = s.fields.data(field);
+  const Grid& g = s.grid;
+  Real* f = s.f[field];
+  const Plane out = plane(g, dir, send_index(g, dir, sign));
+  const Plane in = plane(g, dir, recv_index(g, dir, sign));
+  if (s.copies_locally(dir)) return copy_plane(f, out, in);
   const int tag = halo_tag(field, dir, sign);
-  MPI_Sendrecv(f + plane(g, dir, send_index(g, dir, sign)).offset, 1, plane_type,
-               send_peer(s.dec, dir, sign), tag, f + plane(g, dir, recv_index(g, dir, sign)).offset,
-               1, plane_type, recv_peer(s.dec, dir, sign), tag, s.dec.comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(f + out.offset, 1, plane_type, send_peer(s.dec, dir, sign), tag, f + in.offset, 1, plane_type,
+               recv_peer(s.dec, dir, sign), tag, s.dec.comm, MPI_STATUS_IGNORE);
 }
 
 // Contiguous send and receive buffers big enough for three fields' planes in
@@ -38,26 +41,28 @@ struct PackBuffers {
 template <class Real>
 void sendrecv_packed(HaloState<Real>& s, std::initializer_list<int> fields, int dir, int sign,
                      PackBuffers<Real>& b) {
-  const Grid& g = s.fields.grid;
+  const Grid& g = s.grid;
   const Plane out = plane(g, dir, send_index(g, dir, sign));
   const Plane in = plane(g, dir, recv_index(g, dir, sign));
   const int count = int(out.count() * fields.size());
   const int tag = fields.size() == 1 ? halo_tag(*fields.begin(), dir, sign) : halo_tag(3, dir, sign);
   {
-    Timed t(s.timers.pack);
+    Timed t(s.timers.pack, &s.timers.pack_dir[dir]);
     Real* to = b.send.data();
     for (int f : fields) {
-      pack_plane(s.fields.data(f), out, to);
+      pack_plane(s.f[f], out, to);
       to += out.count();
     }
   }
-  MPI_Sendrecv(b.send.data(), count, mpi_type<Real>(), send_peer(s.dec, dir, sign), tag,
-               b.recv.data(), count, mpi_type<Real>(), recv_peer(s.dec, dir, sign), tag, s.dec.comm,
-               MPI_STATUS_IGNORE);
-  Timed t(s.timers.unpack);
+  if (s.copies_locally(dir))
+    std::copy(b.send.begin(), b.send.begin() + count, b.recv.begin());
+  else
+    MPI_Sendrecv(b.send.data(), count, mpi_type<Real>(), send_peer(s.dec, dir, sign), tag, b.recv.data(), count,
+                 mpi_type<Real>(), recv_peer(s.dec, dir, sign), tag, s.dec.comm, MPI_STATUS_IGNORE);
+  Timed t(s.timers.unpack, &s.timers.unpack_dir[dir]);
   const Real* from = b.recv.data();
   for (int f : fields) {
-    unpack_plane(from, in, s.fields.data(f));
+    unpack_plane(from, in, s.f[f]);
     from += in.count();
   }
 }

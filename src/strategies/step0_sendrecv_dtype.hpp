@@ -17,7 +17,7 @@ class SendrecvDatatype : public Strategy<Real> {
       if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
   }
   void setup(HaloState<Real>& s) override {
-    for (int d = 0; d < 3; ++d) types_[d] = make_plane_datatype(s.fields.grid, d, mpi_type<Real>());
+    for (int d = 0; d < 3; ++d) types_[d] = make_plane_datatype(s.grid, d, mpi_type<Real>());
   }
 
  protected:

@@ -12,7 +12,7 @@ class SendrecvPackX : public SendrecvDatatype<Real> {
  public:
   void setup(HaloState<Real>& s) override {
     SendrecvDatatype<Real>::setup(s);
-    buffers_.emplace(s.fields.grid);
+    buffers_.emplace(s.grid);
   }
 
  protected:

@@ -10,7 +10,7 @@ namespace checkmpi {
 template <class Real>
 class SendrecvPack : public Strategy<Real> {
  public:
-  void setup(HaloState<Real>& s) override { buffers_.emplace(s.fields.grid); }
+  void setup(HaloState<Real>& s) override { buffers_.emplace(s.grid); }
 
  protected:
   void exchange_direction(HaloState<Real>& s, int dir) override {

@@ -7,8 +7,16 @@
 
 namespace checkmpi {
 
-template <class Real> std::unique_ptr<Strategy<Real>> make_sendrecv_dtype();  // step0
-template <class Real> std::unique_ptr<Strategy<Real>> make_sendrecv_packx();  // step1
-template <class Real> std::unique_ptr<Strategy<Real>> make_sendrecv_pack();   // step2
+template <class Real> std::unique_ptr<Strategy<Real>> make_sendrecv_dtype();   // step0
+template <class Real> std::unique_ptr<Strategy<Real>> make_sendrecv_packx();   // step1
+template <class Real> std::unique_ptr<Strategy<Real>> make_sendrecv_pack();    // step2
+template <class Real> std::unique_ptr<Strategy<Real>> make_kernel_pack();      // step3
+template <class Real> std::unique_ptr<Strategy<Real>> make_kernel_pack_aware();// step4
+template <class Real> std::unique_ptr<Strategy<Real>> make_isend_recv_x();     // step5
+template <class Real> std::unique_ptr<Strategy<Real>> make_isend_recv();       // step6
+template <class Real> std::unique_ptr<Strategy<Real>> make_isend_irecv();      // step7
+template <class Real> std::unique_ptr<Strategy<Real>> make_overlap();          // step8
+template <class Real> std::unique_ptr<Strategy<Real>> make_overlap_async();    // step9
+template <class Real> std::unique_ptr<Strategy<Real>> make_overlap_masked();   // step10
 
 }  // namespace checkmpi

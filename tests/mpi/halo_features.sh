@@ -7,7 +7,10 @@ halo="$CHECKMPI_BIN/checkmpi-halo"
 write_input file.input 8 8 8 2 2 1 12 4
 
 # --list-strategies and --help print and exit 0.
-"$halo" --list-strategies | grep -q '^step2 *sendrecv-pack' || fail "--list-strategies"
+"$halo" --list-strategies | grep -q '^step2 *sendrecv-pack .*\[host only\]$' || fail "--list-strategies step2"
+"$halo" --list-strategies | grep -q '^step4 *kernel-pack-aware .*\[same work as step3 on the host backend\]$' ||
+  fail "--list-strategies does not say step4 is step3 on the host"
+[ "$("$halo" --list-strategies | grep -c '^step')" -eq 11 ] || fail "--list-strategies: not 11 strategies"
 "$halo" --help | grep -q -- '--strategy' || fail "--help"
 
 # Default input is ./file.input; the table and header come from rank 0 only.
@@ -31,7 +34,8 @@ grep -Eq 'decomposition  : proc_x=[0-9] proc_y=[0-9] proc_z=[0-9]' auto.txt || f
 run_mpi 4 "$halo" --strategy step0,step2 --outdir j --json r.json --precision double >/dev/null || fail "json run"
 for key in '"schema": "checkmpi.halo/1"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
   '"git_revision"' '"date"' '"precision": "double"' '"strategy": "step2"' '"alias": "sendrecv-pack"' \
-  '"bytes_per_step"' '"loop": {' '"unpack": {' '"mean"'; do
+  '"bytes_per_step"' '"loop": {' '"unpack": {' '"mean"' '"pack_x": {' '"unpack_z": {' '"mpi_buffers": "host"' \
+  '"self_copy": false' '"backend": "host"' '"omp_threads": 1'; do
   grep -q "$key" r.json || fail "JSON lacks $key"
 done
 # 2x2x1 grid of 4x4x8 blocks: planes of 6x10, 6x10, 6x6 cells, 3 fields, 2 signs, 8 bytes.
@@ -47,4 +51,10 @@ grep -q 'step1 sendrecv-packx .*INVALID' bad.txt || fail "table does not mark st
 grep -q 'step2 sendrecv-pack .*valid' bad.txt || fail "step2 did not finish after step1 failed"
 grep -q '"valid": false' bad.json || fail "JSON does not mark step1 invalid"
 grep -q 'FAILED at t=4' bad/step1/task.000003.log || fail "task log of the failing rank"
+# The hook also reaches step10, whose fields live in a swapped buffer.
+rc=0
+run_mpi 4 "$halo" --outdir bad10 --strategy step7,step10 --inject-error step10 >bad10.txt 2>bad10.err || rc=$?
+[ $rc -eq 3 ] || fail "inject-error step10: exit $rc, expected 3"
+grep -q 'step10 overlap-masked .*INVALID' bad10.txt || fail "table does not mark step10 invalid"
+grep -q 'step7 isend-irecv .*valid' bad10.txt || fail "step7 should be valid"
 echo "ok: features"

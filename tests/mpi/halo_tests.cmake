@@ -1,16 +1,31 @@
 # MPI integration tests of checkmpi-halo: every strategy at 1, 2, 4 and 8
-# ranks, forward and reverse, single and double, plus errors and options.
-foreach(case "1;1;1;1" "2;2;1;1" "4;1;2;2" "8;2;2;2")
+# ranks on each decomposition, forward and reverse, single and double, with
+# and without --self-copy; step10's border; OpenMP threads; errors; options.
+foreach(case "1;1;1;1" "2;2;1;1" "2;1;2;1" "2;1;1;2" "4;2;2;1" "4;1;2;2" "8;2;2;2")
   list(GET case 0 np)
   list(GET case 1 px)
   list(GET case 2 py)
   list(GET case 3 pz)
   set(tag "np${np}_${px}x${py}x${pz}")
   checkmpi_script_test(halo_${tag}_forward_single halo_case.sh ${np} ${px} ${py} ${pz})
-  checkmpi_script_test(halo_${tag}_reverse_single halo_case.sh ${np} ${px} ${py} ${pz} --reverse)
-  checkmpi_script_test(halo_${tag}_forward_double halo_case.sh ${np} ${px} ${py} ${pz} --precision double)
+  checkmpi_script_test(halo_${tag}_reverse_single_selfcopy halo_case.sh ${np} ${px} ${py} ${pz} --reverse --self-copy)
+  checkmpi_script_test(halo_${tag}_forward_double_selfcopy halo_case.sh ${np} ${px} ${py} ${pz} --precision double --self-copy)
   checkmpi_script_test(halo_${tag}_reverse_double halo_case.sh ${np} ${px} ${py} ${pz} --reverse --precision double)
 endforeach()
+
+# Host kernels on two OpenMP threads per rank.
+checkmpi_script_test(halo_np2_2x1x1_forward_single_omp2 halo_case.sh 2 2 1 1)
+checkmpi_script_test(halo_np1_1x1x1_reverse_double_omp2 halo_case.sh 1 1 1 1 --reverse --precision double)
+foreach(name halo_np2_2x1x1_forward_single_omp2 halo_np1_1x1x1_reverse_double_omp2)
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${CHECKMPI_TEST_ENV};OMP_NUM_THREADS=2")
+endforeach()
+
+# step10 with a thin border, a thicker one, and one wider than half the block.
+foreach(border 1 3 6)
+  checkmpi_script_test(halo_border${border}_np2 halo_border.sh 2 1 2 1 ${border})
+  checkmpi_script_test(halo_border${border}_np4_reverse halo_border.sh 4 2 2 1 ${border} --reverse --self-copy)
+endforeach()
+
 foreach(np 1 2 4)
   checkmpi_script_test(halo_errors_np${np} halo_errors.sh ${np})
 endforeach()

@@ -26,7 +26,7 @@ template <class Real>
 void run_steps(Fields<Real>& fs, long long steps, bool reverse) {
   for (long long t = 0; t < steps; ++t) {
     self_exchange(fs);
-    shift_in_place(fs, reverse);
+    shift_in_place(fs.grid, fs.pointers(), reverse);
   }
 }
 }  // namespace

@@ -1,0 +1,102 @@
+// The kernel API: where the fields live and the data-parallel kernels that
+// pack, unpack, copy and shift them. Strategies from step3 on are written
+// against this interface only, so the same strategy code runs on the host
+// (OpenMP) and on a GPU (CUDA).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "core/decomposition.hpp"
+#include "core/halo.hpp"
+
+namespace checkmpi {
+
+template <class Real>
+using FieldPtrs = std::array<Real*, 3>;
+
+// A box of cells, bounds inclusive, in the 0..l+1 x 0..m+1 x 0..n+1 index
+// space of Grid.
+struct Box {
+  std::array<int, 3> lo{1, 1, 1}, hi{0, 0, 0};
+  bool empty() const { return hi[0] < lo[0] || hi[1] < lo[1] || hi[2] < lo[2]; }
+  std::size_t cells() const {
+    if (empty()) return 0;
+    return std::size_t(hi[0] - lo[0] + 1) * std::size_t(hi[1] - lo[1] + 1) * std::size_t(hi[2] - lo[2] + 1);
+  }
+};
+
+inline Box interior_box(const Grid& g) { return Box{{1, 1, 1}, {g.l, g.m, g.n}}; }
+inline Box whole_box(const Grid& g) { return Box{{0, 0, 0}, {g.l + 1, g.m + 1, g.n + 1}}; }
+
+// Streams of work. Kernels on one queue run in order; kernels on different
+// queues may run concurrently. The host backend runs every kernel at once,
+// in the caller's thread team, so its queues are only names.
+enum Queue : int { kComputeQueue = 0, kQueueX = 1, kQueueY = 2, kQueueZ = 3, kQueues = 4 };
+inline int direction_queue(int dir) { return kQueueX + dir; }
+
+enum class BackendKind { Host, Cuda };
+
+template <class Real>
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  // One line for the header: "host, 2 OpenMP threads", "cuda, NVIDIA H200".
+  virtual std::string describe() const = 0;
+
+  // Backend memory. Host-accessible memory lets the run loop read the fields
+  // in place; otherwise diagnostics copy them back.
+  virtual bool host_accessible() const = 0;
+  virtual Real* allocate(std::size_t n) = 0;
+  virtual void release(Real* p) = 0;
+  // Host memory for messages MPI cannot take from backend memory (pinned on
+  // a GPU so the copies are DMA transfers).
+  virtual Real* allocate_host(std::size_t n) = 0;
+  virtual void release_host(Real* p) = 0;
+  // Whether MPI can be handed backend memory (always on the host; GPU-aware
+  // MPI on a GPU).
+  virtual bool mpi_takes_backend_memory() const = 0;
+
+  // Blocking whole-array transfers between the host and backend memory.
+  virtual void upload(Real* dst, const Real* src, std::size_t n) = 0;
+  virtual void download(Real* dst, const Real* src, std::size_t n) = 0;
+
+  // Asynchronous kernels; `wait(queue)` returns once everything enqueued on
+  // `queue` has finished.
+  // Copies n elements; either side may be backend or host-from-allocate_host memory.
+  virtual void copy(Real* dst, const Real* src, std::size_t n, int queue) = 0;
+  // The plane `p` of the three fields, one after another, into buf.
+  virtual void pack(const Grid& g, FieldPtrs<const Real> fields, const Plane& p, Real* buf, int queue) = 0;
+  virtual void unpack(const Grid& g, const Real* buf, const Plane& p, FieldPtrs<Real> fields, int queue) = 0;
+  // dst = src over `box`, every field.
+  virtual void copy_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& box,
+                        int queue) = 0;
+  // The one-cell shift over `box`: dst1(i,j,k) = src1(i-1,j,k), dst2 from
+  // j-1, dst3 from k-1 (i+1, j+1, k+1 in reverse). dst and src differ.
+  virtual void shift_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& box,
+                         bool reverse, int queue) = 0;
+  virtual void wait(int queue) = 0;
+  void wait_all() {
+    for (int q = 0; q < kQueues; ++q) wait(q);
+  }
+};
+
+template <class Real>
+FieldPtrs<const Real> as_const(FieldPtrs<Real> f) {
+  return {f[0], f[1], f[2]};
+}
+
+// The host backend: OpenMP-parallel loops over host memory.
+template <class Real>
+std::unique_ptr<Backend<Real>> make_host_backend();
+
+// Threads the host kernels use. Without OMP_NUM_THREADS in the environment
+// this is one per rank: ranks already fill the cores, and oversubscribing
+// them with threads would distort the timings.
+int host_threads();
+void set_default_host_threads();
+
+}  // namespace checkmpi

@@ -1,0 +1,24 @@
+// step9 (overlap-async): step8 with nothing waited for before it must be.
+// Each direction packs and unpacks on its own queue (a CUDA stream) and is
+// synchronised just before its send; the interior copy runs on the compute
+// queue alongside the communication; each message is unpacked as soon as it
+// arrives (MPI_Waitany) while the others are still in flight.
+#include "strategies/step8_overlap.hpp"
+#include "strategies/strategies.hpp"
+
+namespace checkmpi {
+
+template <class Real>
+class OverlapAsync : public Overlap<Real> {
+ protected:
+  bool async() const override { return true; }
+};
+
+template <class Real>
+std::unique_ptr<Strategy<Real>> make_overlap_async() {
+  return std::make_unique<OverlapAsync<Real>>();
+}
+template std::unique_ptr<Strategy<float>> make_overlap_async<float>();
+template std::unique_ptr<Strategy<double>> make_overlap_async<double>();
+
+}  // namespace checkmpi

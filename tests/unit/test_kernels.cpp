@@ -1,0 +1,158 @@
+// The host backend's kernels against plain reference loops, on one and two
+// OpenMP threads, and step10's split of the interior into inner and shell.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "backends/backend.hpp"
+#include "core/fields.hpp"
+#include "strategies/step10_overlap_masked.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+using namespace checkmpi;
+
+namespace {
+
+// Every cell a distinct value, so a misplaced element is always seen.
+Fields<float> numbered(const Grid& g, float base) {
+  Fields<float> fs(g);
+  for (int f = 0; f < 3; ++f) std::iota(fs.f[f].begin(), fs.f[f].end(), base + float(f) * 100000.0f);
+  return fs;
+}
+
+class HostKernels : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+#ifdef _OPENMP
+    omp_set_num_threads(GetParam());
+#endif
+  }
+  void TearDown() override {
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+  }
+  std::unique_ptr<Backend<float>> backend = make_host_backend<float>();
+  Grid g{5, 4, 3};
+};
+
+TEST_P(HostKernels, PackMatchesPackPlaneForEveryPlane) {
+  Fields<float> fs = numbered(g, 1.0f);
+  for (int dir = 0; dir < 3; ++dir)
+    for (int index : {0, 1, g.interior()[dir], g.interior()[dir] + 1}) {
+      const Plane p = plane(g, dir, index);
+      std::vector<float> got(3 * p.count()), want(3 * p.count());
+      backend->pack(g, as_const(fs.pointers()), p, got.data(), kQueueX);
+      backend->wait(kQueueX);
+      for (int f = 0; f < 3; ++f) pack_plane(fs.data(f), p, want.data() + f * p.count());
+      EXPECT_EQ(got, want) << "dir " << dir << " index " << index;
+    }
+}
+
+TEST_P(HostKernels, UnpackWritesExactlyThePlane) {
+  for (int dir = 0; dir < 3; ++dir) {
+    Fields<float> fs = numbered(g, 1.0f);
+    const Fields<float> before = fs;
+    const Plane p = plane(g, dir, 0);
+    std::vector<float> buf(3 * p.count());
+    std::iota(buf.begin(), buf.end(), -1000.0f);
+    backend->unpack(g, buf.data(), p, fs.pointers(), kQueueY);
+    backend->wait(kQueueY);
+    std::vector<float> back(3 * p.count());
+    for (int f = 0; f < 3; ++f) pack_plane(fs.data(f), p, back.data() + f * p.count());
+    EXPECT_EQ(back, buf);
+    // Outside the plane nothing changed.
+    for (int f = 0; f < 3; ++f)
+      for (int k = 0; k <= g.n + 1; ++k)
+        for (int j = 0; j <= g.m + 1; ++j)
+          for (int i = 0; i <= g.l + 1; ++i) {
+            const int at[3] = {i, j, k};
+            if (at[dir] != 0) {
+              ASSERT_EQ(fs.at(f, i, j, k), before.at(f, i, j, k));
+            }
+          }
+  }
+}
+
+TEST_P(HostKernels, ShiftBoxOverTheInteriorEqualsTheInPlaceShift) {
+  for (bool reverse : {false, true}) {
+    Fields<float> in_place = numbered(g, 1.0f);
+    Fields<float> src = in_place, dst(g);
+    shift_in_place(g, in_place.pointers(), reverse);
+    backend->shift_box(g, dst.pointers(), as_const(src.pointers()), interior_box(g), reverse, kComputeQueue);
+    backend->wait(kComputeQueue);
+    for (int f = 0; f < 3; ++f)
+      for (int k = 1; k <= g.n; ++k)
+        for (int j = 1; j <= g.m; ++j)
+          for (int i = 1; i <= g.l; ++i) ASSERT_EQ(dst.at(f, i, j, k), in_place.at(f, i, j, k)) << f << reverse;
+  }
+}
+
+TEST_P(HostKernels, BoxKernelsTouchOnlyTheBox) {
+  const Box box{{2, 1, 2}, {4, 3, 2}};
+  Fields<float> src = numbered(g, 1.0f), copied = numbered(g, -5e5f), shifted = copied;
+  const Fields<float> untouched = copied;
+  backend->copy_box(g, copied.pointers(), as_const(src.pointers()), box, kComputeQueue);
+  backend->shift_box(g, shifted.pointers(), as_const(src.pointers()), box, false, kComputeQueue);
+  backend->wait_all();
+  const auto st = g.stride();
+  for (int f = 0; f < 3; ++f)
+    for (int k = 0; k <= g.n + 1; ++k)
+      for (int j = 0; j <= g.m + 1; ++j)
+        for (int i = 0; i <= g.l + 1; ++i) {
+          const bool inside = i >= 2 && i <= 4 && j >= 1 && j <= 3 && k == 2;
+          const size_t c = g.index(i, j, k);
+          ASSERT_EQ(copied.f[f][c], inside ? src.f[f][c] : untouched.f[f][c]);
+          ASSERT_EQ(shifted.f[f][c], inside ? src.f[f][c - st[f]] : untouched.f[f][c]);
+        }
+  // The whole box is one copy per field.
+  Fields<float> whole(g);
+  backend->copy_box(g, whole.pointers(), as_const(src.pointers()), whole_box(g), kComputeQueue);
+  EXPECT_EQ(whole.f, src.f);
+}
+
+TEST_P(HostKernels, CopyMovesLongRuns) {
+  std::vector<float> a(100003), b(100003, 0.0f);
+  std::iota(a.begin(), a.end(), 0.0f);
+  backend->copy(b.data(), a.data(), a.size(), kQueueZ);
+  EXPECT_EQ(a, b);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, HostKernels, ::testing::Values(1, 2));
+
+// Inner plus shell cover the interior exactly once, for borders from thin to
+// wider than the block.
+TEST(MaskedOverlap, InnerAndShellPartitionTheInterior) {
+  const Grid g{7, 5, 6};
+  for (long long border : {1, 2, 3, 4, 10}) {
+    const Box inner = inner_box(g, border);
+    std::vector<int> hits(g.cells(), 0);
+    std::vector<Box> boxes = shell_boxes(g, inner);
+    EXPECT_LE(boxes.size(), 6u);
+    boxes.push_back(inner);
+    for (const Box& b : boxes)
+      for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+        for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+          for (int i = b.lo[0]; i <= b.hi[0]; ++i) ++hits[g.index(i, j, k)];
+    for (int k = 0; k <= g.n + 1; ++k)
+      for (int j = 0; j <= g.m + 1; ++j)
+        for (int i = 0; i <= g.l + 1; ++i) {
+          const bool interior = i >= 1 && i <= g.l && j >= 1 && j <= g.m && k >= 1 && k <= g.n;
+          ASSERT_EQ(hits[g.index(i, j, k)], interior ? 1 : 0) << "border " << border << " at " << i << j << k;
+        }
+  }
+}
+
+TEST(MaskedOverlap, InnerCellsNeedNoHalo) {
+  const Grid g{8, 8, 8};
+  const Box b = inner_box(g, 1);
+  EXPECT_EQ(b.lo, (std::array<int, 3>{2, 2, 2}));
+  EXPECT_EQ(b.hi, (std::array<int, 3>{7, 7, 7}));
+  EXPECT_TRUE(inner_box(g, 4).empty());  // 2 * border >= 8
+  EXPECT_EQ(inner_box(g, 3).cells(), 8u);
+}
+
+}  // namespace
