@@ -4,11 +4,6 @@
 
 namespace checkmpi {
 
-template <class Real>
-std::unique_ptr<Strategy<Real>> make_overlap_masked() {
-  return std::make_unique<OverlapMasked<Real>>();
-}
-template std::unique_ptr<Strategy<float>> make_overlap_masked<float>();
-template std::unique_ptr<Strategy<double>> make_overlap_masked<double>();
+CHECKMPI_DEFINE_FACTORY(overlap_masked, OverlapMasked)
 
 }  // namespace checkmpi

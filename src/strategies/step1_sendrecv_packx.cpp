@@ -26,11 +26,6 @@ class SendrecvPackX : public SendrecvDatatype<Real> {
   std::optional<PackBuffers<Real>> buffers_;
 };
 
-template <class Real>
-std::unique_ptr<Strategy<Real>> make_sendrecv_packx() {
-  return std::make_unique<SendrecvPackX<Real>>();
-}
-template std::unique_ptr<Strategy<float>> make_sendrecv_packx<float>();
-template std::unique_ptr<Strategy<double>> make_sendrecv_packx<double>();
+CHECKMPI_DEFINE_FACTORY(sendrecv_packx, SendrecvPackX)
 
 }  // namespace checkmpi

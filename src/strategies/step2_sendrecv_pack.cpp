@@ -21,11 +21,6 @@ class SendrecvPack : public Strategy<Real> {
   std::optional<PackBuffers<Real>> buffers_;
 };
 
-template <class Real>
-std::unique_ptr<Strategy<Real>> make_sendrecv_pack() {
-  return std::make_unique<SendrecvPack<Real>>();
-}
-template std::unique_ptr<Strategy<float>> make_sendrecv_pack<float>();
-template std::unique_ptr<Strategy<double>> make_sendrecv_pack<double>();
+CHECKMPI_DEFINE_FACTORY(sendrecv_pack, SendrecvPack)
 
 }  // namespace checkmpi

@@ -4,11 +4,6 @@
 
 namespace checkmpi {
 
-template <class Real>
-std::unique_ptr<Strategy<Real>> make_kernel_pack() {
-  return std::make_unique<KernelPack<Real>>();
-}
-template std::unique_ptr<Strategy<float>> make_kernel_pack<float>();
-template std::unique_ptr<Strategy<double>> make_kernel_pack<double>();
+CHECKMPI_DEFINE_FACTORY(kernel_pack, KernelPack)
 
 }  // namespace checkmpi

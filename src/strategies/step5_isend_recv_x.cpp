@@ -4,11 +4,6 @@
 
 namespace checkmpi {
 
-template <class Real>
-std::unique_ptr<Strategy<Real>> make_isend_recv_x() {
-  return std::make_unique<IsendRecvX<Real>>();
-}
-template std::unique_ptr<Strategy<float>> make_isend_recv_x<float>();
-template std::unique_ptr<Strategy<double>> make_isend_recv_x<double>();
+CHECKMPI_DEFINE_FACTORY(isend_recv_x, IsendRecvX)
 
 }  // namespace checkmpi

@@ -10,11 +10,6 @@ class IsendRecv : public IsendRecvX<Real> {
   bool isend_recv(int) const override { return true; }
 };
 
-template <class Real>
-std::unique_ptr<Strategy<Real>> make_isend_recv() {
-  return std::make_unique<IsendRecv<Real>>();
-}
-template std::unique_ptr<Strategy<float>> make_isend_recv<float>();
-template std::unique_ptr<Strategy<double>> make_isend_recv<double>();
+CHECKMPI_DEFINE_FACTORY(isend_recv, IsendRecv)
 
 }  // namespace checkmpi

@@ -16,11 +16,6 @@ class IsendIrecv : public AllAtOnce<Real> {
   }
 };
 
-template <class Real>
-std::unique_ptr<Strategy<Real>> make_isend_irecv() {
-  return std::make_unique<IsendIrecv<Real>>();
-}
-template std::unique_ptr<Strategy<float>> make_isend_irecv<float>();
-template std::unique_ptr<Strategy<double>> make_isend_irecv<double>();
+CHECKMPI_DEFINE_FACTORY(isend_irecv, IsendIrecv)
 
 }  // namespace checkmpi

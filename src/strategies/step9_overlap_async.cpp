@@ -14,11 +14,6 @@ class OverlapAsync : public Overlap<Real> {
   bool async() const override { return true; }
 };
 
-template <class Real>
-std::unique_ptr<Strategy<Real>> make_overlap_async() {
-  return std::make_unique<OverlapAsync<Real>>();
-}
-template std::unique_ptr<Strategy<float>> make_overlap_async<float>();
-template std::unique_ptr<Strategy<double>> make_overlap_async<double>();
+CHECKMPI_DEFINE_FACTORY(overlap_async, OverlapAsync)
 
 }  // namespace checkmpi

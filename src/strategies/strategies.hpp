@@ -19,4 +19,14 @@ template <class Real> std::unique_ptr<Strategy<Real>> make_overlap();          /
 template <class Real> std::unique_ptr<Strategy<Real>> make_overlap_async();    // step9
 template <class Real> std::unique_ptr<Strategy<Real>> make_overlap_masked();   // step10
 
+// Defines make_NAME<float>() and make_NAME<double>(), each returning a new
+// CLASS<Real>: one line at the end of each strategy's file.
+#define CHECKMPI_DEFINE_FACTORY(name, Class)                                      \
+  template <class Real>                                                           \
+  std::unique_ptr<Strategy<Real>> make_##name() {                                 \
+    return std::make_unique<Class<Real>>();                                       \
+  }                                                                               \
+  template std::unique_ptr<Strategy<float>> make_##name<float>();                 \
+  template std::unique_ptr<Strategy<double>> make_##name<double>();
+
 }  // namespace checkmpi
