@@ -211,8 +211,15 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def failure(tool: str, run: NativeRun) -> CheckmpiError:
-    """The error for a native run that exited non-zero: code plus the end of stderr."""
-    tail = [line for line in run.stderr_tail if line.strip()][-6:]
+    """The error for a native run that exited non-zero: code plus the end of stderr.
+
+    The tool's own lines ("checkmpi-halo: error: ...") come first: Open
+    MPI's mpirun follows them with a banner about the exit code that would
+    otherwise fill the tail.
+    """
+    lines = [line for line in run.stderr_tail if line.strip() and not re.fullmatch(r"-+", line.strip())]
+    own = [line for line in lines if line.startswith(f"{tool}:")]
+    tail = own[-4:] if own else lines[-6:]
     return CheckmpiError(f"{tool} failed with exit code {run.returncode}" + (":" if tail else " (no stderr)"),
                          EXIT_NATIVE, tail)
 

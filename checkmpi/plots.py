@@ -135,6 +135,21 @@ def predicted_vs_measured(run: HaloRun, predictions: list[Prediction], outdir: P
 
 # ---- point-to-point -----------------------------------------------------------------------------------
 
+def _median(stats: dict) -> float:
+    return float(stats.get("median") or stats["mean"])
+
+
+def _size_axes(ax: plt.Axes, ylabel: str, title: str, logy: bool = False, xlabel: str = "message size (bytes)"):
+    """Message sizes in powers of two along x, labels, grid and legend."""
+    ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+
 def _hockney(run: P2PRun) -> MessageModel | None:
     from checkmpi.model import message_model
 
@@ -146,7 +161,7 @@ def _hockney(run: P2PRun) -> MessageModel | None:
 def pingpong(run: P2PRun, outdir: Path) -> Figure:
     """Latency and bandwidth against message size, with the fitted Hockney model."""
     sizes = np.array([float(r["size"]) for r in run.results])
-    median = np.array([float(r["latency"].get("median") or r["latency"]["mean"]) for r in run.results]) * 1e6
+    median = np.array([_median(r["latency"]) for r in run.results]) * 1e6
     lo = np.array([float(r["latency"]["min"]) for r in run.results]) * 1e6
     hi = np.array([float(r["latency"]["max"]) for r in run.results]) * 1e6
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -163,16 +178,8 @@ def pingpong(run: P2PRun, outdir: Path) -> Figure:
             for ax in (ax1, ax2):
                 ax.axvline(float(b), color="grey", ls="--", lw=0.8)
         ax1.plot([], [], "--", color="grey", lw=0.8, label="protocol breakpoint")
-    for ax in (ax1, ax2):
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("message size (bytes)")
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=8)
-    ax1.set_yscale("log")
-    ax1.set_ylabel("latency, half round trip (us)")
-    ax1.set_title("Ping-pong latency", fontsize=10)
-    ax2.set_ylabel("bandwidth (MB/s)")
-    ax2.set_title("Ping-pong bandwidth", fontsize=10)
+    _size_axes(ax1, "latency, half round trip (us)", "Ping-pong latency", logy=True)
+    _size_axes(ax2, "bandwidth (MB/s)", "Ping-pong bandwidth")
     fig.suptitle(f"{run.name}: {run.context.get('mpi_library', '')[:60]}", fontsize=9)
     return _save(fig, outdir, f"{run.name}-pingpong", "Ping-pong latency and bandwidth")
 
@@ -182,12 +189,7 @@ def bandwidth(run: P2PRun, outdir: Path) -> Figure:
     bw = np.array([float(r["bandwidth"]) for r in run.results]) / 1e6
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(sizes, bw, "o-", color="#4c72b0", ms=4, label=f"measured (window {run.config.get('window', '?')})")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("message size (bytes)")
-    ax.set_ylabel("bandwidth (MB/s)")
-    ax.set_title(f"Streaming bandwidth\n{run.name}", fontsize=10)
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    _size_axes(ax, "bandwidth (MB/s)", f"Streaming bandwidth\n{run.name}")
     return _save(fig, outdir, f"{run.name}-bw", "Streaming bandwidth")
 
 
@@ -231,16 +233,11 @@ def datatype(run: P2PRun, outdir: Path) -> Figure:
         for contiguous, fill in ((True, "full"), (False, "none")):
             pts = [r for r in rows if bool(r.get("contiguous")) == contiguous]
             ax.plot([float(r["bytes"]) for r in pts],
-                    [float(r[key].get("median") or r[key]["mean"]) * 1e6 for r in pts], marker, ls="",
-                    color=colour, fillstyle=fill, ms=7 if key == "datatype" else 5,
+                    [_median(r[key]) * 1e6 for r in pts], marker, ls="", color=colour, fillstyle=fill,
+                    ms=7 if key == "datatype" else 5,
                     label=f"{label}, {'contiguous' if contiguous else 'non-contiguous'} tuples")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("payload (bytes)")
-    ax.set_ylabel("half round trip, median (us)")
-    ax.set_title(f"Derived datatypes vs hand packing\n{run.name}", fontsize=10)
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    _size_axes(ax, "half round trip, median (us)", f"Derived datatypes vs hand packing\n{run.name}", logy=True,
+               xlabel="payload (bytes)")
     return _save(fig, outdir, f"{run.name}-datatype", "Derived datatypes vs hand packing")
 
 
@@ -248,15 +245,9 @@ def ring(run: P2PRun, outdir: Path) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for n in sorted({int(r["nprocs"]) for r in run.results}):
         pts = [r for r in run.results if int(r["nprocs"]) == n]
-        ax.plot([float(r["size"]) for r in pts], [float(r["time"].get("median") or r["time"]["mean"]) * 1e6
-                for r in pts], "o-", ms=4, label=f"{n} ranks")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("message size (bytes)")
-    ax.set_ylabel("time per ring iteration, median (us)")
-    ax.set_title(f"Ring exchange\n{run.name}", fontsize=10)
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+        ax.plot([float(r["size"]) for r in pts], [_median(r["time"]) * 1e6 for r in pts], "o-", ms=4,
+                label=f"{n} ranks")
+    _size_axes(ax, "time per ring iteration, median (us)", f"Ring exchange\n{run.name}", logy=True)
     return _save(fig, outdir, f"{run.name}-ring", "Ring exchange")
 
 

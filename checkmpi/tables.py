@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from rich import box
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from checkmpi.model import MessageModel, Prediction
 from checkmpi.results import HaloRun, P2PRun, Stats, StrategyResult, x_join
@@ -319,10 +320,12 @@ def console() -> Console:
 
 
 def render(table: Table, out: Console) -> None:
-    rich = RichTable(title=table.title, caption=table.caption or None, box=box.SIMPLE_HEAD,
-                     title_justify="left", caption_justify="left", show_header=any(table.headers))
+    rich = RichTable(title=table.title, box=box.SIMPLE_HEAD, title_justify="left", show_header=any(table.headers))
     for i, header in enumerate(table.headers):
         rich.add_column(header, justify="left" if i < table.left_columns else "right")
     for i, row in enumerate(table.rows):
         rich.add_row(*row, end_section=i in table.section_after and i != len(table.rows) - 1)
     out.print(rich)
+    if table.caption:  # below the table, unwrapped: the terminal wraps it, logs keep it whole
+        out.print(Text(table.caption, style="dim"), soft_wrap=True)
+    out.print()
