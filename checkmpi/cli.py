@@ -59,7 +59,8 @@ def build_parser() -> Parser:
                          description="Runs checkmpi-p2p MODE through MPI and reports it; options it does not "
                          "know go to checkmpi-p2p (e.g. -m 1:65536).")
     p2p.add_argument("mode", choices=P2P_MODES, help="measurement mode")
-    p2p.add_argument("-n", "--np", type=int, help="ranks (default 2; ring: one per core)")
+    # No -n here: checkmpi-p2p's own -n is loggp's message count.
+    p2p.add_argument("--np", type=int, help="ranks (default 2; ring: one per core)")
     _launch_options(p2p)
     p2p.set_defaults(func=_p2p)
 

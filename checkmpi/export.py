@@ -7,7 +7,7 @@ import csv
 import io
 import json
 
-from checkmpi.results import HALO_TIMERS, HaloRun
+from checkmpi.results import HaloRun
 
 CSV_COLUMNS = ("file", "date", "mpi_library", "nprocs", "proc_x", "proc_y", "proc_z", "lx", "ly", "lz", "l", "m",
                "n", "precision", "strategy", "alias", "valid", "steps", "timer", "stat", "seconds",
@@ -23,9 +23,7 @@ def to_csv(runs: list[HaloRun]) -> str:
         fixed = [str(run.path), run.context.get("date", ""), run.context.get("mpi_library", ""), run.nprocs,
                  *run.dims, *run.global_size, c["l"], c["m"], c["n"], run.precision]
         for s in run.ran():
-            for timer in HALO_TIMERS:
-                if timer not in s.timers:
-                    continue
+            for timer in s.timers:  # every timer the tool wrote, in its order
                 for stat in ("min", "mean", "max"):
                     value = s.timers[timer].get(stat)
                     writer.writerow(fixed + [s.id, s.alias, str(s.valid).lower(), s.steps, timer, stat,
@@ -55,8 +53,7 @@ def to_extrap(runs: list[HaloRun]) -> str:
         point = {"p": run.nprocs, "n": _cells(run)}
         params = {name: point[name] for name in names}
         for s in run.ran():
-            for timer in HALO_TIMERS:
-                if timer in s.timers and s.steps:
-                    lines.append(json.dumps({"params": params, "callpath": s.id, "metric": f"time_{timer}",
-                                             "value": s.timers[timer].max / s.steps}))
+            for timer in s.timers if s.steps else ():
+                lines.append(json.dumps({"params": params, "callpath": s.id, "metric": f"time_{timer}",
+                                         "value": s.timers[timer].max / s.steps}))
     return "\n".join(lines) + ("\n" if lines else "")

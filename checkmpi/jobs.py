@@ -18,7 +18,7 @@ from checkmpi import report as R
 from checkmpi import tables as T
 from checkmpi.errors import EXIT_INVALID, EXIT_NATIVE, CheckmpiError
 from checkmpi.grid import Triple, dims_create, dims_for_size, parse_triple, physical_cores
-from checkmpi.native import find_executable, find_launcher, failure, mpi_command, run_native, say
+from checkmpi.native import failure, find_executable, find_launcher, mpi_command, run_native, say
 from checkmpi.results import HaloRun, P2PRun, load, x_join
 
 CALIBRATION_STEPS = 10

@@ -163,7 +163,9 @@ def _predict_one(case: Case, s: StrategyInfo, model: MessageModel, bw: float) ->
     real = 8 if case.precision == "double" else 4
     nprocs = math.prod(case.procs)
     plane_bytes = [p * real for p in planes(case.local)]
-    copy = lambda nbytes: 2.0 * nbytes / bw  # noqa: E731 - read + write at the copy bandwidth
+
+    def copy(nbytes: float) -> float:  # read + write at the copy bandwidth
+        return 2.0 * nbytes / bw
 
     # Messages per direction and sign: (bytes, packed by hand, contiguous).
     per_dir: list[list[tuple[int, bool, bool]]] = []

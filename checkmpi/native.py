@@ -69,7 +69,7 @@ def _version_flavor(text: str) -> str:
 def launcher_flavor(path: str) -> str:
     """Open MPI or MPICH (hydra), from `LAUNCHER --version`."""
     try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     return _version_flavor(out.stdout + out.stderr)
@@ -78,7 +78,7 @@ def launcher_flavor(path: str) -> str:
 def binary_flavor(exe: Path) -> str:
     """The MPI library the executable links, from ldd (unknown if ldd cannot tell)."""
     try:
-        out = subprocess.run(["ldd", str(exe)], capture_output=True, text=True, timeout=30).stdout
+        out = subprocess.run(["ldd", str(exe)], capture_output=True, text=True, timeout=30, check=False).stdout
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     if re.search(r"libmpich|libmpi\.so\.12\b", out):

@@ -14,7 +14,7 @@ from rich.console import Console
 from checkmpi import __version__
 from checkmpi import tables as T
 from checkmpi.errors import CheckmpiError
-from checkmpi.model import MessageModel, copy_bandwidth_for, case_of, message_model, predict, select_strategies
+from checkmpi.model import MessageModel, case_of, copy_bandwidth_for, message_model, predict, select_strategies
 from checkmpi.results import HaloRun, P2PRun
 
 
@@ -125,8 +125,8 @@ def _e(text: str) -> str:
 
 def to_html(rep: Report, title: str = "checkmpi report") -> str:
     """One page, no external references: the PNGs are embedded as base64."""
-    parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
-             f"<style>{CSS}</style></head><body>",
+    parts = [(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
+              f"<style>{CSS}</style></head><body>"),
              f"<h1>{_e(title)}</h1>",
              f"<p>made by checkmpi {__version__} on {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}</p>",
              '<section id="context"><h2>Context</h2>']

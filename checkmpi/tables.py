@@ -59,26 +59,27 @@ def halo_table(run: HaloRun) -> Table:
     headers = ["strategy", "ranks", f"loop ({unit_of['loop'][0]})", "%comp", "%MPI"] + [
         f"{t} ({unit_of[t][0]})" for t in ("x", "y", "z", "pack", "unpack")] + ["validation"]
     table = Table(f"{run.name}: {run.describe()}", headers, left_columns=2)
-    invalid = []
+    notes = []  # validation errors and the tool's notes, under the table
     for s in run.strategies:
         if s.skipped is not None:
             table.rows.append([s.label, "-"] + ["-"] * 8 + [f"skipped: {s.skipped}"])
         else:
             for k, stat in enumerate(STAT_ROWS):
-                cell = lambda name: num(_timer(s, name).get(stat) * unit_of[name][1])  # noqa: E731
+                times = [num(_timer(s, t).get(stat) * unit_of[t][1]) for t in ("loop", "x", "y", "z", "pack", "unpack")]
                 loop = s.timers["loop"].get(stat)
                 table.rows.append([
-                    s.label if k == 0 else "", stat, cell("loop"),
+                    s.label if k == 0 else "", stat, times[0],
                     _pct(s.timers["compute"].get(stat), loop), _pct(s.timers["comm"].get(stat), loop),
-                    cell("x"), cell("y"), cell("z"), cell("pack"), cell("unpack"),
-                    ("valid" if s.valid else "INVALID") if k == 0 else ""])
+                    *times[1:], ("valid" if s.valid else "INVALID") if k == 0 else ""])
             if not s.valid:
-                invalid.append(f"{s.id}: {s.error or 'failed validation'}")
+                notes.append(f"{s.id}: {s.error or 'failed validation'}")
+            if s.raw.get("note"):  # what checkmpi-halo prints beside the verdict
+                notes.append(f"{s.id}: {s.raw['note']}")
         table.section_after.add(len(table.rows) - 1)
     table.caption = ("times over the whole timed loop; max, mean and min over ranks; %comp and %MPI: compute "
                      "and comm (pack + MPI calls + unpack + barriers) as a share of the loop")
-    if invalid:
-        table.caption += "\n" + "\n".join(invalid)
+    if notes:
+        table.caption += "\n" + "\n".join(notes)
     return table
 
 
@@ -135,22 +136,28 @@ def predicted_vs_measured_table(run: HaloRun, predictions: list[Prediction], mod
     """Per step: the model's exchange and total next to the run's comm and loop - diag."""
     measured = {s.id: s for s in run.ran()}
     pairs = [(p, measured[p.strategy.id]) for p in predictions if p.strategy.id in measured]
-    unit, scale = pick_unit(max((max(p.total, s.per_step("loop")) for p, s in pairs), default=0.0))
+    unit, scale = pick_unit(max((max(p.total, measured_comm(s), measured_total(s)) for p, s in pairs), default=0.0))
     headers = ["strategy", f"comm predicted ({unit})", f"comm measured ({unit})",
                f"total predicted ({unit})", f"total measured ({unit})", "predicted / measured"]
     table = Table(f"{run.name}: predicted vs measured time per step", headers,
                   caption=_model_caption(model, bandwidth, unit)
-                  + "\nmeasured: max over ranks; total measured = loop - diag (validation and profiles)")
+                  + "\nmeasured: mean over ranks; total measured = loop - diag (validation and profiles)")
     for p, s in pairs:
         total = measured_total(s)
-        table.rows.append([s.label, num(p.exchange * scale), num(s.per_step("comm") * scale),
+        table.rows.append([s.label, num(p.exchange * scale), num(measured_comm(s) * scale),
                            num(p.total * scale), num(total * scale), num(p.total / total, 2) if total > 0 else "-"])
     return table
 
 
+def measured_comm(s: StrategyResult) -> float:
+    return s.per_step("comm", "mean")
+
+
 def measured_total(s: StrategyResult) -> float:
-    """Measured time per step without validation and profile output."""
-    return s.per_step("loop") - (s.per_step("diag") if "diag" in s.timers else 0.0)
+    """Measured time per step without validation and profile output. Means
+    over ranks: the mean of loop - diag is the difference of the means,
+    which does not hold for maxima taken on different ranks."""
+    return s.per_step("loop", "mean") - (s.per_step("diag", "mean") if "diag" in s.timers else 0.0)
 
 
 # ---- point-to-point -------------------------------------------------------------------------------
@@ -270,8 +277,8 @@ def context_rows(run: HaloRun | P2PRun) -> list[tuple[str, str]]:
         ("machine", ", ".join(hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "") or "?"),
         ("MPI library", str(c.get("mpi_library", "?"))),
         ("MPI standard", str(c.get("mpi_standard", "?"))),
-        ("ranks", f"{c.get('nprocs', '?')} on {c.get('nodes', '?')} node(s), at most "
-                  f"{c.get('ranks_per_node', '?')} per node"),
+        ("ranks", (f"{c.get('nprocs', '?')} on {c.get('nodes', '?')} node(s), at most "
+                   f"{c.get('ranks_per_node', '?')} per node")),
         ("backend / GPU-aware MPI", _gpu_text(c)),
     ]
     if "omp_threads" in c:
@@ -282,6 +289,9 @@ def context_rows(run: HaloRun | P2PRun) -> list[tuple[str, str]]:
             rows.append(("placement", _pair(run)))
     else:
         rows.append(("run", run.describe()))
+        buffers = sorted({str(s.raw["mpi_buffers"]) for s in run.ran() if s.raw.get("mpi_buffers")})
+        if buffers:  # host, device (GPU-aware MPI) or staged through host memory
+            rows.append(("buffers handed to MPI", ", ".join(buffers)))
     return rows
 
 

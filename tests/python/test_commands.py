@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA, UNIT, assert_clean_error, checkmpi, header_units
 
 

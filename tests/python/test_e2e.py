@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import BUILD_BIN, DATA, MPICH_BIN, UNIT, assert_clean_error, checkmpi, header_units
 from test_commands import check_html, check_plots
 
@@ -199,8 +198,8 @@ def test_mpich_build_gets_the_mpich_launcher(tmp_path):
 @pytest.mark.skipif(not (BUILD_BIN / "checkmpi-p2p").exists(),
                     reason="checkmpi-p2p is not built yet (issue 5); report/predict are tested on schema fixtures")
 def test_p2p_pingpong(tmp_path):
-    r = checkmpi("p2p", "pingpong", "--bin", str(BUILD_BIN), "--json", "pp.json", "-m", "1:4096", *LIMIT,
-                 cwd=tmp_path)
+    r = checkmpi("p2p", "pingpong", "--bin", str(BUILD_BIN), "--json", "pp.json", "-m", "1:4096", "-i", "200",
+                 *LIMIT, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "Size (B)" in r.stdout and "ping-pong" in r.stdout
     doc = json.loads((tmp_path / "pp.json").read_text())

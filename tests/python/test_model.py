@@ -8,12 +8,11 @@ o_s 0.2 us, o_r 0.25 us, G 0.1 ns/B; datatype o 0.3 us, O 0.5 ns/B.
 from __future__ import annotations
 
 import pytest
+from conftest import DATA
 
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
 from checkmpi.results import load
-
-from conftest import DATA
 
 BW = 10e9  # copy bandwidth used below
 PLANE = 18 * 18 * 4  # one 16x16 plane with halo rows, single precision

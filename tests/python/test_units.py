@@ -6,17 +6,15 @@ import csv
 import io
 import json
 import os
-import stat
 from pathlib import Path
 
 import pytest
+from conftest import DATA
 
 from checkmpi import export, native, tables
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import dims_create, dims_for_size, factorisations, parse_triple
 from checkmpi.results import HALO_TIMERS, HaloRun, P2PRun, load, load_all
-
-from conftest import DATA
 
 # ---- grids --------------------------------------------------------------------------------------------
 
@@ -136,12 +134,13 @@ def test_load_names_missing_and_wrong_keys(tmp_path):
 # ---- tables -------------------------------------------------------------------------------------------
 
 
-def test_halo_table_numbers_match_json():
-    run = load(DATA / "halo_4ranks.json")
+@pytest.mark.parametrize("name", ["halo_4ranks.json", "halo_11_strategies.json"])
+def test_halo_table_numbers_match_json(name):
+    run = load(DATA / name)
     table = tables.halo_table(run)
     units = {h.split(" (")[0]: h.split("(")[1].rstrip(")") for h in table.headers if "(" in h}
     scale = {"s": 1.0, "ms": 1e3, "us": 1e6}
-    doc = _halo_doc()
+    doc = json.loads((DATA / name).read_text())
     assert len(table.rows) == 3 * len(doc["results"])
     for i, entry in enumerate(doc["results"]):
         for k, stat in enumerate(("max", "mean", "min")):
@@ -154,6 +153,18 @@ def test_halo_table_numbers_match_json():
             assert float(row[4]) == pytest.approx(100 * t["comm"][stat] / t["loop"][stat], abs=0.06)
         assert table.rows[3 * i][0] == f"{entry['strategy']} {entry['alias']}"
         assert table.rows[3 * i][-1] == "valid"
+
+
+def test_real_eleven_strategy_run_from_the_step3_to_step10_tool():
+    """halo_11_strategies.json comes from checkmpi-halo with step0-step10
+    (notes, mpi_buffers, per-direction pack timers, backend, omp_threads)."""
+    run = load(DATA / "halo_11_strategies.json")
+    assert [s.step for s in run.ran()] == list(range(11))
+    assert "pack_x" in run.strategies[3].timers
+    assert "step4: same work as step3 on the host backend" in tables.halo_table(run).caption
+    assert dict(tables.context_rows(run))["buffers handed to MPI"] == "host"
+    rows = list(csv.DictReader(io.StringIO(export.to_csv([run]))))
+    assert len(rows) == 11 * 16 * 3 and {"pack_x", "unpack_z"} <= {r["timer"] for r in rows}
 
 
 def test_halo_table_shows_skipped_and_invalid():
@@ -250,7 +261,7 @@ def _fake_tool(folder: Path, name: str = "checkmpi-halo") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     exe = folder / name
     exe.write_text("#!/bin/sh\nexit 0\n")
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    exe.chmod(0o755)
     return exe
 
 
@@ -304,3 +315,23 @@ def test_progress_pattern_matches_halo_output():
     text = "[1/3] step0 (sendrecv-dtype) ... 0.004 s, valid\n[2/3] step1 (sendrecv-packx) ..."
     found = [m.groups() for m in native.PROGRESS.finditer(text)]
     assert found == [("1", "3", "step0", "sendrecv-dtype"), ("2", "3", "step1", "sendrecv-packx")]
+
+
+def test_predicted_vs_measured_table():
+    from checkmpi import model as M
+
+    run = load(DATA / "halo_11_strategies.json")
+    model = M.message_model([load(DATA / "p2p_pingpong.json")])
+    predictions = M.predict(M.case_of(run), M.select_strategies("all"), model, 10e9)
+    table = tables.predicted_vs_measured_table(run, predictions, model, (10e9, "test"))
+    assert len(table.rows) == 11
+    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[table.headers[1].split("(")[1].rstrip(")")]
+    doc = json.loads((DATA / "halo_11_strategies.json").read_text())
+    entry, row, pred = doc["results"][7], table.rows[7], predictions[7]
+    t, steps = entry["timers"], entry["steps"]
+    assert row[0] == "step7 isend-irecv"
+    assert float(row[1]) == pytest.approx(pred.exchange * scale, abs=6e-4)
+    assert float(row[2]) == pytest.approx(t["comm"]["mean"] / steps * scale, abs=6e-4)
+    measured = (t["loop"]["mean"] - t["diag"]["mean"]) / steps
+    assert float(row[4]) == pytest.approx(measured * scale, abs=6e-4)
+    assert float(row[5]) == pytest.approx(pred.total / measured, abs=0.006)

@@ -84,7 +84,7 @@ def loggp() -> dict:
     p = LOGGP
     n = 10
     results = []
-    for k in range(0, 17):
+    for k in range(17):
         s = 2 ** k
         prtt_1 = 2 * (p["L"] + p["o_s"] + p["o_r"] + p["G"] * s)
         gap = p["g"] + p["G"] * s
