@@ -147,8 +147,8 @@ def test_halo_table_numbers_match_json(name):
             row = table.rows[3 * i + k]
             assert row[1] == stat
             t = entry["timers"]
-            for col, name in ((2, "loop"), (5, "x"), (6, "y"), (7, "z"), (8, "pack"), (9, "unpack")):
-                assert float(row[col]) == pytest.approx(t[name][stat] * scale[units[name]], abs=6e-4)
+            for col, timer in ((2, "loop"), (5, "x"), (6, "y"), (7, "z"), (8, "pack"), (9, "unpack")):
+                assert float(row[col]) == pytest.approx(t[timer][stat] * scale[units[timer]], abs=6e-4)
             assert float(row[3]) == pytest.approx(100 * t["compute"][stat] / t["loop"][stat], abs=0.06)
             assert float(row[4]) == pytest.approx(100 * t["comm"][stat] / t["loop"][stat], abs=0.06)
         assert table.rows[3 * i][0] == f"{entry['strategy']} {entry['alias']}"
