@@ -10,7 +10,7 @@ from pathlib import Path
 
 from checkmpi import __version__
 from checkmpi.errors import CheckmpiError
-from checkmpi.results import P2P_MODES, HaloRun, load, load_all
+from checkmpi.results import P2P_MODES, HaloRun, load, load_all, run_folder
 
 
 class Parser(argparse.ArgumentParser):
@@ -113,7 +113,7 @@ def _report(args: argparse.Namespace, extra: list[str]) -> int:
     from checkmpi import tables as T
 
     halos, p2ps = load_all(args.files)
-    plots = None if args.no_plots else Path(args.plots) if args.plots else Path(args.files[0]).with_suffix("") / "plots"
+    plots = None if args.no_plots else Path(args.plots) if args.plots else run_folder(Path(args.files[0])) / "plots"
     rep = R.build(halos, p2ps, plots, _gbs(args.copy_bandwidth))
     R.print_report(rep, T.console())
     if rep.figures:

@@ -18,8 +18,9 @@ from checkmpi import report as R
 from checkmpi import tables as T
 from checkmpi.errors import EXIT_INVALID, EXIT_NATIVE, CheckmpiError
 from checkmpi.grid import Triple, dims_create, dims_for_size, parse_triple, physical_cores
-from checkmpi.native import failure, find_executable, find_launcher, mpi_command, run_native, say
-from checkmpi.results import HaloRun, P2PRun, load, x_join
+from checkmpi.native import (Executable, Launcher, failure, find_executable, find_launcher, mpi_command, run_native,
+                             say)
+from checkmpi.results import HaloRun, P2PRun, load, run_folder, x_join
 
 CALIBRATION_STEPS = 10
 DEFAULT_EDGE = 128  # local block edge of the main job, before memory limits
@@ -152,7 +153,7 @@ class ProgressLine:
             self.bar.stop()
 
 
-def _launch(tool: str, args: argparse.Namespace):
+def _launch(tool: str, args: argparse.Namespace) -> tuple[Executable, Launcher]:
     exe = find_executable(tool, args.bin)
     launcher = find_launcher(args.launcher, exe.path)
     say(f"{tool}: {exe.path} (found via {exe.source}); launcher {launcher.path}"
@@ -167,7 +168,7 @@ def _results_path(args: argparse.Namespace, prefix: str) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path = Path("results") / f"{prefix}-{stamp}.json"
     k = 2
-    while path.exists() or path.with_suffix("").exists():
+    while path.exists() or run_folder(path).exists():
         path = Path("results") / f"{prefix}-{stamp}-{k}.json"
         k += 1
     return path
@@ -180,7 +181,7 @@ def _prepare(path: Path) -> None:
         raise CheckmpiError(f"cannot create folder '{path.parent}': {e.strerror}") from None
 
 
-def calibrate(exe: Path, launcher, plan: HaloPlan, strategy: str | None, budget: float,
+def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | None, budget: float,
               timeout: float | None) -> int:
     """Steps that make the whole job take about `budget` seconds, from a short
     run of every chosen strategy (its launch cost counts as well)."""
@@ -217,9 +218,11 @@ def _load_written(path: Path, tool: str) -> HaloRun | P2PRun:
 
 
 def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
+    if args.budget <= 0:
+        raise CheckmpiError(f"--budget must be positive, got {args.budget:g}")
     plan = plan_halo(args, extra)
     json_path = _results_path(args, "halo")
-    outdir = Path(args.outdir) if args.outdir else json_path.with_suffix("")
+    outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
     _prepare(json_path)
     exe, launcher = _launch("checkmpi-halo", args)
     iters = plan.iters
@@ -247,7 +250,7 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
     np = args.np or (physical_cores() if args.mode == "ring" else 2)
     json_path = _results_path(args, f"p2p-{args.mode}")
-    outdir = Path(args.outdir) if args.outdir else json_path.with_suffix("")
+    outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
     _prepare(json_path)
     exe, launcher = _launch("checkmpi-p2p", args)
     cmd, env = mpi_command(launcher, np, [str(exe.path), args.mode, "--json", str(json_path)] + extra)

@@ -119,6 +119,12 @@ class P2PRun:
         return self.path.stem
 
 
+def run_folder(results: Path) -> Path:
+    """Where a results file's companions go (per-strategy output, log, plots,
+    report): its path without .json, or with -files when it has no suffix."""
+    return results.with_suffix("") if results.suffix else results.with_name(results.name + "-files")
+
+
 def x_join(values: tuple[int, ...] | list[int]) -> str:
     return "x".join(str(v) for v in values)
 

@@ -79,6 +79,13 @@ def test_report_one_run_prints_full_context_and_default_plot_folder(tmp_path):
     assert loop == pytest.approx(doc["results"][2]["timers"]["loop"]["max"] * UNIT[units["loop"]], abs=6e-4)
 
 
+def test_report_of_a_file_without_suffix(tmp_path):
+    src = tmp_path / "run2"
+    shutil.copy(DATA / "halo_4ranks.json", src)
+    assert checkmpi("report", str(src)).returncode == 0
+    check_plots(tmp_path / "run2-files" / "plots", ["run2-breakdown", "run2-directions"])
+
+
 def test_report_no_plots(tmp_path):
     r = checkmpi("report", str(DATA / "p2p_pingpong.json"), "--no-plots", "--plots", str(tmp_path / "p"))
     assert r.returncode == 0 and not (tmp_path / "p").exists()
@@ -159,6 +166,7 @@ def test_error_wrong_kind_of_file(tmp_path):
     (["run", "--np", "4", "--size", "3x5x7"], "no grid of 4 ranks divides --size 3x5x7"),
     (["run", "--procs", "2x1x1", "--size", "3x4x4"], "--size 3x4x4 is not divisible by --procs 2x1x1"),
     (["run", "--iters", "0"], "--iters must be positive"),
+    (["run", "--budget", "-1"], "--budget must be positive"),
     (["predict", "--p2p", "x.json"], "required"),
     (["predict", "--p2p", str(DATA / "p2p_pingpong.json"), "--procs", "2x2x2", "--local", "8x8x8",
       "--strategy", "step99"], "unknown strategy 'step99'"),
