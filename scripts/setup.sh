@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what checkmpi needs on Debian/Ubuntu (only what is missing) and
 # builds it: build/ with the default MPI (Open MPI), build-mpich/ with MPICH
-# when asked (--mpich). Safe to run again.
+# when asked (--mpich), and the Python layer (the `checkmpi` command) into
+# .venv. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,4 +34,12 @@ build() {  # build DIR [cmake options...]
 build build -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi
 if [ "${1:-}" = --mpich ]; then
   build build-mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
+fi
+
+# The Python layer: a virtual environment with the checkmpi command and its
+# test dependencies (pip fetches them from PyPI the first time only).
+if [ ! -x .venv/bin/checkmpi ] || ! .venv/bin/python -c 'import numpy, matplotlib, rich, pytest' 2>/dev/null; then
+  echo "setup: installing the checkmpi Python package into .venv"
+  .venv/bin/python -c '' 2>/dev/null || python3 -m venv --clear .venv
+  .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
 fi

@@ -1,0 +1,3 @@
+"""checkmpi: runs the native MPI benchmarks and analyses their JSON results."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from checkmpi.cli import main
+
+raise SystemExit(main())

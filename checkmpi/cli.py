@@ -1,0 +1,213 @@
+"""The `checkmpi` command line: run, p2p, report, predict, export."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from checkmpi import __version__
+from checkmpi.errors import CheckmpiError
+from checkmpi.results import P2P_MODES, HaloRun, load, load_all, run_folder
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports mistakes as one line through CheckmpiError."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise CheckmpiError(f"{self.prog}: {message} (see '{self.prog} --help')")
+
+
+def _launch_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bin", metavar="DIR", help="folder of the native executables (else $CHECKMPI_BIN, "
+                   "./build/bin, PATH)")
+    p.add_argument("--launcher", default="mpirun", metavar="NAME",
+                   help="MPI launcher: mpirun (default) or mpiexec; Open MPI and MPICH are told apart")
+    p.add_argument("--json", metavar="FILE", help="where the results go (default results/<kind>-<time>.json)")
+    p.add_argument("--outdir", metavar="DIR", help="per-run output, log and report (default: the JSON path "
+                   "without .json)")
+    p.add_argument("--no-report", action="store_true", help="print the tables only; no plots or HTML")
+    p.add_argument("--timeout", type=float, metavar="S", help="stop the MPI job after S seconds")
+
+
+def build_parser() -> Parser:
+    top = Parser(prog="checkmpi", description="Runs checkmpi's MPI benchmarks and reports their results.",
+                 allow_abbrev=False)
+    top.add_argument("--version", action="version", version=f"checkmpi {__version__}")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = sub.add_parser("run", allow_abbrev=False, help="run checkmpi-halo (no options: the main job)",
+                         description="Runs checkmpi-halo through MPI. With no options it is the main job: one "
+                         "rank per core, an automatic decomposition, a per-rank size and step count that take "
+                         "about half a minute, every strategy. Options it does not know go to checkmpi-halo "
+                         "(e.g. --precision double, --warmup 10, --reverse).")
+    run.add_argument("-n", "--np", type=int, help="ranks (default: --procs, else one per core)")
+    run.add_argument("--procs", metavar="PxQxR", help="rank grid, e.g. 2x2x2 (default: balanced)")
+    size = run.add_mutually_exclusive_group()
+    size.add_argument("--size", metavar="LXxLYxLZ", help="global size")
+    size.add_argument("--local", metavar="LxMxN", help="size per rank (global = local x grid)")
+    run.add_argument("--strategy", metavar="LIST", help="ids, aliases or numbers, comma-separated (default all)")
+    run.add_argument("--iters", type=int, metavar="N", help="timed steps (default: calibrated to --budget)")
+    run.add_argument("--budget", type=float, default=30.0, metavar="S",
+                     help="seconds the job should take when --iters is not given (default 30)")
+    _launch_options(run)
+    run.set_defaults(func=_run)
+
+    p2p = sub.add_parser("p2p", allow_abbrev=False, help="run checkmpi-p2p MODE",
+                         description="Runs checkmpi-p2p MODE through MPI and reports it; options it does not "
+                         "know go to checkmpi-p2p (e.g. -m 1:65536).")
+    p2p.add_argument("mode", choices=P2P_MODES, help="measurement mode")
+    # No -n here: checkmpi-p2p's own -n is loggp's message count.
+    p2p.add_argument("--np", type=int, help="ranks (default 2; ring: one per core)")
+    _launch_options(p2p)
+    p2p.set_defaults(func=_p2p)
+
+    rep = sub.add_parser("report", allow_abbrev=False, help="tables, plots and HTML from results files")
+    rep.add_argument("files", nargs="+", metavar="RESULTS.json")
+    rep.add_argument("--html", metavar="FILE", help="also write one self-contained HTML page")
+    rep.add_argument("--plots", metavar="DIR", help="folder for PNG and SVG plots (default: the first file's "
+                     "path without .json, /plots)")
+    rep.add_argument("--no-plots", action="store_true", help="tables only")
+    rep.add_argument("--copy-bandwidth", type=float, metavar="GB/s", help="copy bandwidth for predictions "
+                     "(default: the run's memcpy probe, else 10)")
+    rep.set_defaults(func=_report)
+
+    pred = sub.add_parser("predict", allow_abbrev=False, help="predicted time per step from p2p parameters")
+    pred.add_argument("--p2p", action="append", required=True, metavar="P2P.json",
+                      help="ping-pong or LogGP results (repeat to add a datatype result)")
+    pred.add_argument("--procs", required=True, metavar="PxQxR")
+    pred.add_argument("--local", required=True, metavar="LxMxN")
+    pred.add_argument("--strategy", default="all", metavar="LIST")
+    pred.add_argument("--precision", choices=("single", "double"), default="single")
+    pred.add_argument("--sync", choices=("barrier", "none"), default="barrier")
+    pred.add_argument("--border", type=int, default=10, help="step10's border (default 10)")
+    pred.add_argument("--copy-bandwidth", type=float, metavar="GB/s", help="default: --halo's probe, else 10")
+    pred.add_argument("--halo", metavar="RESULTS.json", help="take the copy bandwidth from this run's probe")
+    pred.add_argument("--json", metavar="FILE", help="also write the predictions as JSON")
+    pred.set_defaults(func=_predict)
+
+    exp = sub.add_parser("export", allow_abbrev=False, help="CSV or Extra-P JSON Lines from halo results")
+    exp.add_argument("files", nargs="+", metavar="RESULTS.json")
+    exp.add_argument("--format", required=True, choices=("csv", "extrap"))
+    exp.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
+    exp.set_defaults(func=_export)
+    return top
+
+
+def _run(args: argparse.Namespace, extra: list[str]) -> int:
+    from checkmpi.jobs import run_halo
+
+    return run_halo(args, extra)
+
+
+def _p2p(args: argparse.Namespace, extra: list[str]) -> int:
+    from checkmpi.jobs import run_p2p
+
+    return run_p2p(args, extra)
+
+
+def _report(args: argparse.Namespace, extra: list[str]) -> int:
+    from checkmpi import report as R
+    from checkmpi import tables as T
+
+    halos, p2ps = load_all(args.files)
+    plots = None if args.no_plots else Path(args.plots) if args.plots else run_folder(Path(args.files[0])) / "plots"
+    rep = R.build(halos, p2ps, plots, _gbs(args.copy_bandwidth))
+    R.print_report(rep, T.console())
+    if rep.figures:
+        print(f"checkmpi: plots in {plots}", file=sys.stderr)
+    if args.html:
+        R.write_html(rep, Path(args.html))
+        print(f"checkmpi: report: {args.html}", file=sys.stderr)
+    return 0
+
+
+def _gbs(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if value <= 0:
+        raise CheckmpiError(f"--copy-bandwidth must be positive, got {value:g}")
+    return value * 1e9
+
+
+def _predict(args: argparse.Namespace, extra: list[str]) -> int:
+    from checkmpi import model as M
+    from checkmpi import tables as T
+    from checkmpi.grid import parse_triple
+    from checkmpi.results import P2PRun
+
+    runs = [load(p) for p in args.p2p]
+    if not all(isinstance(r, P2PRun) for r in runs):
+        raise CheckmpiError("--p2p needs checkmpi-p2p results (schema checkmpi.p2p/1)")
+    halo = load(args.halo) if args.halo else None
+    if halo is not None and not isinstance(halo, HaloRun):
+        raise CheckmpiError(f"--halo needs checkmpi-halo results; '{args.halo}' is a checkmpi-p2p file")
+    if args.border < 1:
+        raise CheckmpiError(f"--border must be positive, got {args.border}")
+    case = M.Case(parse_triple(args.procs, "--procs"), parse_triple(args.local, "--local"), args.precision,
+                  args.sync, args.border)
+    model = M.message_model(runs)  # type: ignore[arg-type]
+    bandwidth = M.copy_bandwidth_for(halo, _gbs(args.copy_bandwidth))
+    predictions = M.predict(case, M.select_strategies(args.strategy), model, bandwidth[0])
+    title = (f"Predicted time per step: {'x'.join(map(str, case.procs))} ranks, local "
+             f"{'x'.join(map(str, case.local))}, {case.precision}, sync {case.sync}")
+    T.render(T.prediction_table(predictions, model, bandwidth, title), T.console())
+    if args.json:
+        doc = {"case": {"procs": case.procs, "local": case.local, "precision": case.precision, "sync": case.sync,
+                        "border": case.border},
+               "model": {"kind": model.kind, "source": model.source, "copy_bandwidth": bandwidth[0]},
+               "predictions": [{"strategy": p.strategy.id, "messages": p.messages, "bytes": p.bytes, "mpi": p.mpi,
+                                "pack": p.pack, "unpack": p.unpack, "compute": p.compute, "overlapped": p.hidden,
+                                "total": p.total} for p in predictions]}
+        _write(Path(args.json), json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
+def _export(args: argparse.Namespace, extra: list[str]) -> int:
+    from checkmpi import export
+
+    halos, p2ps = load_all(args.files)
+    if p2ps:
+        raise CheckmpiError(f"export reads checkmpi-halo results; '{p2ps[0].path}' is checkmpi-p2p "
+                            f"({p2ps[0].mode})")
+    text = export.to_csv(halos) if args.format == "csv" else export.to_extrap(halos)
+    if args.output:
+        _write(Path(args.output), text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise CheckmpiError(f"cannot write '{path}': {e.strerror}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args, extra = build_parser().parse_known_args(argv)
+        if extra and args.command not in ("run", "p2p"):
+            raise CheckmpiError(f"checkmpi {args.command}: unrecognized arguments: {' '.join(extra)} "
+                                f"(see 'checkmpi {args.command} --help')")
+        return args.func(args, extra)
+    except CheckmpiError as e:
+        print(f"checkmpi: error: {e.message}", file=sys.stderr)
+        for line in e.detail:
+            print(f"  | {line}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("checkmpi: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `checkmpi export ... | head`
+        return 0
+    except Exception as e:  # a bug: one line, unless CHECKMPI_DEBUG asks for the traceback
+        if os.environ.get("CHECKMPI_DEBUG"):
+            raise
+        print(f"checkmpi: internal error: {type(e).__name__}: {e} (set CHECKMPI_DEBUG=1 for details)",
+              file=sys.stderr)
+        return 1

@@ -1,0 +1,290 @@
+"""`checkmpi run` and `checkmpi p2p`: plan a job, launch the native tool,
+show its progress, then print and report its results."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from checkmpi import report as R
+from checkmpi import tables as T
+from checkmpi.errors import EXIT_INVALID, EXIT_NATIVE, CheckmpiError
+from checkmpi.grid import Triple, dims_create, dims_for_size, parse_triple, physical_cores
+from checkmpi.native import (Executable, Launcher, failure, find_executable, find_launcher, mpi_command, run_native,
+                             say)
+from checkmpi.results import HaloRun, P2PRun, load, run_folder, x_join
+
+CALIBRATION_STEPS = 10
+DEFAULT_EDGE = 128  # local block edge of the main job, before memory limits
+
+
+@dataclass
+class HaloPlan:
+    np: int
+    dims: Triple | None  # None: left to the input file / checkmpi-halo
+    size: Triple | None  # global size; None: from the input file
+    iters: int | None  # None: calibrate (or the input file's itfin)
+    passthrough: list[str]
+
+    @property
+    def uses_input(self) -> bool:
+        return _has_option(self.passthrough, "--input")
+
+
+def _has_option(argv: list[str], name: str) -> bool:
+    return any(a == name or a.startswith(name + "=") for a in argv)
+
+
+def _option_value(argv: list[str], name: str) -> str | None:
+    """The last value given to a pass-through option (`--name V` or `--name=V`)."""
+    value = None
+    for i, a in enumerate(argv):
+        if a == name and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif a.startswith(name + "="):
+            value = a.split("=", 1)[1]
+    return value
+
+
+def plan_halo(args: argparse.Namespace, extra: list[str]) -> HaloPlan:
+    """Fills in what the options leave open: with none, the main job."""
+    procs = parse_triple(args.procs, "--procs") if args.procs else None
+    if args.np is not None and args.np < 1:
+        raise CheckmpiError(f"--np must be positive, got {args.np}")
+    if procs and args.np is not None and math.prod(procs) != args.np:
+        raise CheckmpiError(f"--procs {x_join(procs)} needs {math.prod(procs)} ranks, but --np is {args.np}")
+    np = args.np or (math.prod(procs) if procs else physical_cores())
+    plan = HaloPlan(np, procs, None, args.iters, list(extra))
+    if args.iters is not None and args.iters < 1:
+        raise CheckmpiError(f"--iters must be positive, got {args.iters}")
+    if args.local:
+        local = parse_triple(args.local, "--local")
+        plan.dims = procs or dims_create(np)
+        plan.size = tuple(a * b for a, b in zip(local, plan.dims))  # type: ignore[assignment]
+    elif args.size:
+        size = parse_triple(args.size, "--size")
+        if procs and any(s % p for s, p in zip(size, procs)):
+            raise CheckmpiError(f"--size {x_join(size)} is not divisible by --procs {x_join(procs)}")
+        plan.dims = procs or dims_for_size(np, size)
+        if plan.dims is None:
+            raise CheckmpiError(f"no grid of {np} ranks divides --size {x_join(size)} evenly; give --procs")
+        plan.size = size
+    elif not plan.uses_input:
+        plan.dims = procs or dims_create(np)
+        edge = auto_edge(np, 8 if _option_value(extra, "--precision") == "double" else 4)
+        plan.size = tuple(edge * d for d in plan.dims)  # type: ignore[assignment]
+    return plan
+
+
+def auto_edge(np: int, real: int) -> int:
+    """The main job's local edge: 128, halved while the job would take more
+    than a quarter of the available memory (three fields, halos included)."""
+    available = _mem_available()
+    edge = DEFAULT_EDGE
+    while edge > 16 and available and np * 3 * (edge + 2) ** 3 * real > available / 4:
+        edge //= 2
+    return edge
+
+
+def _mem_available() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def halo_argv(exe: Path, plan: HaloPlan, json_path: Path, outdir: Path, iters: int | None,
+              strategy: str | None) -> list[str]:
+    argv = [str(exe)]
+    if not plan.uses_input:
+        argv.append("--no-input")
+    if plan.size:
+        argv += ["--lx", str(plan.size[0]), "--ly", str(plan.size[1]), "--lz", str(plan.size[2])]
+    if plan.dims:
+        argv += ["--proc_x", str(plan.dims[0]), "--proc_y", str(plan.dims[1]), "--proc_z", str(plan.dims[2])]
+    if iters is not None:
+        argv += ["--itfin", str(iters)]
+        if not _has_option(plan.passthrough, "--icheck"):
+            argv += ["--icheck", str(max(1, iters // 10))]  # ten validations and profile dumps per run
+    if strategy:
+        argv += ["--strategy", strategy]
+    return argv + ["--outdir", str(outdir), "--json", str(json_path)] + plan.passthrough
+
+
+class ProgressLine:
+    """Which strategy is running: a bar on a terminal, plain lines otherwise."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.bar: Progress | None = None
+        self.task = None
+        if sys.stderr.isatty():
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+
+    def __enter__(self) -> ProgressLine:
+        if self.bar:
+            self.bar.start()
+            self.task = self.bar.add_task(self.what, total=None)
+        else:
+            say(self.what)
+        return self
+
+    def update(self, index: int, count: int, sid: str, alias: str) -> None:
+        text = f"{self.what}: {sid} ({alias})"
+        if self.bar and self.task is not None:
+            self.bar.update(self.task, description=text, total=count, completed=index - 1)
+        else:
+            say(f"[{index}/{count}] {text}")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar:
+            self.bar.stop()
+
+
+def _launch(tool: str, args: argparse.Namespace) -> tuple[Executable, Launcher]:
+    exe = find_executable(tool, args.bin)
+    launcher = find_launcher(args.launcher, exe.path)
+    say(f"{tool}: {exe.path} (found via {exe.source}); launcher {launcher.path}"
+        + (f" ({launcher.note})" if launcher.note else ""))
+    return exe, launcher
+
+
+def _results_path(args: argparse.Namespace, prefix: str) -> Path:
+    """--json, or a new timestamped file under results/."""
+    if args.json:
+        return Path(args.json)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = Path("results") / f"{prefix}-{stamp}.json"
+    k = 2
+    while path.exists() or run_folder(path).exists():
+        path = Path("results") / f"{prefix}-{stamp}-{k}.json"
+        k += 1
+    return path
+
+
+def _prepare(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise CheckmpiError(f"cannot create folder '{path.parent}': {e.strerror}") from None
+
+
+def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | None, budget: float,
+              timeout: float | None) -> int:
+    """Steps that make the whole job take about `budget` seconds, from a short
+    run of every chosen strategy (its launch cost counts as well)."""
+    with tempfile.TemporaryDirectory(prefix="checkmpi-calibrate-") as tmp:
+        json_path = Path(tmp) / "calibration.json"
+        cmd, env = mpi_command(launcher, plan.np, halo_argv(exe, plan, json_path, Path(tmp) / "out",
+                                                            CALIBRATION_STEPS, strategy))
+        with ProgressLine(f"calibrating ({CALIBRATION_STEPS} steps per strategy)") as progress:
+            done = run_native(cmd, env, timeout, progress.update)
+        if done.returncode != 0:
+            raise failure("checkmpi-halo", done)
+        run = _load_written(json_path, "checkmpi-halo")
+    assert isinstance(run, HaloRun)
+    per_step = sum(s.timers["loop"].max / s.steps for s in run.ran() if s.steps)
+    overhead = max(0.0, done.seconds - sum(s.timers["loop"].max for s in run.ran()))
+    left = budget - done.seconds - overhead
+    steps = int(left / per_step) if per_step > 0 else 1000
+    steps = _round_down(max(CALIBRATION_STEPS, min(steps, 1_000_000)))
+    say(f"calibration: {per_step * 1e3:.3f} ms per step over all strategies, "
+        f"{overhead:.1f} s start-up; {steps} steps for about {budget:g} s")
+    return steps
+
+
+def _round_down(n: int) -> int:
+    """Two significant digits: 12345 -> 12000."""
+    scale = 10 ** max(0, len(str(n)) - 2)
+    return n // scale * scale
+
+
+def _load_written(path: Path, tool: str) -> HaloRun | P2PRun:
+    if not path.exists():
+        raise CheckmpiError(f"{tool} finished but wrote no results to '{path}'", EXIT_NATIVE)
+    return load(path)
+
+
+def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
+    if args.budget <= 0:
+        raise CheckmpiError(f"--budget must be positive, got {args.budget:g}")
+    plan = plan_halo(args, extra)
+    json_path = _results_path(args, "halo")
+    outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
+    _prepare(json_path)
+    exe, launcher = _launch("checkmpi-halo", args)
+    iters = plan.iters
+    if iters is None and not plan.uses_input:
+        iters = calibrate(exe.path, launcher, plan, args.strategy, args.budget, args.timeout)
+    cmd, env = mpi_command(launcher, plan.np, halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy))
+    say("running: " + " ".join(cmd))
+    with ProgressLine(f"checkmpi-halo on {plan.np} ranks") as progress:
+        done = run_native(cmd, env, args.timeout, progress.update)
+    _save_log(outdir, "checkmpi-halo.log", done.stdout)
+    if done.returncode not in (0, EXIT_INVALID):
+        raise failure("checkmpi-halo", done)
+    run = _load_written(json_path, "checkmpi-halo")
+    assert isinstance(run, HaloRun)
+    _show(run, args, outdir)
+    bad = [s.id for s in run.ran() if not s.valid]
+    if bad or done.returncode == EXIT_INVALID:
+        raise CheckmpiError(f"validation failed for {', '.join(bad) or 'a strategy'} (see the table and "
+                            f"{outdir}/<strategy>/task.*.log)", EXIT_INVALID)
+    return 0
+
+
+def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
+    if args.np is not None and args.np < 1:
+        raise CheckmpiError(f"--np must be positive, got {args.np}")
+    np = args.np or (physical_cores() if args.mode == "ring" else 2)
+    json_path = _results_path(args, f"p2p-{args.mode}")
+    outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
+    _prepare(json_path)
+    exe, launcher = _launch("checkmpi-p2p", args)
+    cmd, env = mpi_command(launcher, np, [str(exe.path), args.mode, "--json", str(json_path)] + extra)
+    say("running: " + " ".join(cmd))
+    with ProgressLine(f"checkmpi-p2p {args.mode} on {np} ranks"):
+        done = run_native(cmd, env, args.timeout)
+    _save_log(outdir, "checkmpi-p2p.log", done.stdout)
+    if done.returncode not in (0, EXIT_INVALID):
+        raise failure("checkmpi-p2p", done)
+    run = _load_written(json_path, "checkmpi-p2p")
+    _show(run, args, outdir)
+    if done.returncode == EXIT_INVALID:
+        raise CheckmpiError("checkmpi-p2p found corrupted data (exit code 3); see its output in "
+                            f"{outdir}/checkmpi-p2p.log", EXIT_INVALID)
+    return 0
+
+
+def _save_log(outdir: Path, name: str, text: str) -> None:
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+        (outdir / name).write_text(text)
+    except OSError:
+        pass  # the log is a convenience; the JSON is what counts
+
+
+def _show(run: HaloRun | P2PRun, args: argparse.Namespace, outdir: Path) -> None:
+    """Prints the tables and, unless --no-report, writes plots and the HTML report."""
+    halos = [run] if isinstance(run, HaloRun) else []
+    p2ps = [run] if isinstance(run, P2PRun) else []
+    plots = None if args.no_report else outdir / "plots"
+    rep = R.build(halos, p2ps, plots)
+    R.print_report(rep, T.console())
+    say(f"results: {run.path}")
+    if not args.no_report:
+        html = outdir / "report.html"
+        R.write_html(rep, html)
+        say(f"report: {html} (plots in {plots})")

@@ -1,0 +1,228 @@
+"""Finding the native executables and launching them through MPI."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from checkmpi.errors import EXIT_NATIVE, CheckmpiError
+from checkmpi.grid import physical_cores
+
+
+@dataclass(frozen=True)
+class Executable:
+    path: Path
+    source: str  # how it was found, said to the user
+
+
+def find_executable(name: str, bin_dir: str | None = None) -> Executable:
+    """--bin DIR, then $CHECKMPI_BIN, then ./build/bin, then PATH.
+
+    An explicit --bin or CHECKMPI_BIN that lacks the tool is an error rather
+    than a silent fall-back, so a typo never runs some other build.
+    """
+    for origin, folder in (("--bin", bin_dir), ("CHECKMPI_BIN", os.environ.get("CHECKMPI_BIN"))):
+        if folder:
+            candidate = Path(folder) / name
+            if _is_executable(candidate):
+                return Executable(candidate, f"{origin} {folder}")
+            raise CheckmpiError(f"{name} not found in {origin} directory '{folder}'", EXIT_NATIVE)
+    local = Path("build/bin") / name
+    if _is_executable(local):
+        return Executable(local, "./build/bin")
+    on_path = shutil.which(name)
+    if on_path:
+        return Executable(Path(on_path), "PATH")
+    raise CheckmpiError(f"{name} not found: looked in ./build/bin and on PATH (build it with "
+                        "'bash scripts/setup.sh', or point --bin DIR or CHECKMPI_BIN at its folder)", EXIT_NATIVE)
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+@dataclass(frozen=True)
+class Launcher:
+    path: str
+    flavor: str  # "openmpi", "mpich" or "unknown"
+    note: str = ""  # why this launcher, when it is not the one asked for
+
+
+def _version_flavor(text: str) -> str:
+    if re.search(r"Open MPI|OpenRTE", text):
+        return "openmpi"
+    if re.search(r"HYDRA|MPICH|Intel\(R\) MPI", text):
+        return "mpich"
+    return "unknown"
+
+
+def launcher_flavor(path: str) -> str:
+    """Open MPI or MPICH (hydra), from `LAUNCHER --version`."""
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return _version_flavor(out.stdout + out.stderr)
+
+
+def binary_flavor(exe: Path) -> str:
+    """The MPI library the executable links, from ldd (unknown if ldd cannot tell)."""
+    try:
+        out = subprocess.run(["ldd", str(exe)], capture_output=True, text=True, timeout=30, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    if re.search(r"libmpich|libmpi\.so\.12\b", out):
+        return "mpich"
+    if re.search(r"libmpi\.so\.40\b|openmpi", out):
+        return "openmpi"
+    return "unknown"
+
+
+def find_launcher(name: str, exe: Path) -> Launcher:
+    """The launcher to use for `exe`: `name` unless it belongs to another MPI.
+
+    A binary built with MPICH started by Open MPI's mpirun runs as N
+    one-rank jobs; on Debian both launchers are installed side by side as
+    mpiexec.openmpi and mpiexec.mpich, so pick the matching one.
+    """
+    path = shutil.which(name)
+    if path is None:
+        raise CheckmpiError(f"MPI launcher '{name}' not found on PATH (install Open MPI or MPICH, "
+                            "or give --launcher)", EXIT_NATIVE)
+    flavor = launcher_flavor(path)
+    wanted = binary_flavor(exe)
+    if wanted == "unknown" or flavor == wanted:
+        return Launcher(path, flavor)
+    specific = shutil.which(f"mpiexec.{wanted}")
+    if specific is None:
+        raise CheckmpiError(f"{exe} is built with {_pretty(wanted)} but '{name}' is {_pretty(flavor)}, "
+                            f"and no mpiexec.{wanted} is on PATH; give --launcher", EXIT_NATIVE)
+    return Launcher(specific, wanted, f"{exe.name} uses {_pretty(wanted)}, '{name}' is {_pretty(flavor)}")
+
+
+def _pretty(flavor: str) -> str:
+    return {"openmpi": "Open MPI", "mpich": "MPICH"}.get(flavor, "an unknown MPI")
+
+
+def mpi_command(launcher: Launcher, np: int, argv: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment to start `argv` on `np` ranks."""
+    env = dict(os.environ)
+    cmd = [launcher.path, "-n", str(np)]
+    if launcher.flavor == "openmpi":
+        # Open MPI refuses more ranks than cores, and root, unless told;
+        # MPICH's hydra needs neither.
+        if np > physical_cores():
+            cmd.append("--oversubscribe")
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    return cmd + argv, env
+
+
+# checkmpi-halo's progress line: "[2/11] step1 (sendrecv-packx) ..."
+PROGRESS = re.compile(r"\[(\d+)/(\d+)\] (\S+) \(([^)]*)\) \.\.\.")
+
+
+@dataclass
+class NativeRun:
+    returncode: int
+    stdout: str
+    stderr_tail: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
+               on_progress: Callable[[int, int, str, str], None] | None = None) -> NativeRun:
+    """Runs an MPI job, reporting checkmpi-halo's progress lines as they appear.
+
+    The tool prints "[i/N] id (alias) ..." and ends the line only when the
+    strategy is done, so stdout is read in raw chunks, not lines.
+    """
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, start_new_session=True)
+    except OSError as e:
+        raise CheckmpiError(f"cannot start {cmd[0]}: {e.strerror}", EXIT_NATIVE) from None
+    stderr_lines: deque[str] = deque(maxlen=200)
+
+    def drain_stderr() -> None:
+        assert proc.stderr is not None
+        for raw in proc.stderr:
+            stderr_lines.append(raw.decode(errors="replace").rstrip("\n"))
+
+    reader = threading.Thread(target=drain_stderr, daemon=True)
+    reader.start()
+    timed_out = threading.Event()
+
+    def stop() -> None:
+        timed_out.set()
+        _kill_group(proc)
+
+    timer = threading.Timer(timeout, stop) if timeout else None
+    if timer:
+        timer.start()
+    out = bytearray()
+    seen = 0
+    assert proc.stdout is not None
+    try:
+        while chunk := os.read(proc.stdout.fileno(), 65536):
+            out.extend(chunk)
+            if on_progress:
+                text = out.decode(errors="replace")
+                for m in list(PROGRESS.finditer(text))[seen:]:
+                    on_progress(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
+                    seen += 1
+        proc.wait()
+    except KeyboardInterrupt:
+        _kill_group(proc)
+        raise
+    finally:
+        if timer:
+            timer.cancel()
+    reader.join(timeout=5)
+    elapsed = time.monotonic() - start
+    if timed_out.is_set():
+        raise CheckmpiError(f"{Path(cmd[0]).name} job timed out after {timeout:g} s and was stopped",
+                            EXIT_NATIVE, list(stderr_lines)[-5:])
+    return NativeRun(proc.returncode, out.decode(errors="replace"), list(stderr_lines), elapsed)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Stops the launcher and every rank it started (its own session)."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def failure(tool: str, run: NativeRun) -> CheckmpiError:
+    """The error for a native run that exited non-zero: code plus the end of stderr.
+
+    The tool's own lines ("checkmpi-halo: error: ...") come first: Open
+    MPI's mpirun follows them with a banner about the exit code that would
+    otherwise fill the tail.
+    """
+    lines = [line for line in run.stderr_tail if line.strip() and not re.fullmatch(r"-+", line.strip())]
+    own = [line for line in lines if line.startswith(f"{tool}:")]
+    tail = own[-4:] if own else lines[-6:]
+    return CheckmpiError(f"{tool} failed with exit code {run.returncode}" + (":" if tail else " (no stderr)"),
+                         EXIT_NATIVE, tail)
+
+
+def say(message: str) -> None:
+    print(f"checkmpi: {message}", file=sys.stderr, flush=True)

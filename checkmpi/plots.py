@@ -1,0 +1,257 @@
+"""Plots of halo and point-to-point results, each written as PNG and SVG."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+
+from checkmpi.model import MessageModel, Prediction
+from checkmpi.results import HaloRun, P2PRun, x_join
+from checkmpi.tables import measured_comm, measured_total, pick_unit
+
+matplotlib.use("Agg")  # files only; never needs a display (no figure exists yet, so switching is allowed)
+
+
+@dataclass
+class Figure:
+    title: str
+    png: Path
+    svg: Path
+
+
+def _save(fig: plt.Figure, outdir: Path, name: str, title: str) -> Figure:
+    outdir.mkdir(parents=True, exist_ok=True)
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+    png, svg = outdir / f"{stem}.png", outdir / f"{stem}.svg"
+    fig.savefig(png, dpi=110, bbox_inches="tight")
+    fig.savefig(svg, bbox_inches="tight")
+    plt.close(fig)
+    return Figure(title, png, svg)
+
+
+# Breakdown parts: (timer, legend label, colour).
+PARTS = (("compute", "compute (shift)", "#4c72b0"), ("mpi", "MPI calls + barriers", "#dd8452"),
+         ("pack", "pack", "#55a868"), ("unpack", "unpack", "#c44e52"), ("diag", "validation + profiles", "#8172b3"))
+
+
+def halo_breakdown(run: HaloRun, outdir: Path) -> Figure:
+    """Stacked bars: where each strategy's time per step goes (mean over ranks, so parts add up)."""
+    ran = sorted(run.ran(), key=lambda s: s.step)
+    unit, scale = pick_unit(max((s.per_step("loop", "mean") for s in ran), default=0.0))
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(ran) + 2.2))
+    y = np.arange(len(ran))
+    left = np.zeros(len(ran))
+    for timer, label, colour in PARTS:
+        width = np.array([s.per_step(timer, "mean") * scale if timer in s.timers else 0.0 for s in ran])
+        ax.barh(y, width, left=left, color=colour, label=label)
+        left += width
+    loop = np.array([s.per_step("loop", "mean") * scale for s in ran])
+    other = np.clip(loop - left, 0.0, None)
+    ax.barh(y, other, left=left, color="#cccccc", label="other (untimed)")
+    ax.set_yticks(y, [s.label + ("" if s.valid else " (INVALID)") for s in ran])
+    ax.invert_yaxis()
+    ax.set_xlabel(f"time per step ({unit}), mean over ranks")
+    ax.set_title(f"Time breakdown per strategy\n{run.name}: {run.describe()}", fontsize=10)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)  # outside: never hides a bar
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, outdir, f"{run.name}-breakdown", "Time breakdown per strategy")
+
+
+def halo_directions(run: HaloRun, outdir: Path) -> Figure:
+    """Grouped bars: time per step in x, y and z (mean over ranks, bars from min to max)."""
+    ran = sorted(run.ran(), key=lambda s: s.step)
+    unit, scale = pick_unit(max((s.per_step(d, "max") for s in ran for d in "xyz" if d in s.timers), default=0.0))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(ran) + 2), 4.2))
+    x = np.arange(len(ran))
+    width = 0.26
+    for k, (d, colour) in enumerate(zip("xyz", ("#4c72b0", "#55a868", "#c44e52"))):
+        mean = np.array([s.per_step(d, "mean") * scale if d in s.timers else 0.0 for s in ran])
+        lo = np.array([s.per_step(d, "min") * scale if d in s.timers else 0.0 for s in ran])
+        hi = np.array([s.per_step(d, "max") * scale if d in s.timers else 0.0 for s in ran])
+        ax.bar(x + (k - 1) * width, mean, width, color=colour, label=f"{d} direction",
+               yerr=np.vstack([mean - lo, hi - mean]), capsize=3, error_kw={"elinewidth": 0.8})
+    ax.set_xticks(x, [s.id for s in ran])
+    ax.set_ylabel(f"time per step ({unit})")
+    xlabel = "strategy (bars: mean over ranks; whiskers: min to max)"
+    if any(s.step >= 7 for s in ran):  # docs/halo.md, "Timers"
+        xlabel += "\nstep7 on: all directions in flight at once; the wait for them is in no direction"
+    ax.set_xlabel(xlabel)
+    ax.set_title(f"Exchange time per direction\n{run.name}: {x_join(run.dims)} ranks, local {x_join(run.local)}",
+                 fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, outdir, f"{run.name}-directions", "Exchange time per direction")
+
+
+def halo_comparison(runs: list[HaloRun], outdir: Path) -> Figure:
+    """Grouped bars: loop time per step of each strategy, one bar per run."""
+    ids = sorted({s.id: s.step for r in runs for s in r.ran()}.items(), key=lambda kv: kv[1])
+    unit, scale = pick_unit(max((s.per_step("loop") for r in runs for s in r.ran()), default=0.0))
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(ids) * max(1, len(runs) / 2) + 2), 4.2))
+    x = np.arange(len(ids))
+    width = 0.8 / len(runs)
+    for k, run in enumerate(runs):
+        times = {s.id: s.per_step("loop") * scale for s in run.ran()}
+        ax.bar(x + (k - (len(runs) - 1) / 2) * width, [times.get(i, 0.0) for i, _ in ids], width,
+               label=f"{run.name} ({run.nprocs} ranks, local {x_join(run.local)})")
+    ax.set_xticks(x, [i for i, _ in ids])
+    ax.set_ylabel(f"loop time per step ({unit}), max over ranks")
+    ax.set_xlabel("strategy")
+    ax.set_title("Comparison of runs", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, outdir, "comparison", "Comparison of runs")
+
+
+def predicted_vs_measured(run: HaloRun, predictions: list[Prediction], outdir: Path) -> Figure:
+    measured = {s.id: s for s in run.ran()}
+    pairs = [(p, measured[p.strategy.id]) for p in predictions if p.strategy.id in measured]
+    unit, scale = pick_unit(max((max(p.total, measured_total(s)) for p, s in pairs), default=0.0))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(pairs) + 2), 4.2))
+    x = np.arange(len(pairs))
+    series = (("comm measured", [measured_comm(s) for _, s in pairs], "#dd8452", None),
+              ("comm predicted", [p.exchange for p, _ in pairs], "#dd8452", "//"),
+              ("total measured", [measured_total(s) for _, s in pairs], "#4c72b0", None),
+              ("total predicted", [p.total for p, _ in pairs], "#4c72b0", "//"))
+    width = 0.2
+    for k, (label, values, colour, hatch) in enumerate(series):
+        ax.bar(x + (k - 1.5) * width, np.array(values) * scale, width, label=label, color=colour,
+               hatch=hatch, edgecolor="white" if hatch else None, alpha=0.6 if hatch else 1.0)
+    values = [v for _, vs, _, _ in series for v in vs if v > 0]
+    log = bool(values) and max(values) / min(values) > 30  # else a model far off shows as empty bars
+    if log:
+        ax.set_yscale("log")
+    ax.set_xticks(x, [p.strategy.id for p, _ in pairs])
+    ax.set_ylabel(f"time per step ({unit}{', log scale' if log else ''})")
+    ax.set_xlabel("strategy (measured: mean over ranks; total = loop - diag)")
+    ax.set_title(f"Predicted vs measured\n{run.name}: {x_join(run.dims)} ranks, local {x_join(run.local)}",
+                 fontsize=10)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, outdir, f"{run.name}-predicted", "Predicted vs measured")
+
+
+# ---- point-to-point -----------------------------------------------------------------------------------
+
+def _median(stats: dict) -> float:
+    return float(stats.get("median") or stats["mean"])
+
+
+def _size_axes(ax: plt.Axes, ylabel: str, title: str, logy: bool = False, xlabel: str = "message size (bytes)"):
+    """Message sizes in powers of two along x, labels, grid and legend."""
+    ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+
+def _hockney(run: P2PRun) -> MessageModel | None:
+    from checkmpi.model import message_model
+
+    if run.mode != "pingpong" or not run.fits.get("hockney", {}).get("segments"):
+        return None
+    return message_model([run])
+
+
+def pingpong(run: P2PRun, outdir: Path) -> Figure:
+    """Latency and bandwidth against message size, with the fitted Hockney model."""
+    sizes = np.array([float(r["size"]) for r in run.results])
+    median = np.array([_median(r["latency"]) for r in run.results]) * 1e6
+    lo = np.array([float(r["latency"]["min"]) for r in run.results]) * 1e6
+    hi = np.array([float(r["latency"]["max"]) for r in run.results]) * 1e6
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    ax1.fill_between(sizes, lo, hi, color="#4c72b0", alpha=0.2, label="min to max")
+    ax1.plot(sizes, median, "o", color="#4c72b0", ms=4, label="measured (median)")
+    ax2.plot(sizes, sizes / (median * 1e-6) / 1e6, "o", color="#4c72b0", ms=4, label="measured (size / median)")
+    model = _hockney(run)
+    if model is not None:
+        grid = np.logspace(np.log10(max(sizes.min(), 1.0)), np.log10(sizes.max()), 200)
+        t = np.array([model.time(s) for s in grid])
+        ax1.plot(grid, t * 1e6, "-", color="#c44e52", label="Hockney fit  alpha + s/beta")
+        ax2.plot(grid, grid / t / 1e6, "-", color="#c44e52", label="Hockney fit  s / (alpha + s/beta)")
+        for b in run.fits["hockney"].get("breakpoints", []):
+            for ax in (ax1, ax2):
+                ax.axvline(float(b), color="grey", ls="--", lw=0.8)
+        ax1.plot([], [], "--", color="grey", lw=0.8, label="protocol breakpoint")
+    _size_axes(ax1, "latency, half round trip (us)", "Ping-pong latency", logy=True)
+    _size_axes(ax2, "bandwidth (MB/s)", "Ping-pong bandwidth")
+    fig.suptitle(f"{run.name}: {run.context.get('mpi_library', '')[:60]}", fontsize=9)
+    return _save(fig, outdir, f"{run.name}-pingpong", "Ping-pong latency and bandwidth")
+
+
+def bandwidth(run: P2PRun, outdir: Path) -> Figure:
+    sizes = np.array([float(r["size"]) for r in run.results])
+    bw = np.array([float(r["bandwidth"]) for r in run.results]) / 1e6
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot(sizes, bw, "o-", color="#4c72b0", ms=4, label=f"measured (window {run.config.get('window', '?')})")
+    _size_axes(ax, "bandwidth (MB/s)", f"Streaming bandwidth\n{run.name}")
+    return _save(fig, outdir, f"{run.name}-bw", "Streaming bandwidth")
+
+
+def loggp(run: P2PRun, outdir: Path) -> Figure:
+    """Per-size o_s, o_r and g + G*s with the fitted line, and the parameters themselves."""
+    fit = run.fits.get("loggp") or {}
+    sizes = np.array([float(r["size"]) for r in run.results])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    for key, label, colour in (("g_plus_Gs", "g + G*s (measured)", "#4c72b0"), ("o_s", "o_s (send overhead)",
+                               "#55a868"), ("o_r", "o_r (receive overhead)", "#dd8452")):
+        values = [float(r[key]) * 1e6 if key in r else np.nan for r in run.results]
+        ax1.plot(sizes, values, "o", ms=4, color=colour, label=label)
+    if {"g", "G"} <= fit.keys():
+        grid = np.linspace(sizes.min(), sizes.max(), 200)
+        ax1.plot(grid, (float(fit["g"]) + float(fit["G"]) * grid) * 1e6, "-", color="#c44e52",
+                 label="fit g + G*s")
+    ax1.set_xscale("symlog", base=2, linthresh=1)
+    ax1.set_xlabel("message size (bytes)")
+    ax1.set_ylabel("time (us)")
+    ax1.set_title("LogGP measurements per size", fontsize=10)
+    ax1.grid(alpha=0.3, which="both")
+    ax1.legend(fontsize=8)
+    names = [k for k in ("L", "o_s", "o_r", "g") if k in fit]
+    ax2.bar(names, [float(fit[k]) * 1e6 for k in names], color=["#8172b3", "#55a868", "#dd8452", "#4c72b0"][
+        :len(names)])
+    ax2.set_ylabel("time (us)")
+    ax2.set_title("LogGP parameters", fontsize=10)
+    if "G" in fit:  # G is per byte: its own line rather than a bar on the microsecond axis
+        G = float(fit["G"])
+        ax2.set_xlabel(f"G = {G * 1e9:.4f} ns/byte" + (f"  (1/G = {1 / G / 1e6:.0f} MB/s)" if G > 0 else ""))
+    ax2.grid(axis="y", alpha=0.3)
+    fig.suptitle(f"{run.name}: LogGP (n = {fit.get('n', run.config.get('n', '?'))})", fontsize=9)
+    return _save(fig, outdir, f"{run.name}-loggp", "LogGP parameters")
+
+
+def datatype(run: P2PRun, outdir: Path) -> Figure:
+    rows = [r for r in run.results if isinstance(r.get("datatype"), dict) and isinstance(r.get("packed"), dict)]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for key, label, marker, colour in (("datatype", "MPI_Type_vector", "o", "#4c72b0"),
+                                       ("packed", "hand pack + contiguous", "s", "#55a868")):
+        for contiguous, fill in ((True, "full"), (False, "none")):
+            pts = [r for r in rows if bool(r.get("contiguous")) == contiguous]
+            ax.plot([float(r["bytes"]) for r in pts],
+                    [_median(r[key]) * 1e6 for r in pts], marker, ls="", color=colour, fillstyle=fill,
+                    ms=7 if key == "datatype" else 5,
+                    label=f"{label}, {'contiguous' if contiguous else 'non-contiguous'} tuples")
+    _size_axes(ax, "half round trip, median (us)", f"Derived datatypes vs hand packing\n{run.name}", logy=True,
+               xlabel="payload (bytes)")
+    return _save(fig, outdir, f"{run.name}-datatype", "Derived datatypes vs hand packing")
+
+
+def ring(run: P2PRun, outdir: Path) -> Figure:
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for n in sorted({int(r["nprocs"]) for r in run.results}):
+        pts = [r for r in run.results if int(r["nprocs"]) == n]
+        ax.plot([float(r["size"]) for r in pts], [_median(r["time"]) * 1e6 for r in pts], "o-", ms=4,
+                label=f"{n} ranks")
+    _size_axes(ax, "time per ring iteration, median (us)", f"Ring exchange\n{run.name}", logy=True)
+    return _save(fig, outdir, f"{run.name}-ring", "Ring exchange")
+
+
+P2P_PLOTS = {"pingpong": pingpong, "bw": bandwidth, "loggp": loggp, "datatype": datatype, "ring": ring}

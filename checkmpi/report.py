@@ -1,0 +1,152 @@
+"""A report: context, tables and plots of one or more results files, for the
+terminal and as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from rich.console import Console
+
+from checkmpi import __version__
+from checkmpi import tables as T
+from checkmpi.errors import CheckmpiError
+from checkmpi.model import MessageModel, case_of, copy_bandwidth_for, message_model, predict, select_strategies
+from checkmpi.results import HaloRun, P2PRun
+
+
+@dataclass
+class Report:
+    contexts: list[T.Table] = field(default_factory=list)  # one full block per results file
+    summary: T.Table | None = None  # the same, one line per file
+    tables: list[T.Table] = field(default_factory=list)
+    figures: list = field(default_factory=list)  # plots.Figure
+    notes: list[str] = field(default_factory=list)
+
+
+def build(halos: list[HaloRun], p2ps: list[P2PRun], plots_dir: Path | None,
+          copy_bandwidth: float | None = None) -> Report:
+    """Tables for every run, a comparison of halo runs, predicted vs measured
+    when a point-to-point model is at hand, and (with plots_dir) the plots."""
+    runs = [*halos, *p2ps]
+    rep = Report(contexts=[T.context_table(r) for r in runs], summary=T.contexts_summary(runs))
+    model = _model(p2ps, rep)
+    for run in halos:
+        rep.tables.append(T.halo_table(run))
+    if len(halos) > 1:
+        rep.tables.append(T.comparison_table(halos))
+    predictions = {}
+    for run in halos if model else []:
+        ids = [s.id for s in run.ran()]
+        known = [s for s in select_strategies("all") if s.id in ids]
+        bandwidth = copy_bandwidth_for(run, copy_bandwidth)
+        predictions[run.name] = predict(case_of(run), known, model, bandwidth[0])
+        rep.tables.append(T.predicted_vs_measured_table(run, predictions[run.name], model, bandwidth))
+    for run in p2ps:
+        rep.tables.extend(T.p2p_tables(run))
+    if plots_dir is not None:
+        _plots(rep, halos, p2ps, predictions, plots_dir)
+    return rep
+
+
+def _model(p2ps: list[P2PRun], rep: Report) -> MessageModel | None:
+    if not any(r.mode in ("pingpong", "loggp") for r in p2ps):
+        return None
+    try:
+        return message_model(p2ps)
+    except CheckmpiError as e:  # the tables still stand without a prediction
+        rep.notes.append(f"no prediction: {e.message}")
+        return None
+
+
+def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: dict, outdir: Path) -> None:
+    from checkmpi import plots  # matplotlib loads only when plots are wanted
+
+    for run in halos:
+        if run.ran():
+            rep.figures += [plots.halo_breakdown(run, outdir), plots.halo_directions(run, outdir)]
+        if run.name in predictions and run.ran():
+            rep.figures.append(plots.predicted_vs_measured(run, predictions[run.name], outdir))
+    if len([r for r in halos if r.ran()]) > 1:
+        rep.figures.append(plots.halo_comparison([r for r in halos if r.ran()], outdir))
+    for run in p2ps:
+        if run.results:
+            rep.figures.append(plots.P2P_PLOTS[run.mode](run, outdir))
+
+
+def print_report(rep: Report, out: Console) -> None:
+    """Context (in full for one file, a line each for several), then the tables."""
+    context = rep.contexts if len(rep.contexts) == 1 or rep.summary is None else [rep.summary]
+    for table in context + rep.tables:
+        T.render(table, out)
+    for note in rep.notes:
+        out.print(note)
+
+
+# ---- HTML -------------------------------------------------------------------------------------------
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
+table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: .9em; }
+caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: .3em; }
+th, td { padding: .2em .6em; text-align: right; white-space: nowrap; }
+th { border-bottom: 2px solid #444; } td.name, th.name { text-align: left; }
+tbody { border-bottom: 1px solid #bbb; }
+p.note { color: #555; font-size: .85em; margin-top: -1em; white-space: pre-line; }
+table.context td { text-align: left; } table.context td:first-child { font-weight: 600; }
+figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #eee; }
+"""
+
+
+def _html_table(table: T.Table, css_class: str = "") -> str:
+    head = "".join(f'<th class="{"name" if i < table.left_columns else ""}">{_e(h)}</th>'
+                   for i, h in enumerate(table.headers))
+    body, group = [], []
+    for i, row in enumerate(table.rows):
+        cells = "".join(f'<td class="{"name" if j < table.left_columns else ""}">{_e(c)}</td>'
+                        for j, c in enumerate(row))
+        group.append(f"<tr>{cells}</tr>")
+        if i in table.section_after or i == len(table.rows) - 1:
+            body.append("<tbody>" + "".join(group) + "</tbody>")
+            group = []
+    cls = f' class="{css_class}"' if css_class else ""
+    thead = f"<thead><tr>{head}</tr></thead>" if any(table.headers) else ""
+    out = f"<table{cls}><caption>{_e(table.title)}</caption>{thead}{''.join(body)}</table>"
+    return out + (f'<p class="note">{_e(table.caption)}</p>' if table.caption else "")
+
+
+def _e(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
+def to_html(rep: Report, title: str = "checkmpi report") -> str:
+    """One page, no external references: the PNGs are embedded as base64."""
+    parts = [(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
+              f"<style>{CSS}</style></head><body>"),
+             f"<h1>{_e(title)}</h1>",
+             f"<p>made by checkmpi {__version__} on {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}</p>",
+             '<section id="context"><h2>Context</h2>']
+    parts += [_html_table(t, "context") for t in rep.contexts]
+    parts.append('</section><section id="results"><h2>Results</h2>')
+    parts += [_html_table(t) for t in rep.tables]
+    parts += [f'<p class="note">{_e(n)}</p>' for n in rep.notes]
+    if rep.figures:
+        parts.append('</section><section id="plots"><h2>Plots</h2>')
+        for fig in rep.figures:
+            data = base64.b64encode(fig.png.read_bytes()).decode("ascii")
+            parts.append(f'<figure><img src="data:image/png;base64,{data}" alt="{_e(fig.title)}">'
+                         f"<figcaption>{_e(fig.title)} ({_e(fig.png.name)}, SVG beside it)</figcaption></figure>")
+    parts.append("</section></body></html>\n")
+    return "\n".join(parts)
+
+
+def write_html(rep: Report, path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(to_html(rep), encoding="utf-8")
+    except OSError as e:
+        raise CheckmpiError(f"cannot write HTML report '{path}': {e.strerror}") from None

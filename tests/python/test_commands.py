@@ -1,0 +1,180 @@
+"""The commands that need no MPI: report, predict, export, and every input error."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import DATA, UNIT, assert_clean_error, checkmpi, header_units
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def check_plots(folder: Path, expected: list[str]) -> list[Path]:
+    pngs = sorted(folder.glob("*.png"))
+    assert sorted(p.stem for p in pngs) == sorted(expected)
+    for png in pngs:
+        width, height = png_size(png)
+        assert width >= 400 and height >= 300, (png, width, height)
+        svg = png.with_suffix(".svg").read_text()
+        assert "<svg" in svg and len(svg) > 5000
+    return pngs
+
+
+def check_html(html: Path, pngs: list[Path]) -> str:
+    text = html.read_text()
+    embedded = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
+    assert len(embedded) == len(pngs)
+    assert sorted(base64.b64decode(e) for e in embedded) == sorted(p.read_bytes() for p in pngs)
+    assert "http://" not in text and "https://" not in text  # self-contained
+    assert text.index('id="context"') < text.index('id="results"') < text.index('id="plots"')
+    return text
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).parent / "checkmpi"
+    assert script.exists() or shutil.which("checkmpi"), "pip install should provide the checkmpi command"
+
+
+def test_report_everything(tmp_path):
+    files = [DATA / n for n in ("halo_4ranks.json", "halo_all_steps.json", "p2p_pingpong.json", "p2p_loggp.json",
+                                "p2p_datatype.json", "p2p_bw.json", "p2p_ring.json")]
+    r = checkmpi("report", *map(str, files), "--plots", str(tmp_path / "plots"), "--html", str(tmp_path / "r.html"),
+                 timeout=120)
+    assert r.returncode == 0, r.stderr
+    pngs = check_plots(tmp_path / "plots", [
+        "halo_4ranks-breakdown", "halo_4ranks-directions", "halo_4ranks-predicted", "halo_all_steps-breakdown",
+        "halo_all_steps-directions", "halo_all_steps-predicted", "comparison", "p2p_pingpong-pingpong",
+        "p2p_loggp-loggp", "p2p_datatype-datatype", "p2p_bw-bw", "p2p_ring-ring"])
+    html = check_html(tmp_path / "r.html", pngs)
+    for text in ("Open MPI v4.1.4", "at most 4 per node", "host (no GPU)", "predicted vs measured",
+                 "Hockney fit", "LogGP parameters", "Comparison"):
+        assert text in html, text
+    out = r.stdout
+    assert "Comparison: loop time per step" in out and "predicted vs measured" in out
+    assert "Size (B)" in out and "LogGP parameters" in out
+
+
+def test_report_one_run_prints_full_context_and_default_plot_folder(tmp_path):
+    src = tmp_path / "run1.json"
+    shutil.copy(DATA / "halo_4ranks.json", src)
+    r = checkmpi("report", str(src))
+    assert r.returncode == 0, r.stderr
+    assert "MPI library" in r.stdout and "Open MPI v4.1.4, package" in r.stdout
+    check_plots(tmp_path / "run1" / "plots", ["run1-breakdown", "run1-directions"])
+    doc = json.loads(src.read_text())
+    units = header_units(r.stdout, "run1:")
+    row = next(line for line in r.stdout.splitlines() if line.strip().startswith("step2 sendrecv-pack"))
+    loop = float(re.split(r"\s{2,}", row.strip())[2])
+    assert loop == pytest.approx(doc["results"][2]["timers"]["loop"]["max"] * UNIT[units["loop"]], abs=6e-4)
+
+
+def test_report_of_a_file_without_suffix(tmp_path):
+    src = tmp_path / "run2"
+    shutil.copy(DATA / "halo_4ranks.json", src)
+    assert checkmpi("report", str(src)).returncode == 0
+    check_plots(tmp_path / "run2-files" / "plots", ["run2-breakdown", "run2-directions"])
+
+
+def test_report_no_plots(tmp_path):
+    r = checkmpi("report", str(DATA / "p2p_pingpong.json"), "--no-plots", "--plots", str(tmp_path / "p"))
+    assert r.returncode == 0 and not (tmp_path / "p").exists()
+
+
+def test_predict_table_and_json(tmp_path):
+    out = tmp_path / "pred.json"
+    r = checkmpi("predict", "--p2p", str(DATA / "p2p_pingpong.json"), "--p2p", str(DATA / "p2p_datatype.json"),
+                 "--procs", "2x2x2", "--local", "16x16x16", "--copy-bandwidth", "10", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "Predicted time per step: 2x2x2 ranks, local 16x16x16" in r.stdout
+    doc = json.loads(out.read_text())
+    assert [p["strategy"] for p in doc["predictions"]] == [f"step{i}" for i in range(11)]
+    step2 = doc["predictions"][2]
+    assert step2["messages"] == 6 and step2["bytes"] == 6 * 3 * 18 * 18 * 4
+    assert doc["model"]["copy_bandwidth"] == 10e9
+    row = next(line for line in r.stdout.splitlines() if line.strip().startswith("step2 sendrecv-pack"))
+    unit = re.search(r"total \((\w+)\)", r.stdout).group(1)
+    assert float(row.split()[-1]) == pytest.approx(step2["total"] * UNIT[unit], abs=6e-4)
+
+
+def test_predict_with_loggp_and_halo_probe():
+    r = checkmpi("predict", "--p2p", str(DATA / "p2p_loggp.json"), "--procs", "2x2x1", "--local", "16x16x16",
+                 "--strategy", "step2,overlap", "--halo", str(DATA / "halo_4ranks.json"))
+    assert r.returncode == 0, r.stderr
+    assert "LogGP" in r.stdout and "memcpy probe in halo_4ranks.json" in r.stdout
+    assert "step8 overlap" in r.stdout and "step0" not in r.stdout
+
+
+def test_export_csv_and_extrap(tmp_path):
+    r = checkmpi("export", "--format", "csv", str(DATA / "halo_4ranks.json"))
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 + 3 * 10 * 3
+    out = tmp_path / "x.jsonl"
+    r = checkmpi("export", "--format", "extrap", str(DATA / "halo_4ranks.json"), str(DATA / "halo_all_steps.json"),
+                 "-o", str(out))
+    assert r.returncode == 0 and r.stdout == ""
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(lines) == (3 + 10) * 10 and all({"params", "callpath", "metric", "value"} <= x.keys() for x in lines)
+
+
+# ---- errors: one line, a non-zero code, no traceback ----------------------------------------------------
+
+
+def test_error_missing_file(tmp_path):
+    assert_clean_error(checkmpi("report", str(tmp_path / "none.json")), 2, "does not exist")
+
+
+def test_error_malformed_json(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "checkmpi.halo/1", ')
+    assert_clean_error(checkmpi("report", str(bad)), 2, "is not valid JSON")
+    bad.write_text('{"schema": "checkmpi.halo/1", "context": {}, "config": {}, "results": []}')
+    assert_clean_error(checkmpi("export", "--format", "csv", str(bad)), 2, "context.nprocs is missing")
+
+
+def test_error_unknown_schema_version(tmp_path):
+    doc = json.loads((DATA / "halo_4ranks.json").read_text())
+    doc["schema"] = "checkmpi.halo/9"
+    path = tmp_path / "future.json"
+    path.write_text(json.dumps(doc))
+    assert_clean_error(checkmpi("report", str(path)), 2, "schema version 'checkmpi.halo/9'", "checkmpi.halo/1")
+
+
+def test_error_wrong_kind_of_file(tmp_path):
+    assert_clean_error(checkmpi("export", "--format", "csv", str(DATA / "p2p_pingpong.json")), 2,
+                       "export reads checkmpi-halo results")
+    assert_clean_error(checkmpi("predict", "--p2p", str(DATA / "halo_4ranks.json"), "--procs", "2x2x2",
+                                "--local", "8x8x8"), 2, "--p2p needs checkmpi-p2p results")
+    assert_clean_error(checkmpi("predict", "--p2p", str(DATA / "p2p_ring.json"), "--procs", "2x2x2",
+                                "--local", "8x8x8"), 2, "needs a ping-pong result")
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["run", "--np", "4", "--procs", "2x2x2"], "--procs 2x2x2 needs 8 ranks, but --np is 4"),
+    (["run", "--procs", "2x2"], "three positive integers"),
+    (["run", "--np", "0"], "--np must be positive"),
+    (["run", "--size", "10x10x10", "--local", "4x4x4"], "not allowed with argument"),
+    (["run", "--np", "4", "--size", "3x5x7"], "no grid of 4 ranks divides --size 3x5x7"),
+    (["run", "--procs", "2x1x1", "--size", "3x4x4"], "--size 3x4x4 is not divisible by --procs 2x1x1"),
+    (["run", "--iters", "0"], "--iters must be positive"),
+    (["run", "--budget", "-1"], "--budget must be positive"),
+    (["predict", "--p2p", "x.json"], "required"),
+    (["predict", "--p2p", str(DATA / "p2p_pingpong.json"), "--procs", "2x2x2", "--local", "8x8x8",
+      "--strategy", "step99"], "unknown strategy 'step99'"),
+    (["report"], "required"),
+    (["report", str(DATA / "halo_4ranks.json"), "--bogus"], "unrecognized arguments: --bogus"),
+    (["p2p", "teleport"], "invalid choice"),
+    (["export", "--format", "xml", "a.json"], "invalid choice"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_usage_errors(args, fragment):
+    assert_clean_error(checkmpi(*args), 2, fragment)
