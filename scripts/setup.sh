@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what checkmpi needs on Debian/Ubuntu (only what is missing) and
 # builds it: build/ with the default MPI (Open MPI), build-mpich/ with MPICH
-# when asked (--mpich). Safe to run again.
+# when asked (--mpich), and build-cuda/ (Open MPI, CUDA backend) when nvcc is
+# on PATH or in /usr/local/cuda/bin (CUDA itself is not installed here).
+# Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,4 +35,10 @@ build() {  # build DIR [cmake options...]
 build build -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi
 if [ "${1:-}" = --mpich ]; then
   build build-mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
+fi
+nvcc=$(command -v nvcc || true)
+[ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
+if [ -n "$nvcc" ]; then
+  build build-cuda -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi \
+    -DCHECKMPI_ENABLE_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc"
 fi
