@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what checkmpi needs on Debian/Ubuntu (only what is missing) and
 # builds it: build/ with the default MPI (Open MPI), build-mpich/ with MPICH
-# when asked (--mpich), and the Python layer (the `checkmpi` command) into
-# .venv. Safe to run again.
+# when asked (--mpich), build-cuda/ (Open MPI, CUDA backend) when nvcc is on
+# PATH or in /usr/local/cuda/bin (CUDA itself is not installed here), and the
+# Python layer (the `checkmpi` command) into .venv. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +35,12 @@ build() {  # build DIR [cmake options...]
 build build -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi
 if [ "${1:-}" = --mpich ]; then
   build build-mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
+fi
+nvcc=$(command -v nvcc || true)
+[ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
+if [ -n "$nvcc" ]; then
+  build build-cuda -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi \
+    -DCHECKMPI_ENABLE_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc"
 fi
 
 # The Python layer: a virtual environment with the checkmpi command and its

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up, builds with Open MPI and with MPICH, and runs the whole test suite
-# against both, then the Python layer's tests (pytest). Exits non-zero if
-# anything fails or no test ran.
+# against both; where set-up found nvcc, also the CUDA build's unit tests, its
+# gpu tests (reported skipped without a GPU) and host cases proving that the
+# CUDA-enabled binary runs on the host; then the Python layer's tests
+# (pytest). Exits non-zero if anything fails or no test ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --mpich
@@ -9,5 +11,11 @@ for dir in build build-mpich; do
   echo "== ctest in $dir"
   (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$(nproc)")
 done
+if [ -f build-cuda/build.ninja ]; then
+  echo "== ctest in build-cuda (unit, gpu, host cases)"
+  (cd build-cuda && ctest --output-on-failure --no-tests=error -j "$(nproc)" -L 'unit|gpu' &&
+    ctest --output-on-failure --no-tests=error -j "$(nproc)" \
+      -R '^(halo_backend|halo_np1_1x1x1_forward_single|halo_np8_2x2x2_reverse_double)$')
+fi
 echo "== pytest (Python layer, tests/python)"
 .venv/bin/python -m pytest tests/python

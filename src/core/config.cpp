@@ -33,6 +33,10 @@ CommandLine halo_command_line() {
       {"outdir", 'o', true, "directory for per-strategy output (default .)"},
       {"json", 0, true, "write results as JSON (schema checkmpi.halo/1) to this file"},
       {"memcpy-probe", 0, false, "also measure memcpy bandwidth (JSON probes; used by bench/)"},
+      {"backend", 0, true, "auto|host|cuda: where fields and kernels live (default auto: cuda if built with it "
+                           "and every rank sees a GPU)"},
+      {"require-gpu-aware", 0, false, "cuda backend: fail unless MPI is CUDA-aware"},
+      {"stage", 0, false, "cuda backend: stage messages through host memory even if MPI is CUDA-aware"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-error", 0, true, "test only: corrupt one cell for this strategy id", true},
@@ -56,6 +60,10 @@ std::string read_text_file(const std::string& path, const std::string& what) {
 }
 
 const char* precision_name(Precision p) { return p == Precision::Single ? "single" : "double"; }
+
+const char* backend_request_name(BackendRequest b) {
+  return b == BackendRequest::Host ? "host" : b == BackendRequest::Cuda ? "cuda" : "auto";
+}
 
 namespace {
 
@@ -134,6 +142,13 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   else if (sync == "none") c.sync = SyncMode::None;
   else throw UsageError("--sync must be barrier or none, got '" + sync + "'");
   c.self_copy = cli.has("self-copy");
+  const std::string backend = cli.get("backend", "auto");
+  if (backend == "auto") c.backend = BackendRequest::Auto;
+  else if (backend == "host") c.backend = BackendRequest::Host;
+  else if (backend == "cuda") c.backend = BackendRequest::Cuda;
+  else throw UsageError("--backend must be auto, host or cuda, got '" + backend + "'");
+  c.require_gpu_aware = cli.has("require-gpu-aware");
+  c.stage = cli.has("stage");
   c.outdir = cli.get("outdir", ".");
   if (c.outdir.empty()) throw UsageError("--outdir must not be empty");
   c.json = cli.get("json", "");

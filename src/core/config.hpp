@@ -11,6 +11,9 @@ namespace checkmpi {
 
 enum class Precision { Single, Double };
 enum class SyncMode { Barrier, None };
+// --backend: where the fields live and the kernels of step3 on run. Auto is
+// cuda when the binary has CUDA and every rank sees a GPU, else host.
+enum class BackendRequest { Auto, Host, Cuda };
 
 struct HaloConfig {
   // &parameters keys (CheckMPI names). The sizes have no default;
@@ -28,6 +31,9 @@ struct HaloConfig {
   long long warmup = 0;
   SyncMode sync = SyncMode::Barrier;
   bool self_copy = false;   // self-exchanges as local copies instead of MPI
+  BackendRequest backend = BackendRequest::Auto;
+  bool require_gpu_aware = false;  // cuda backend: usage error unless MPI is CUDA-aware
+  bool stage = false;              // cuda backend: stage messages through host memory even if MPI is CUDA-aware
   std::string outdir = ".";
   std::string json;         // empty: no JSON file
   std::string inject_error; // test only: strategy id whose fields get corrupted
@@ -49,5 +55,6 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
 std::string read_text_file(const std::string& path, const std::string& what);
 
 const char* precision_name(Precision p);
+const char* backend_request_name(BackendRequest b);
 
 }  // namespace checkmpi

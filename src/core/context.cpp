@@ -9,6 +9,12 @@
 #include <map>
 #include <sstream>
 
+// Open MPI declares its CUDA query in mpi-ext.h; MPICH (4.0 on) declares its
+// GPU query in mpi.h. Neither needs CUDA to compile or to answer.
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
 #ifndef CHECKMPI_GIT_REVISION
 #define CHECKMPI_GIT_REVISION "unknown"
 #endif
@@ -22,12 +28,41 @@ std::string version_text() {
   return std::string(CHECKMPI_VERSION) + " (revision " + CHECKMPI_GIT_REVISION + ")";
 }
 
+std::optional<bool> mpi_cuda_aware(std::string* how) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  // The macro is the build's answer; the function is the run-time library's.
+  if (how) *how = "MPIX_Query_cuda_support";
+  return MPIX_Query_cuda_support() != 0;
+#elif defined(MPIX_GPU_SUPPORT_CUDA)
+  if (how) *how = "MPIX_GPU_query_support";
+  int supported = 0;
+  if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported) != MPI_SUCCESS) return std::nullopt;
+  return supported != 0;
+#else
+  if (how) *how = "this MPI has no query for it";
+  return std::nullopt;
+#endif
+}
+
 void node_local(MPI_Comm comm, int& local_rank, int& local_size) {
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &local_rank);
   MPI_Comm_size(node, &local_size);
   MPI_Comm_free(&node);
+}
+
+std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {
+  // Fixed width keeps it one collective.
+  constexpr int kWidth = 256;
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<char> own(kWidth, '\0'), all(static_cast<size_t>(kWidth) * static_cast<size_t>(size));
+  std::copy_n(mine.begin(), std::min<size_t>(mine.size(), kWidth - 1), own.begin());
+  MPI_Allgather(own.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, comm);
+  std::vector<std::string> out;
+  for (int r = 0; r < size; ++r) out.emplace_back(&all[static_cast<size_t>(r) * kWidth]);
+  return out;
 }
 
 RunContext gather_context(MPI_Comm comm, const std::string& tool) {
@@ -47,16 +82,12 @@ RunContext gather_context(MPI_Comm comm, const std::string& tool) {
   c.mpi_library = library;
   MPI_Get_version(&c.mpi_version, &c.mpi_subversion);
 
-  // Hostnames: fixed-width gather keeps it one collective.
-  constexpr int kHost = 256;
-  char host[kHost] = {0};
-  gethostname(host, kHost - 1);
-  std::vector<char> all(static_cast<size_t>(kHost) * c.nprocs);
-  MPI_Allgather(host, kHost, MPI_CHAR, all.data(), kHost, MPI_CHAR, comm);
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  c.hostnames = allgather_strings(comm, host);
   std::map<std::string, int> node_index, node_count;
   for (int r = 0; r < c.nprocs; ++r) {
-    std::string h(&all[static_cast<size_t>(r) * kHost]);
-    c.hostnames.push_back(h);
+    const std::string& h = c.hostnames[static_cast<size_t>(r)];
     if (!node_index.count(h)) node_index[h] = static_cast<int>(node_index.size());
     c.node_of_rank.push_back(node_index[h]);
     c.ranks_per_node = std::max(c.ranks_per_node, ++node_count[h]);

@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct RunContext {
 // "0.1.0 (revision abc1234)"
 std::string version_text();
 
+// Every rank's `mine`, in rank order, on every rank (one collective; texts
+// longer than 255 bytes are cut).
+std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine);
+
 // Collective over `comm`; every rank gets the full context.
 RunContext gather_context(MPI_Comm comm, const std::string& tool);
 
@@ -35,6 +40,12 @@ Json context_json(const RunContext& c);
 
 // Bytes of memory this node can still give (Linux MemAvailable); 0 if unknown.
 unsigned long long available_memory_bytes();
+
+// Whether this process's MPI accepts CUDA device memory, asked at run time:
+// Open MPI's MPIX_Query_cuda_support or MPICH's MPIX_GPU_query_support where
+// the library's headers declare them; nullopt when this MPI cannot be asked.
+// `how` gets the query used (or why there is none).
+std::optional<bool> mpi_cuda_aware(std::string* how = nullptr);
 
 // Ranks sharing this rank's node (MPI_COMM_TYPE_SHARED), and this rank's index
 // among them.

@@ -6,9 +6,11 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <utility>
 
+#include "backends/cuda.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
 #include "core/output.hpp"
@@ -52,6 +54,97 @@ auto collectively(MPI_Comm comm, F&& f) {
     agree(comm, error);
     return value;
   }
+}
+
+// Where the kernels run, decided once for the whole job: the same kind on
+// every rank, each rank on one GPU of its node.
+struct BackendChoice {
+  BackendKind kind = BackendKind::Host;
+  std::string why_host;           // --backend auto chose host: why (empty otherwise)
+  std::optional<bool> gpu_aware;  // MPI's answer, the same on every rank; nullopt: it cannot tell
+  std::string aware_query;        // how MPI was asked
+  bool device_buffers = false;    // cuda: MPI gets device memory (CUDA-aware and no --stage)
+  int device = -1;                // this rank's GPU
+  int sharing = 0;                // ranks of this node on that GPU
+  std::vector<int> devices;       // cuda: every rank's GPU, in rank order
+  std::vector<std::string> names; // and its name
+};
+
+// Collective: every rank takes the same decision, and a rank that cannot
+// follow it (no GPU) makes all of them stop with the same error.
+BackendChoice choose_backend(const HaloConfig& cfg, MPI_Comm comm) {
+  BackendChoice c;
+  // Unknown on one rank is unknown for all, so that all ranks stage or none.
+  const std::optional<bool> aware = mpi_cuda_aware(&c.aware_query);
+  int mine = aware ? int(*aware) : -1, least = -1;
+  MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, comm);
+  if (least >= 0) c.gpu_aware = least == 1;
+
+  std::string why;
+  const int devices = cuda_device_count(&why);
+  int fewest = 0;
+  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, comm);
+  if (cfg.backend == BackendRequest::Host) return c;
+  if (cfg.backend == BackendRequest::Auto && fewest == 0) {
+    c.why_host = !cuda_built() ? "built without CUDA"
+                 : devices == 0 ? "no CUDA device visible (" + why + ")"
+                                : "some rank sees no CUDA device";
+    return c;
+  }
+  collectively(comm, [&] {
+    if (!cuda_built()) throw UsageError("--backend cuda: " + why);
+    if (devices == 0) throw UsageError("--backend cuda: no CUDA device visible (" + why + ")");
+    if (cfg.require_gpu_aware && c.gpu_aware != true)
+      throw UsageError(std::string("--require-gpu-aware: ") +
+                       (c.gpu_aware ? "MPI is not CUDA-aware" : "cannot tell whether MPI is CUDA-aware") + " (" +
+                       c.aware_query + ")");
+  });
+  c.kind = BackendKind::Cuda;
+  c.device_buffers = c.gpu_aware == true && !cfg.stage;
+  int local_rank = 0, local_size = 1;
+  node_local(comm, local_rank, local_size);
+  c.device = local_rank % devices;
+  c.sharing = (local_size - c.device + devices - 1) / devices;  // local ranks r with r % devices == device
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  c.devices.resize(size_t(size));
+  MPI_Allgather(&c.device, 1, MPI_INT, c.devices.data(), 1, MPI_INT, comm);
+  c.names = allgather_strings(comm, cuda_device_name(c.device));
+  return c;
+}
+
+template <class Real>
+std::unique_ptr<Backend<Real>> make_backend(const BackendChoice& c) {
+  if (c.kind == BackendKind::Cuda) return make_cuda_backend<Real>(c.device, c.device_buffers);
+  return make_host_backend<Real>();
+}
+
+// Host-only strategies (step0-step2 exchange host memory in place) cannot run
+// on the cuda backend: named explicitly they are a usage error; picked by
+// "all" they are taken out of `chosen` and returned, to be reported.
+struct Skipped {
+  const StrategyInfo* info;
+  std::string reason;
+};
+
+std::vector<Skipped> skip_host_only(std::vector<const StrategyInfo*>& chosen, const HaloConfig& cfg,
+                                    BackendKind kind) {
+  if (kind == BackendKind::Host) return {};
+  const std::string reason = "host only: it exchanges host memory directly, and the cuda backend keeps the "
+                             "fields on the GPU (run it with --backend host)";
+  for (const std::string& name : cfg.strategies) {
+    if (name == "all") continue;
+    const StrategyInfo& s = *select_strategies({name})[0];
+    if (s.host_only) throw UsageError(s.id + " (" + s.alias + ") cannot run on the cuda backend: " + reason);
+  }
+  std::vector<Skipped> skipped;
+  std::vector<const StrategyInfo*> kept;
+  for (const StrategyInfo* s : chosen) {
+    if (s->host_only) skipped.push_back({s, reason});
+    else kept.push_back(s);
+  }
+  chosen = kept;
+  return skipped;
 }
 
 struct StrategyResult {
@@ -167,12 +260,13 @@ class BackendFields {
 };
 
 template <class Real>
-StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg) {
+StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
+                            const BackendChoice& choice) {
   const Grid& g = dec.grid;
   const InitialProfiles<Real> initial(g);
   Fields<Real> fields(g);
   initialise(fields, initial);
-  const auto backend = make_host_backend<Real>();
+  const auto backend = make_backend<Real>(choice);
   BackendFields<Real> on_backend(*backend, fields);
   on_backend.upload(on_backend.ptrs);
   StepTimers timers;
@@ -277,7 +371,7 @@ std::string human_bytes(double b) {
 }
 
 // Checks that depend on the machine: memory, output locations.
-void check_resources(const HaloConfig& cfg, const Decomposition& dec,
+void check_resources(const HaloConfig& cfg, const Decomposition& dec, const BackendChoice& backend,
                      const std::vector<const StrategyInfo*>& chosen) {
   int local_rank = 0, local_size = 1;
   node_local(dec.comm, local_rank, local_size);
@@ -291,6 +385,14 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec,
       throw UsageError("not enough memory: " + std::to_string(local_size) + " ranks on this node need " +
                        human_bytes(need) + ", " + human_bytes(double(have)) + " available");
     }
+    if (backend.kind != BackendKind::Cuda) return;
+    // The same arrays in device memory, for the ranks sharing this GPU.
+    const double need_gpu = bytes_per_rank(dec.grid, cfg.precision) * backend.sharing;
+    const double free_gpu = double(cuda_free_memory(backend.device));
+    if (need_gpu > free_gpu)
+      throw UsageError("not enough GPU memory: " + std::to_string(backend.sharing) + " rank(s) on GPU " +
+                       std::to_string(backend.device) + " need " + human_bytes(need_gpu) + ", " +
+                       human_bytes(free_gpu) + " free");
   });
   collectively(dec.comm, [&] {
     for (const auto* s : chosen) {
@@ -315,6 +417,11 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec,
   });
 }
 
+std::string backend_line(const BackendChoice& c) {
+  if (c.kind == BackendKind::Host) return make_host_backend<float>()->describe();
+  return "cuda, one GPU per rank: node-local rank modulo the node's GPUs";
+}
+
 // Directions in which every rank is its own neighbour, and how those
 // exchanges are done.
 std::string self_exchange(const HaloConfig& cfg, const Decomposition& dec) {
@@ -325,8 +432,18 @@ std::string self_exchange(const HaloConfig& cfg, const Decomposition& dec) {
   return dirs + (cfg.self_copy ? " by local copy (--self-copy)" : " through MPI to the rank itself");
 }
 
+// What MPI is handed on the cuda backend, and why.
+std::string cuda_mpi_line(const BackendChoice& c, const HaloConfig& cfg) {
+  std::string line = c.gpu_aware ? (*c.gpu_aware ? "yes" : "no") : "unknown";
+  line += " (" + c.aware_query + "): ";
+  if (c.device_buffers) return line + "device buffers from step4 on (step3 stages by design)";
+  line += "every message staged through pinned host memory";
+  if (c.gpu_aware == true && cfg.stage) line += " (--stage)";
+  return line;
+}
+
 void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
-                  const std::vector<const StrategyInfo*>& chosen, const std::string& backend) {
+                  const std::vector<const StrategyInfo*>& chosen, const BackendChoice& backend) {
   std::ostringstream out;
   std::string names;
   for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + s->id;
@@ -343,7 +460,16 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << (cfg.reverse ? "reverse" : "forward") << " propagation, sync "
       << (cfg.sync == SyncMode::Barrier ? "barrier" : "none") << "\n"
       << "  strategies     : " << names << "\n"
-      << "  backend        : " << backend << "\n"
+      << "  backend        : " << backend_line(backend) << "\n";
+  if (!backend.why_host.empty() && cuda_built()) out << "                   (auto: " << backend.why_host << ")\n";
+  if (backend.kind == BackendKind::Cuda) {
+    for (size_t r = 0; r < backend.devices.size(); ++r)
+      out << (r == 0 ? "  GPUs           : " : "                   ") << "rank " << r << " -> node "
+          << ctx.node_of_rank[r] << " (" << ctx.hostnames[r] << ") -> GPU " << backend.devices[r] << " "
+          << backend.names[r] << "\n";
+    out << "  CUDA-aware MPI : " << cuda_mpi_line(backend, cfg) << "\n";
+  }
+  out
       << "  self exchange  : " << self_exchange(cfg, dec) << "\n"
       << "  output         : " << cfg.outdir << "/<strategy>/\n";
   std::cout << out.str() << std::flush;
@@ -373,14 +499,28 @@ void print_table(const std::vector<StrategyResult>& results) {
 }
 
 Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
-                  const std::vector<StrategyResult>& results) {
+                  const BackendChoice& backend, const std::vector<StrategyResult>& results,
+                  const std::vector<Skipped>& skipped) {
   Json root = Json::object();
   root["schema"] = "checkmpi.halo/1";
   Json context = context_json(ctx);
   context["precision"] = precision_name(cfg.precision);
   context["dims"] = Json::array_of(std::vector<int>(dec.dims.begin(), dec.dims.end()));
-  context["backend"] = "host";
+  context["backend"] = backend.kind == BackendKind::Cuda ? "cuda" : "host";
   context["omp_threads"] = host_threads();
+  Json gpus;  // null on the host backend
+  if (backend.kind == BackendKind::Cuda) {
+    gpus = Json::array();
+    for (size_t r = 0; r < backend.devices.size(); ++r) {
+      Json g = Json::object();
+      g["node"] = ctx.node_of_rank[r];
+      g["device"] = backend.devices[r];
+      g["name"] = backend.names[r];
+      gpus.push(g);
+    }
+  }
+  context["gpus"] = gpus;
+  context["gpu_aware_mpi"] = backend.gpu_aware ? Json(*backend.gpu_aware) : Json();
   root["context"] = context;
   Json config = Json::object();
   config["input"] = cfg.input.empty() ? Json() : Json(cfg.input);
@@ -404,6 +544,9 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["self_exchange"] = self_exchange(cfg, dec);
   config["outdir"] = cfg.outdir;
   config["strategies"] = Json::array_of(cfg.strategies);
+  config["backend"] = backend_request_name(cfg.backend);
+  config["require_gpu_aware"] = cfg.require_gpu_aware;
+  config["stage"] = cfg.stage;
   root["config"] = config;
   Json list = Json::array();
   for (const auto& r : results) {
@@ -430,14 +573,25 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     list.push(j);
   }
   root["results"] = list;
+  Json skips = Json::array();
+  for (const Skipped& k : skipped) {
+    Json j = Json::object();
+    j["strategy"] = k.info->id;
+    j["alias"] = k.info->alias;
+    j["reason"] = k.reason;
+    skips.push(j);
+  }
+  root["skipped"] = skips;
   return root;
 }
 
-// Host memory-copy bandwidth on buffers the size of the three fields' interior
+// Memory-copy bandwidth on buffers the size of the three fields' interior
 // (bytes read + written per second), best of five: the yardstick the bench
-// compares the compute phase against, measured in the same process.
-double memcpy_bandwidth(const Grid& g, Precision p) {
+// compares the compute phase against, measured in the same process. On the
+// cuda backend, device-to-device cudaMemcpy on this rank's GPU.
+double memcpy_bandwidth(const Grid& g, Precision p, const BackendChoice& backend) {
   const std::size_t bytes = 3 * std::size_t(g.l) * g.m * g.n * (p == Precision::Single ? 4 : 8);
+  if (backend.kind == BackendKind::Cuda) return cuda_memcpy_bandwidth(backend.device, bytes);
   std::vector<char> a(bytes, 1), b(bytes, 0);
   double best = 1e300;
   for (int rep = 0; rep < 5; ++rep) {
@@ -483,12 +637,18 @@ int halo_main(int argc, char** argv) {
       MPI_Bcast(text.data(), len, MPI_CHAR, 0, world);
     }
     const HaloConfig cfg = collectively(world, [&] { return make_halo_config(cli, text); });
-    const auto chosen = collectively(world, [&] { return select_strategies(cfg.strategies); });
+    auto chosen = collectively(world, [&] { return select_strategies(cfg.strategies); });
     dec = collectively(world, [&] { return make_decomposition(cfg, world); });
-    check_resources(cfg, dec, chosen);
+    const BackendChoice backend = choose_backend(cfg, dec.comm);
+    const auto skipped = collectively(world, [&] { return skip_host_only(chosen, cfg, backend.kind); });
+    check_resources(cfg, dec, backend, chosen);
 
     const RunContext ctx = gather_context(dec.comm, "checkmpi-halo");
-    if (rank == 0) print_header(cfg, dec, ctx, chosen, make_host_backend<float>()->describe());
+    if (rank == 0) {
+      print_header(cfg, dec, ctx, chosen, backend);
+      for (const Skipped& k : skipped)
+        std::cout << "skipped " << k.info->id << " (" << k.info->alias << "): " << k.reason << "\n";
+    }
 
     std::vector<StrategyResult> results;
     for (size_t i = 0; i < chosen.size(); ++i) {
@@ -496,8 +656,8 @@ int halo_main(int argc, char** argv) {
       if (rank == 0)
         std::cout << "[" << i + 1 << "/" << chosen.size() << "] " << info.id << " (" << info.alias << ") ..."
                   << std::flush;
-      results.push_back(cfg.precision == Precision::Single ? run_strategy<float>(info, dec, cfg)
-                                                           : run_strategy<double>(info, dec, cfg));
+      results.push_back(cfg.precision == Precision::Single ? run_strategy<float>(info, dec, cfg, backend)
+                                                           : run_strategy<double>(info, dec, cfg, backend));
       const auto& r = results.back();
       if (rank == 0) {
         std::cout << " " << fixed(r.timer("loop").max, 3) << " s, " << (r.valid ? "valid" : "INVALID") << "\n";
@@ -505,15 +665,17 @@ int halo_main(int argc, char** argv) {
       }
     }
 
-    Json doc = results_json(cfg, dec, ctx, results);
+    Json doc = results_json(cfg, dec, ctx, backend, results, skipped);
     if (cli.has("memcpy-probe")) {
-      const Stats bw = over_ranks({memcpy_bandwidth(dec.grid, cfg.precision)}, dec.comm)[0];
+      const Stats bw = over_ranks({memcpy_bandwidth(dec.grid, cfg.precision, backend)}, dec.comm)[0];
       Json probe = Json::object();
       probe["min"] = bw.min;
       probe["mean"] = bw.mean;
       probe["max"] = bw.max;
       doc["probes"]["memcpy_bandwidth"] = probe;
-      if (rank == 0) std::cout << "memcpy bandwidth: " << fixed(bw.mean / 1e9, 2) << " GB/s per rank (mean)\n";
+      if (rank == 0)
+        std::cout << (backend.kind == BackendKind::Cuda ? "device-to-device cudaMemcpy" : "memcpy")
+                  << " bandwidth: " << fixed(bw.mean / 1e9, 2) << " GB/s per rank (mean)\n";
     }
     if (rank == 0) {
       print_table(results);

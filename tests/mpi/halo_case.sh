@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # halo_case.sh NP PX PY PZ [checkmpi-halo options...]
-# Runs every strategy on a small box with NP ranks and a PXxPYxPZ grid, then
-# checks: exit 0, all eleven strategies valid in the JSON, per-rank prof and
-# task files present, prof files byte-identical across strategies, the first
-# prof_i block against sin() computed independently here, and the header's
-# OpenMP thread count and self-exchange line.
+# Runs every strategy on the host backend, on a small box with NP ranks and a
+# PXxPYxPZ grid, then checks: exit 0, all eleven strategies valid in the
+# JSON, per-rank prof and task files present, prof files byte-identical
+# across strategies, the first prof_i block against sin() computed
+# independently here, and the header's OpenMP thread count and self-exchange
+# line.
 source "$(dirname "$0")/lib.sh"
 np=$1 px=$2 py=$3 pz=$4
 shift 4
@@ -15,7 +16,7 @@ cd "$dir"
 # outnumber cores.
 l=6 m=5 n=4 itfin=13 icheck=5
 write_input file.input $((px * l)) $((py * m)) $((pz * n)) "$px" "$py" "$pz" $itfin $icheck
-run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" --strategy all --json r.json --outdir out "$@" >stdout 2>stderr ||
+run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" --backend host --strategy all --json r.json --outdir out "$@" >stdout 2>stderr ||
   fail "exit $? ($(tail -n 3 stderr))"
 
 grep -q '"schema": "checkmpi.halo/1"' r.json || fail "JSON has no schema"

@@ -3,35 +3,36 @@
 source "$(dirname "$0")/lib.sh"
 dir=$(scratch)
 cd "$dir"
-halo="$CHECKMPI_BIN/checkmpi-halo"
+# The host backend by name: on a GPU machine with a CUDA build, auto means cuda.
+halo=("$CHECKMPI_BIN/checkmpi-halo" --backend host)
 write_input file.input 8 8 8 2 2 1 12 4
 
 # --list-strategies and --help print and exit 0.
-"$halo" --list-strategies | grep -q '^step2 *sendrecv-pack .*\[host only\]$' || fail "--list-strategies step2"
-"$halo" --list-strategies | grep -q '^step4 *kernel-pack-aware .*\[same work as step3 on the host backend\]$' ||
+"${halo[@]}" --list-strategies | grep -q '^step2 *sendrecv-pack .*\[host only\]$' || fail "--list-strategies step2"
+"${halo[@]}" --list-strategies | grep -q '^step4 *kernel-pack-aware .*\[same work as step3 on the host backend\]$' ||
   fail "--list-strategies does not say step4 is step3 on the host"
-[ "$("$halo" --list-strategies | grep -c '^step')" -eq 11 ] || fail "--list-strategies: not 11 strategies"
-"$halo" --help | grep -q -- '--strategy' || fail "--help"
+[ "$("${halo[@]}" --list-strategies | grep -c '^step')" -eq 11 ] || fail "--list-strategies: not 11 strategies"
+"${halo[@]}" --help | grep -q -- '--strategy' || fail "--help"
 
 # Default input is ./file.input; the table and header come from rank 0 only.
-run_mpi 4 "$halo" --strategy step0 >plain.txt 2>&1 || fail "default run: $(tail -3 plain.txt)"
+run_mpi 4 "${halo[@]}" --strategy step0 >plain.txt 2>&1 || fail "default run: $(tail -3 plain.txt)"
 [ "$(grep -c '^checkmpi-halo ' plain.txt)" -eq 1 ] || fail "header printed more than once"
 grep -q 'decomposition  : proc_x=2 proc_y=2 proc_z=1' plain.txt || fail "header decomposition"
 grep -Eq '^step0 sendrecv-dtype +[0-9.]+ .* valid$' plain.txt || fail "table row"
 [ -s step0/prof_i.000003.dat ] || fail "default outdir is ."
 
 # Warm-up iterations and --sync none change timing, never results.
-run_mpi 4 "$halo" --strategy step2 --outdir warm --warmup 5 --sync none >/dev/null || fail "warmup run"
+run_mpi 4 "${halo[@]}" --strategy step2 --outdir warm --warmup 5 --sync none >/dev/null || fail "warmup run"
 cmp -s warm/step2/prof_k.000002.dat step0/prof_k.000002.dat || fail "warm-up changed the results"
 
 # proc_* = 0 lets MPI_Dims_create choose; command-line keys override the file.
-run_mpi 4 "$halo" --proc_x 0 --proc_y 0 --proc_z 0 --itfin 3 --strategy 1 --outdir auto --json auto.json \
+run_mpi 4 "${halo[@]}" --proc_x 0 --proc_y 0 --proc_z 0 --itfin 3 --strategy 1 --outdir auto --json auto.json \
   >auto.txt || fail "auto decomposition"
 grep -q '"itfin": 3' auto.json || fail "override of itfin"
 grep -Eq 'decomposition  : proc_x=[0-9] proc_y=[0-9] proc_z=[0-9]' auto.txt || fail "auto dims"
 
 # JSON: schema, context, config, per-strategy timers with min/mean/max.
-run_mpi 4 "$halo" --strategy step0,step2 --outdir j --json r.json --precision double >/dev/null || fail "json run"
+run_mpi 4 "${halo[@]}" --strategy step0,step2 --outdir j --json r.json --precision double >/dev/null || fail "json run"
 for key in '"schema": "checkmpi.halo/1"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
   '"git_revision"' '"date"' '"precision": "double"' '"strategy": "step2"' '"alias": "sendrecv-pack"' \
   '"bytes_per_step"' '"loop": {' '"unpack": {' '"mean"' '"pack_x": {' '"unpack_z": {' '"mpi_buffers": "host"' \
@@ -44,7 +45,7 @@ grep -q "\"bytes_per_step\": $(((60 + 60 + 36) * 3 * 2 * 8))," r.json || fail "b
 # A corrupted cell (test hook) makes that strategy invalid, names rank, field
 # and cell, lets the others finish, and exits 3.
 rc=0
-run_mpi 4 "$halo" --outdir bad --json bad.json --inject-error step1 >bad.txt 2>bad.err || rc=$?
+run_mpi 4 "${halo[@]}" --outdir bad --json bad.json --inject-error step1 >bad.txt 2>bad.err || rc=$?
 [ $rc -eq 3 ] || fail "inject-error: exit $rc, expected 3"
 grep -Eq '^checkmpi-halo: step1: validation failed at t=4: rank 3: field1\(4,1,1\) expected -1 got 0; 1 wrong cell\(s\) on this rank, 1 in all$' bad.err || fail "message: $(cat bad.err)"
 grep -q 'step1 sendrecv-packx .*INVALID' bad.txt || fail "table does not mark step1 invalid"
@@ -53,7 +54,7 @@ grep -q '"valid": false' bad.json || fail "JSON does not mark step1 invalid"
 grep -q 'FAILED at t=4' bad/step1/task.000003.log || fail "task log of the failing rank"
 # The hook also reaches step10, whose fields live in a swapped buffer.
 rc=0
-run_mpi 4 "$halo" --outdir bad10 --strategy step7,step10 --inject-error step10 >bad10.txt 2>bad10.err || rc=$?
+run_mpi 4 "${halo[@]}" --outdir bad10 --strategy step7,step10 --inject-error step10 >bad10.txt 2>bad10.err || rc=$?
 [ $rc -eq 3 ] || fail "inject-error step10: exit $rc, expected 3"
 grep -q 'step10 overlap-masked .*INVALID' bad10.txt || fail "table does not mark step10 invalid"
 grep -q 'step7 isend-irecv .*valid' bad10.txt || fail "step7 should be valid"

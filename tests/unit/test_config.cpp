@@ -75,7 +75,21 @@ TEST(Config, BadValuesNameTheProblem) {
   EXPECT_EQ(error_of({"--precision", "half"}, kInput), "--precision must be single or double, got 'half'");
   EXPECT_EQ(error_of({"--sync", "maybe"}, kInput), "--sync must be barrier or none, got 'maybe'");
   EXPECT_EQ(error_of({"--warmup", "-1"}, kInput), "--warmup must not be negative, got -1");
+  EXPECT_EQ(error_of({"--backend", "gpu"}, kInput), "--backend must be auto, host or cuda, got 'gpu'");
   EXPECT_EQ(error_of({"extra"}, kInput), "unexpected argument 'extra'");
+}
+
+TEST(Config, BackendOptions) {
+  HaloConfig c = config({}, kInput);
+  EXPECT_EQ(c.backend, BackendRequest::Auto);
+  EXPECT_FALSE(c.require_gpu_aware);
+  EXPECT_FALSE(c.stage);
+  c = config({"--backend", "cuda", "--require-gpu-aware", "--stage"}, kInput);
+  EXPECT_EQ(c.backend, BackendRequest::Cuda);
+  EXPECT_TRUE(c.require_gpu_aware);
+  EXPECT_TRUE(c.stage);
+  EXPECT_EQ(config({"--backend=host"}, kInput).backend, BackendRequest::Host);
+  EXPECT_STREQ(backend_request_name(BackendRequest::Auto), "auto");
 }
 
 TEST(Config, UnknownOptionAndMissingValue) {

@@ -5,6 +5,8 @@
 #include <numeric>
 
 #include "backends/backend.hpp"
+#include "backends/cuda.hpp"
+#include "core/errors.hpp"
 #include "core/fields.hpp"
 #include "strategies/step10_overlap_masked.hpp"
 
@@ -153,6 +155,23 @@ TEST(MaskedOverlap, InnerCellsNeedNoHalo) {
   EXPECT_EQ(b.hi, (std::array<int, 3>{7, 7, 7}));
   EXPECT_TRUE(inner_box(g, 4).empty());  // 2 * border >= 8
   EXPECT_EQ(inner_box(g, 3).cells(), 8u);
+}
+
+// The CUDA entry points in any build: without CUDA no device and a usage
+// error naming the build; with CUDA but no device (this CI) a reason for 0.
+TEST(CudaApi, NoDeviceMeansAReason) {
+  std::string why;
+  const int devices = cuda_device_count(&why);
+  if (!cuda_built()) {
+    EXPECT_EQ(devices, 0);
+    EXPECT_NE(why.find("built without CUDA"), std::string::npos) << why;
+    EXPECT_THROW(make_cuda_backend<float>(0, false), UsageError);
+    EXPECT_THROW(make_cuda_backend<double>(0, true), UsageError);
+    EXPECT_THROW(cuda_memcpy_bandwidth(0, 1024), UsageError);
+    EXPECT_THROW(cuda_free_memory(0), UsageError);
+  } else if (devices == 0) {
+    EXPECT_FALSE(why.empty());
+  }
 }
 
 }  // namespace

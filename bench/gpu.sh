@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# GPU bench: every strategy on the cuda backend, 256^3 on one rank and 128^3
+# per rank on 8 ranks (2x2x2, sharing the node's GPUs), all measured in the
+# same runs as a device-to-device cudaMemcpy (--memcpy-probe). Prints per
+# strategy the compute kernels' bandwidth as a ratio of that memcpy (target
+# >= 0.8), pack and unpack time per direction, and, where MPI is CUDA-aware,
+# the 8-rank loop time with device buffers against --stage.
+#   bench/gpu.sh [ITFIN] [EDGE1] [EDGE8]   defaults: 100 steps (plus 5 warm-up),
+#                                          256^3 on one rank, 128^3 per rank on 8
+# CHECKMPI_BIN (default build-cuda/bin) and MPIEXEC (default mpiexec) choose
+# the binary and launcher; extra checkmpi-halo options go in CHECKMPI_BENCH_ARGS.
+#
+# Kernel traffic credited per step (bytes read + written, as the memcpy):
+# step3-step7 copy the whole fields, halos included, then shift the
+# interior (two passes); step8/step9 copy only the interior, then shift;
+# step10 shifts once into its second buffer. In step9 and step10 part of the
+# kernels runs while MPI waits and is timed as communication, so their
+# ratio reads high; step3-step7 time their kernels whole.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+itfin=${1:-100} edge1=${2:-256} edge8=${3:-128}
+bin=${CHECKMPI_BIN:-build-cuda/bin}
+mpiexec=${MPIEXEC:-mpiexec}
+[ -x "$bin/checkmpi-halo" ] || { echo "bench: $bin/checkmpi-halo not found (build with CUDA first)" >&2; exit 2; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+flags=()
+"$mpiexec" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# run TAG NP EDGE PX PY PZ [options...]: EDGE^3 cells per rank on a PXxPYxPZ grid.
+run() {
+  local tag=$1 np=$2 edge=$3 px=$4 py=$5 pz=$6
+  shift 6
+  # shellcheck disable=SC2086
+  "$mpiexec" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --backend cuda --strategy all \
+    --lx $((edge * px)) --ly $((edge * py)) --lz $((edge * pz)) --proc_x "$px" --proc_y "$py" --proc_z "$pz" \
+    --itfin "$itfin" --icheck "$itfin" --warmup 5 --memcpy-probe --outdir "$out/$tag" --json "$out/$tag.json" \
+    "$@" ${CHECKMPI_BENCH_ARGS:-} >"$out/$tag.log" 2>&1 || { cat "$out/$tag.log"; exit 1; }
+}
+run np1 1 "$edge1" 1 1 1
+run np8 8 "$edge8" 2 2 2
+aware=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["context"]["gpu_aware_mpi"])' "$out/np8.json")
+[ "$aware" != True ] || run np8_stage 8 "$edge8" 2 2 2 --stage
+
+python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+
+def load(tag):
+    path = os.path.join(out, tag + ".json")
+    return json.load(open(path)) if os.path.exists(path) else None
+
+def traffic(strategy, l, m, n, real):
+    interior = 2 * 3 * l * m * n * real               # read + written, three fields
+    whole = 2 * 3 * (l + 2) * (m + 2) * (n + 2) * real
+    step = int(strategy[4:])
+    return whole + interior if step <= 7 else 2 * interior if step <= 9 else interior
+
+for tag in ("np1", "np8"):
+    doc = load(tag)
+    c, ctx = doc["config"], doc["context"]
+    l, m, n = c["l"], c["m"], c["n"]
+    real = 4 if c["precision"] == "single" else 8
+    memcpy = doc["probes"]["memcpy_bandwidth"]["mean"]
+    gpus = sorted({g["name"] for g in ctx["gpus"]})
+    print(f"# {ctx['nprocs']} rank(s) on {', '.join(gpus)}, local {l}x{m}x{n}, {c['precision']}, "
+          f"{c['itfin']} steps; CUDA-aware MPI: {ctx['gpu_aware_mpi']}; D2D cudaMemcpy {memcpy / 1e9:.1f} GB/s per rank")
+    print("# GB/s and ratio: compute kernels against that memcpy; pack and unpack: ms per step")
+    print(f"{'strategy':24} {'loop(s)':>8} {'compute(s)':>10} {'GB/s':>7} {'ratio':>5}  "
+          + " ".join(f"{p + ' ' + d:>9}" for p in ("pack", "unpack") for d in "xyz") + "  MPI buffers")
+    for r in doc["results"]:
+        t, steps = r["timers"], r["steps"]
+        bw = traffic(r["strategy"], l, m, n, real) * steps / t["compute"]["mean"]
+        per_dir = " ".join(f"{1e3 * t[p + '_' + d]['mean'] / steps:9.3f}" for p in ("pack", "unpack") for d in "xyz")
+        print(f"{r['strategy'] + ' ' + r['alias']:24} {t['loop']['max']:8.4f} {t['compute']['mean']:10.4f} "
+              f"{bw / 1e9:7.1f} {bw / memcpy:5.2f}  {per_dir}  {r['mpi_buffers']}")
+    print()
+
+staged = load("np8_stage")
+if staged is None:
+    print("# staged vs CUDA-aware: not measured (MPI is not CUDA-aware, or cannot tell: every run above is staged)")
+else:
+    aware = {r["strategy"]: r for r in load("np8")["results"]}
+    print("# 8 ranks: loop time (s, max over ranks), device buffers to CUDA-aware MPI vs --stage")
+    print(f"{'strategy':24} {'aware':>8} {'staged':>8} {'staged/aware':>12}")
+    for r in staged["results"]:
+        a, s = aware[r["strategy"]]["timers"]["loop"]["max"], r["timers"]["loop"]["max"]
+        print(f"{r['strategy'] + ' ' + r['alias']:24} {a:8.4f} {s:8.4f} {s / a:12.2f}")
+PY

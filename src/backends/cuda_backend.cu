@@ -1,0 +1,292 @@
+// CUDA implementation of the kernel API: fields, temporaries and message
+// buffers in device memory, one stream per queue, and kernels that only move
+// values (loads and stores, no arithmetic), so every result is bit-identical
+// to the host backend's.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "backends/cuda.hpp"
+#include "core/errors.hpp"
+
+namespace checkmpi {
+
+namespace {
+
+// Every CUDA call is checked: a failure becomes one line naming the call and
+// CUDA's reason, thrown as std::runtime_error. checkmpi-halo reports it as an
+// internal error and aborts the job, so a failing rank never leaves the
+// others waiting in MPI. Launch errors are caught right after each launch;
+// errors inside a kernel surface at the next synchronisation (wait, upload,
+// download).
+void check(cudaError_t err, const char* call, int line) {
+  if (err == cudaSuccess) return;
+  throw std::runtime_error(std::string("CUDA error: ") + call + " (cuda_backend.cu:" + std::to_string(line) +
+                           "): " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+}
+#define CHECKMPI_CUDA(call) check((call), #call, __LINE__)
+
+// The three fields' pointers in a form a kernel can take by value and index
+// on the device (std::array's operator[] is host code).
+template <class T>
+struct Three {
+  T* p[3];
+};
+template <class T>
+Three<T> three(const std::array<T*, 3>& f) {
+  return {{f[0], f[1], f[2]}};
+}
+
+// Every kernel works on rows: x (a row's cells, or a plane's columns) runs
+// across the threads of a block, so a warp touches 32 consecutive elements;
+// rows are blockIdx.y and layers blockIdx.z, each looping over the grid so
+// any size fits the 65535 limit of those two. Each thread moves its cell of
+// all three fields (three independent loads in flight, no index division).
+struct Launch {
+  dim3 grid, threads;
+};
+Launch rows_launch(long long x, long long y, long long z) {
+  // Whole warps; short rows (small test grids) get one warp.
+  const unsigned tx = unsigned(std::min<long long>(128, (x + 31) / 32 * 32));
+  return {dim3(unsigned((x + tx - 1) / tx), unsigned(std::min<long long>(y, 65535)),
+               unsigned(std::min<long long>(z, 65535))),
+          dim3(tx)};
+}
+
+// A message buffer holds the three fields' plane one after another, each
+// row by row, columns fastest (the host backend's layout). The buffer side
+// is always coalesced; the field side is too for y and z planes (col_stride
+// 1), and strided by a row length for x planes, which no layout avoids.
+template <class Real>
+__global__ void pack_kernel(Three<const Real> f, Plane p, Real* buf) {
+  const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (c >= p.cols) return;
+  for (std::size_t r = blockIdx.y; r < p.rows; r += gridDim.y) {
+    const std::size_t at = p.offset + r * p.row_stride + c * p.col_stride, to = r * p.cols + c;
+    for (int field = 0; field < 3; ++field) buf[field * p.rows * p.cols + to] = f.p[field][at];
+  }
+}
+
+template <class Real>
+__global__ void unpack_kernel(const Real* buf, Plane p, Three<Real> f) {
+  const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (c >= p.cols) return;
+  for (std::size_t r = blockIdx.y; r < p.rows; r += gridDim.y) {
+    const std::size_t at = p.offset + r * p.row_stride + c * p.col_stride, from = r * p.cols + c;
+    for (int field = 0; field < 3; ++field) f.p[field][at] = buf[field * p.rows * p.cols + from];
+  }
+}
+
+// A box of cells and, per field, where its source is: dst_f(c) = src_f(c +
+// offset[f]) (0 for copy_box, minus or plus one stride for shift_box; the
+// shift's one-cell offset in x only moves a warp's read window).
+struct BoxArgs {
+  long long lo[3];
+  long long n[3];    // cells along x, y, z
+  long long sy, sz;  // strides of j and k
+  long long offset[3];
+};
+
+template <class Real>
+__global__ void box_kernel(Three<Real> dst, Three<const Real> src, BoxArgs a) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= a.n[0]) return;
+  for (long long j = blockIdx.y; j < a.n[1]; j += gridDim.y)
+    for (long long k = blockIdx.z; k < a.n[2]; k += gridDim.z) {
+      const long long c = (a.lo[0] + i) + (a.lo[1] + j) * a.sy + (a.lo[2] + k) * a.sz;
+      for (int f = 0; f < 3; ++f) dst.p[f][c] = src.p[f][c + a.offset[f]];
+    }
+}
+
+template <class Real>
+class CudaBackend final : public Backend<Real> {
+ public:
+  CudaBackend(int device, bool mpi_takes_device_memory)
+      : device_(device), mpi_takes_device_memory_(mpi_takes_device_memory) {
+    CHECKMPI_CUDA(cudaSetDevice(device));
+    name_ = cuda_device_name(device);
+    // Non-blocking streams: no implicit ordering with the legacy default
+    // stream or with each other; queues order their own work only, as the
+    // kernel API says.
+    for (cudaStream_t& s : streams_) CHECKMPI_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  }
+  // Destructors must not throw, and after a CUDA error the context may be
+  // unusable anyway: release paths ignore errors (the first one was thrown).
+  ~CudaBackend() override {
+    for (cudaStream_t s : streams_)
+      if (s) (void)cudaStreamDestroy(s);
+  }
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  BackendKind kind() const override { return BackendKind::Cuda; }
+  std::string describe() const override { return "cuda, " + name_ + " (device " + std::to_string(device_) + ")"; }
+  bool host_accessible() const override { return false; }
+
+  // Zeroed like the host backend's memory, so nothing depends on leftovers.
+  // cudaMemset runs on the legacy default stream, which the non-blocking
+  // queues do not wait for: synchronise, or a first kernel on a queue could
+  // run before the zeroing. Allocation happens before the timed loop.
+  Real* allocate(std::size_t n) override {
+    void* p = nullptr;
+    CHECKMPI_CUDA(cudaMalloc(&p, bytes(n)));
+    CHECKMPI_CUDA(cudaMemset(p, 0, bytes(n)));
+    CHECKMPI_CUDA(cudaDeviceSynchronize());
+    return static_cast<Real*>(p);
+  }
+  void release(Real* p) override { (void)cudaFree(p); }  // called from destructors: see ~CudaBackend
+  // Pinned, so the staging copies are asynchronous DMA transfers.
+  Real* allocate_host(std::size_t n) override {
+    void* p = nullptr;
+    CHECKMPI_CUDA(cudaMallocHost(&p, bytes(n)));
+    std::memset(p, 0, bytes(n));
+    return static_cast<Real*>(p);
+  }
+  void release_host(Real* p) override { (void)cudaFreeHost(p); }
+  bool mpi_takes_backend_memory() const override { return mpi_takes_device_memory_; }
+
+  // Blocking, and ordered with every queue: all work is finished before the
+  // copy starts, and the copy is finished (a pageable upload may otherwise
+  // still be in flight when cudaMemcpy returns) before the next kernel.
+  void upload(Real* dst, const Real* src, std::size_t n) override { blocking_copy(dst, src, n); }
+  void download(Real* dst, const Real* src, std::size_t n) override { blocking_copy(dst, src, n); }
+
+  void copy(Real* dst, const Real* src, std::size_t n, int queue) override {
+    if (dst != src) CHECKMPI_CUDA(cudaMemcpyAsync(dst, src, bytes(n), cudaMemcpyDefault, stream(queue)));
+  }
+
+  void pack(const Grid&, FieldPtrs<const Real> f, const Plane& p, Real* buf, int queue) override {
+    const Launch l = rows_launch((long long)p.cols, (long long)p.rows, 1);
+    pack_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(three(f), p, buf);
+    CHECKMPI_CUDA(cudaGetLastError());
+  }
+
+  void unpack(const Grid&, const Real* buf, const Plane& p, FieldPtrs<Real> f, int queue) override {
+    const Launch l = rows_launch((long long)p.cols, (long long)p.rows, 1);
+    unpack_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(buf, p, three(f));
+    CHECKMPI_CUDA(cudaGetLastError());
+  }
+
+  void copy_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b, int queue) override {
+    const Box whole = whole_box(g);
+    if (b.lo == whole.lo && b.hi == whole.hi) {  // the whole array: one long copy per field
+      for (int f = 0; f < 3; ++f) copy(dst[f], src[f], g.cells(), queue);
+      return;
+    }
+    launch_box(g, dst, src, b, {0, 0, 0}, queue);
+  }
+
+  void shift_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b, bool reverse,
+                 int queue) override {
+    const auto st = g.stride();
+    const long long s = reverse ? 1 : -1;
+    launch_box(g, dst, src, b, {s * (long long)st[0], s * (long long)st[1], s * (long long)st[2]}, queue);
+  }
+
+  void wait(int queue) override { CHECKMPI_CUDA(cudaStreamSynchronize(stream(queue))); }
+
+ private:
+  static std::size_t bytes(std::size_t n) { return n * sizeof(Real); }
+  cudaStream_t stream(int queue) const { return streams_.at(std::size_t(queue)); }
+
+  void blocking_copy(Real* dst, const Real* src, std::size_t n) {
+    CHECKMPI_CUDA(cudaDeviceSynchronize());
+    CHECKMPI_CUDA(cudaMemcpy(dst, src, bytes(n), cudaMemcpyDefault));
+    CHECKMPI_CUDA(cudaDeviceSynchronize());
+  }
+
+  void launch_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b,
+                  std::array<long long, 3> offset, int queue) {
+    if (b.empty()) return;
+    const auto st = g.stride();
+    BoxArgs a{};
+    for (int d = 0; d < 3; ++d) {
+      a.lo[d] = b.lo[d];
+      a.n[d] = b.hi[d] - b.lo[d] + 1;
+      a.offset[d] = offset[d];
+    }
+    a.sy = (long long)st[1];
+    a.sz = (long long)st[2];
+    const Launch l = rows_launch(a.n[0], a.n[1], a.n[2]);
+    box_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(three(dst), three(src), a);
+    CHECKMPI_CUDA(cudaGetLastError());
+  }
+
+  int device_;
+  bool mpi_takes_device_memory_;
+  std::string name_;
+  std::array<cudaStream_t, kQueues> streams_{};
+};
+
+// Device memory and events of the probe, freed on every path out of it.
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { CHECKMPI_CUDA(cudaMalloc(&p, bytes)); }
+  ~DeviceBuffer() { (void)cudaFree(p); }
+};
+struct Event {
+  cudaEvent_t e{};
+  Event() { CHECKMPI_CUDA(cudaEventCreate(&e)); }
+  ~Event() { (void)cudaEventDestroy(e); }
+};
+
+}  // namespace
+
+bool cuda_built() { return true; }
+
+int cuda_device_count(std::string* why) {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();  // not sticky, but leave no error behind for later checks
+    if (why) *why = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+    return 0;
+  }
+  if (n == 0 && why) *why = "cudaGetDeviceCount found none";
+  return n;
+}
+
+std::string cuda_device_name(int device) {
+  cudaDeviceProp prop{};
+  CHECKMPI_CUDA(cudaGetDeviceProperties(&prop, device));
+  return prop.name;
+}
+
+std::size_t cuda_free_memory(int device) {
+  CHECKMPI_CUDA(cudaSetDevice(device));
+  std::size_t free = 0, total = 0;
+  CHECKMPI_CUDA(cudaMemGetInfo(&free, &total));
+  return free;
+}
+
+template <class Real>
+std::unique_ptr<Backend<Real>> make_cuda_backend(int device, bool mpi_takes_device_memory) {
+  return std::make_unique<CudaBackend<Real>>(device, mpi_takes_device_memory);
+}
+template std::unique_ptr<Backend<float>> make_cuda_backend<float>(int, bool);
+template std::unique_ptr<Backend<double>> make_cuda_backend<double>(int, bool);
+
+double cuda_memcpy_bandwidth(int device, std::size_t bytes) {
+  CHECKMPI_CUDA(cudaSetDevice(device));
+  DeviceBuffer a(bytes), b(bytes);
+  CHECKMPI_CUDA(cudaMemset(a.p, 1, bytes));
+  Event start, stop;
+  // The first copy is a warm-up (first touch, clocks); then best of five.
+  float best_ms = 0;
+  for (int rep = 0; rep < 6; ++rep) {
+    CHECKMPI_CUDA(cudaEventRecord(start.e));
+    CHECKMPI_CUDA(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice));
+    CHECKMPI_CUDA(cudaEventRecord(stop.e));
+    CHECKMPI_CUDA(cudaEventSynchronize(stop.e));
+    float ms = 0;
+    CHECKMPI_CUDA(cudaEventElapsedTime(&ms, start.e, stop.e));
+    if (rep == 1 || (rep > 1 && ms < best_ms)) best_ms = ms;
+  }
+  return best_ms > 0 ? 2.0 * double(bytes) / (double(best_ms) * 1e-3) : 0.0;
+}
+
+}  // namespace checkmpi

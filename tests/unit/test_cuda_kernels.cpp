@@ -1,0 +1,250 @@
+// The CUDA backend's kernels against the host backend, bit for bit: every
+// kernel, single and double, forward and reverse, whole and partial boxes, on
+// grids from one cell to rows longer than a thread block. Built only with
+// CUDA (ctest label gpu); without a visible device every test is skipped
+// with the reason, which ctest reports as skipped.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/cuda.hpp"
+#include "core/fields.hpp"
+#include "strategies/step10_overlap_masked.hpp"
+
+using namespace checkmpi;
+
+namespace {
+
+const Grid kGrids[] = {{5, 4, 3}, {1, 1, 1}, {17, 9, 6}, {130, 3, 2}};
+
+// Every cell a distinct value, plus a -0.0 and a NaN, so a misplaced element,
+// a lost sign or an altered payload is seen by the bitwise comparison.
+template <class Real>
+Fields<Real> numbered(const Grid& g, Real base) {
+  Fields<Real> fs(g);
+  for (int f = 0; f < 3; ++f) std::iota(fs.f[f].begin(), fs.f[f].end(), base + Real(f) * Real(100000));
+  fs.f[0][g.index(1, 1, 1)] = -Real(0);
+  fs.f[2][g.cells() - 1] = std::nan("7");
+  return fs;
+}
+
+template <class Real>
+FieldPtrs<const Real> pointers(const Fields<Real>& fs) {
+  return {fs.data(0), fs.data(1), fs.data(2)};
+}
+
+template <class Real>
+bool same_bits(const std::vector<Real>& a, const std::vector<Real>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0;
+}
+
+// Boxes the strategies use (interior, whole) and partial ones, including a
+// single cell and boxes touching the halo (copy only: a shift box must stay
+// in the interior, whose upstream cell exists).
+std::vector<Box> copy_boxes(const Grid& g) {
+  return {whole_box(g), interior_box(g), Box{{0, 0, 0}, {0, g.m + 1, g.n + 1}},
+          Box{{1, 1, g.n}, {g.l, g.m, g.n}}, Box{{g.l, 0, 1}, {g.l + 1, 1, 1}}};
+}
+std::vector<Box> shift_boxes(const Grid& g) {
+  std::vector<Box> boxes{interior_box(g), Box{{1, 1, 1}, {1, 1, 1}}, Box{{g.l, g.m, g.n}, {g.l, g.m, g.n}},
+                         Box{{1, (g.m + 1) / 2, 1}, {g.l, g.m, (g.n + 1) / 2}}};
+  const Box inner = inner_box(g, 1);
+  boxes.push_back(inner);
+  for (const Box& b : shell_boxes(g, inner)) boxes.push_back(b);
+  return boxes;
+}
+
+// The three fields in one backend's memory, released with it.
+template <class Real>
+struct Resident {
+  Backend<Real>& backend;
+  Grid grid;
+  FieldPtrs<Real> p{};
+  Resident(Backend<Real>& b, const Fields<Real>& from) : backend(b), grid(from.grid) {
+    for (int f = 0; f < 3; ++f) {
+      p[f] = b.allocate(grid.cells());
+      b.upload(p[f], from.data(f), grid.cells());
+    }
+  }
+  ~Resident() {
+    for (Real* q : p) backend.release(q);
+  }
+  Fields<Real> fetch() const {
+    Fields<Real> out(grid);
+    for (int f = 0; f < 3; ++f) backend.download(out.data(f), p[f], grid.cells());
+    return out;
+  }
+};
+
+template <class Real>
+class CudaKernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (cuda_device_count(&why) == 0) GTEST_SKIP() << "no CUDA device visible: " << why;
+    gpu = make_cuda_backend<Real>(0, false);
+  }
+
+  // The same kernel on both backends, fields starting equal; the results
+  // must be identical to the bit, halos included.
+  template <class Run>
+  void expect_same_fields(const Grid& g, Run run, const std::string& what) {
+    Fields<Real> src = numbered<Real>(g, Real(1)), host_dst = numbered<Real>(g, Real(-500000));
+    Resident<Real> dsrc(*gpu, src), ddst(*gpu, host_dst);
+    run(*host, host_dst.pointers(), as_const(src.pointers()));
+    run(*gpu, ddst.p, as_const(dsrc.p));
+    host->wait_all();
+    gpu->wait_all();
+    const Fields<Real> got = ddst.fetch();
+    for (int f = 0; f < 3; ++f)
+      EXPECT_TRUE(same_bits(got.f[f], host_dst.f[f]))
+          << what << ", field " << f + 1 << ", grid " << g.l << "x" << g.m << "x" << g.n;
+  }
+
+  std::unique_ptr<Backend<Real>> host = make_host_backend<Real>();
+  std::unique_ptr<Backend<Real>> gpu;
+};
+
+using Reals = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(CudaKernels, Reals);
+
+TYPED_TEST(CudaKernels, DescribesItself) {
+  EXPECT_EQ(this->gpu->kind(), BackendKind::Cuda);
+  EXPECT_FALSE(this->gpu->host_accessible());
+  EXPECT_FALSE(this->gpu->mpi_takes_backend_memory());
+  EXPECT_TRUE(make_cuda_backend<TypeParam>(0, true)->mpi_takes_backend_memory());
+  EXPECT_EQ(this->gpu->describe().rfind("cuda, ", 0), 0u) << this->gpu->describe();
+  EXPECT_GT(cuda_free_memory(0), 0u);
+}
+
+TYPED_TEST(CudaKernels, PackEveryPlaneOnEveryQueue) {
+  using Real = TypeParam;
+  for (const Grid& g : kGrids) {
+    const Fields<Real> fs = numbered<Real>(g, Real(1));
+    Resident<Real> d(*this->gpu, fs);
+    for (int dir = 0; dir < 3; ++dir)
+      for (int index : {0, 1, g.interior()[dir], g.interior()[dir] + 1}) {
+        const Plane p = plane(g, dir, index);
+        std::vector<Real> want(3 * p.count()), got(3 * p.count());
+        this->host->pack(g, pointers(fs), p, want.data(), kQueueX);
+        Real* buf = this->gpu->allocate(want.size());
+        const int queue = (dir + index) % kQueues;
+        this->gpu->pack(g, as_const(d.p), p, buf, queue);
+        this->gpu->wait(queue);
+        this->gpu->download(got.data(), buf, got.size());
+        this->gpu->release(buf);
+        EXPECT_TRUE(same_bits(got, want)) << "dir " << dir << " index " << index << " grid " << g.l;
+      }
+  }
+}
+
+TYPED_TEST(CudaKernels, UnpackEveryPlane) {
+  using Real = TypeParam;
+  for (const Grid& g : kGrids)
+    for (int dir = 0; dir < 3; ++dir)
+      for (int index : {0, g.interior()[dir] + 1}) {
+        const Plane p = plane(g, dir, index);
+        std::vector<Real> buf(3 * p.count());
+        std::iota(buf.begin(), buf.end(), Real(-1000));
+        this->expect_same_fields(
+            g,
+            [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real>) {
+              // The buffer in that backend's memory, as the strategies have it.
+              Real* at = b.allocate(buf.size());
+              b.upload(at, buf.data(), buf.size());
+              b.unpack(g, at, p, dst, kQueueZ);
+              b.wait(kQueueZ);
+              b.release(at);
+            },
+            "unpack dir " + std::to_string(dir) + " index " + std::to_string(index));
+      }
+}
+
+TYPED_TEST(CudaKernels, CopyBoxWholeAndPartial) {
+  using Real = TypeParam;
+  for (const Grid& g : kGrids)
+    for (const Box& box : copy_boxes(g))
+      this->expect_same_fields(
+          g,
+          [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
+            b.copy_box(g, dst, src, box, kComputeQueue);
+          },
+          "copy_box");
+}
+
+TYPED_TEST(CudaKernels, ShiftBoxForwardAndReverse) {
+  using Real = TypeParam;
+  for (const Grid& g : kGrids)
+    for (bool reverse : {false, true})
+      for (const Box& box : shift_boxes(g))
+        this->expect_same_fields(
+            g,
+            [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
+              b.shift_box(g, dst, src, box, reverse, kQueueY);
+            },
+            std::string("shift_box ") + (reverse ? "reverse" : "forward") + " box lo " +
+                std::to_string(box.lo[0]) + "," + std::to_string(box.lo[1]) + "," + std::to_string(box.lo[2]));
+}
+
+// step10's update: the inner box and then the shell, queued back to back on
+// one queue and waited for once, as the strategy does.
+TYPED_TEST(CudaKernels, InnerThenShellOnOneQueue) {
+  using Real = TypeParam;
+  for (const Grid& g : kGrids)
+    for (bool reverse : {false, true})
+      this->expect_same_fields(
+          g,
+          [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
+            const Box inner = inner_box(g, 2);
+            b.shift_box(g, dst, src, inner, reverse, kComputeQueue);
+            for (const Box& box : shell_boxes(g, inner)) b.shift_box(g, dst, src, box, reverse, kComputeQueue);
+          },
+          "inner + shell");
+}
+
+// copy between every kind of memory the strategies use (device, pinned
+// host), and the staging pipeline of kernel_plumbing.hpp: pack, then copy
+// to pinned memory on the same queue, one wait.
+TYPED_TEST(CudaKernels, CopyAndStaging) {
+  using Real = TypeParam;
+  Backend<Real>& gpu = *this->gpu;
+  std::vector<Real> a(100003), back(a.size());
+  std::iota(a.begin(), a.end(), Real(0));
+  Real* pinned = gpu.allocate_host(a.size());
+  Real* dev1 = gpu.allocate(a.size());
+  Real* dev2 = gpu.allocate(a.size());
+  std::memcpy(pinned, a.data(), a.size() * sizeof(Real));
+  gpu.copy(dev1, pinned, a.size(), kQueueX);  // host to device
+  gpu.copy(dev2, dev1, a.size(), kQueueX);    // device to device, ordered after it
+  gpu.wait(kQueueX);
+  std::memset(pinned, 0, a.size() * sizeof(Real));
+  gpu.copy(pinned, dev2, a.size(), kQueueZ);  // device to host
+  gpu.wait(kQueueZ);
+  EXPECT_EQ(std::memcmp(pinned, a.data(), a.size() * sizeof(Real)), 0);
+  gpu.download(back.data(), dev2, back.size());
+  EXPECT_TRUE(same_bits(back, a));
+
+  const Grid g = kGrids[2];
+  const Fields<Real> fs = numbered<Real>(g, Real(3));
+  Resident<Real> d(gpu, fs);
+  const Plane p = plane(g, 0, g.l);
+  std::vector<Real> want(3 * p.count());
+  this->host->pack(g, pointers(fs), p, want.data(), kQueueX);
+  gpu.pack(g, as_const(d.p), p, dev1, kQueueY);
+  gpu.copy(pinned, dev1, want.size(), kQueueY);
+  gpu.wait(kQueueY);
+  EXPECT_EQ(std::memcmp(pinned, want.data(), want.size() * sizeof(Real)), 0);
+  gpu.release(dev1);
+  gpu.release(dev2);
+  gpu.release_host(pinned);
+}
+
+TYPED_TEST(CudaKernels, MemcpyProbeMeasuresSomething) {
+  EXPECT_GT(cuda_memcpy_bandwidth(0, std::size_t(64) << 20), 0.0);
+}
+
+}  // namespace
