@@ -104,8 +104,11 @@ def _mem_available() -> int | None:
     return None
 
 
+CHECKS_PER_RUN = 10  # validations and profile dumps of a run whose steps checkmpi chose
+
+
 def halo_argv(exe: Path, plan: HaloPlan, json_path: Path, outdir: Path, iters: int | None,
-              strategy: str | None) -> list[str]:
+              strategy: str | None, checks: int = CHECKS_PER_RUN) -> list[str]:
     argv = [str(exe)]
     if not plan.uses_input:
         argv.append("--no-input")
@@ -116,7 +119,7 @@ def halo_argv(exe: Path, plan: HaloPlan, json_path: Path, outdir: Path, iters: i
     if iters is not None:
         argv += ["--itfin", str(iters)]
         if not _has_option(plan.passthrough, "--icheck"):
-            argv += ["--icheck", str(max(1, iters // 10))]  # ten validations and profile dumps per run
+            argv += ["--icheck", str(max(1, iters // checks))]
     if strategy:
         argv += ["--strategy", strategy]
     return argv + ["--outdir", str(outdir), "--json", str(json_path)] + plan.passthrough
@@ -184,20 +187,23 @@ def _prepare(path: Path) -> None:
 def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | None, budget: float,
               timeout: float | None) -> int:
     """Steps that make the whole job take about `budget` seconds, from a short
-    run of every chosen strategy (its launch cost counts as well)."""
+    run of every chosen strategy (its launch cost counts as well). The short
+    run validates once, at its end, so its step time is the step's alone and
+    the cost of one check is known apart: the real run checks ten times."""
     with tempfile.TemporaryDirectory(prefix="checkmpi-calibrate-") as tmp:
         json_path = Path(tmp) / "calibration.json"
         cmd, env = mpi_command(launcher, plan.np, halo_argv(exe, plan, json_path, Path(tmp) / "out",
-                                                            CALIBRATION_STEPS, strategy))
+                                                            CALIBRATION_STEPS, strategy, checks=1))
         with ProgressLine(f"calibrating ({CALIBRATION_STEPS} steps per strategy)") as progress:
             done = run_native(cmd, env, timeout, progress.update)
         if done.returncode != 0:
             raise failure("checkmpi-halo", done)
         run = _load_written(json_path, "checkmpi-halo")
     assert isinstance(run, HaloRun)
-    per_step = sum(s.timers["loop"].max / s.steps for s in run.ran() if s.steps)
+    per_step = sum((s.timers["loop"].max - s.timers["diag"].max) / s.steps for s in run.ran() if s.steps)
+    checks = CHECKS_PER_RUN * sum(s.timers["diag"].max for s in run.ran())
     overhead = max(0.0, done.seconds - sum(s.timers["loop"].max for s in run.ran()))
-    left = budget - done.seconds - overhead
+    left = budget - done.seconds - overhead - checks
     steps = int(left / per_step) if per_step > 0 else 1000
     steps = _round_down(max(CALIBRATION_STEPS, min(steps, 1_000_000)))
     say(f"calibration: {per_step * 1e3:.3f} ms per step over all strategies, "
