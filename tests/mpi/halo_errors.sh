@@ -6,20 +6,9 @@ np=$1
 dir=$(scratch)
 cd "$dir"
 
-# expect_error REGEX ARGS...: runs checkmpi-halo, wants exit 2 and exactly one
-# "checkmpi-halo: error:" line matching REGEX on stderr.
-expect_error() {
-  local want=$1
-  shift
-  local rc=0
-  run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" "$@" >out.txt 2>err.txt || rc=$?
-  [ $rc -eq 2 ] || fail "args [$*]: exit $rc, expected 2 ($(head -c 300 err.txt))"
-  local lines
-  lines=$(grep -c '^checkmpi-halo: error:' err.txt || true)
-  [ "$lines" -eq 1 ] || fail "args [$*]: $lines error lines, expected 1: $(cat err.txt)"
-  grep '^checkmpi-halo: error:' err.txt | grep -Eq -- "$want" ||
-    fail "args [$*]: message '$(grep '^checkmpi-halo: error:' err.txt)' does not match /$want/"
-}
+# expect_error REGEX ARGS...: checkmpi-halo ARGS fails with exit 2 and one
+# "checkmpi-halo: error:" line matching REGEX.
+expect_error() { expect_usage_error checkmpi-halo "$np" "$@"; }
 
 good="--lx $((2 * np)) --ly 4 --lz 4 --itfin 2 --icheck 1"
 write_input ok.input $((2 * np)) 4 4 0 0 0 2 1
