@@ -96,23 +96,21 @@ std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vecto
   return out.str();
 }
 
-ModeOutput run_mode(const P2PConfig& cfg, MPI_Comm world, double clock) {
+void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, ModeOutput& out) {
   int rank = 0, nprocs = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &nprocs);
-  if (cfg.mode == Mode::Ring) return run_ring(Session{cfg, world, rank, nprocs, clock});
-  ModeOutput out;
+  if (cfg.mode == Mode::Ring) return run_ring(Session{cfg, world, rank, nprocs, clock}, out);
   on_first_ranks(world, 2, [&](MPI_Comm pair) {
     const Session s{cfg, pair, rank, 2, clock};
     switch (cfg.mode) {
-      case Mode::PingPong: out = run_pingpong(s); break;
-      case Mode::Bandwidth: out = run_bandwidth(s); break;
-      case Mode::LogGP: out = run_loggp(s); break;
-      case Mode::Datatype: out = run_datatype(s); break;
-      case Mode::Ring: break;
+      case Mode::PingPong: return run_pingpong(s, out);
+      case Mode::Bandwidth: return run_bandwidth(s, out);
+      case Mode::LogGP: return run_loggp(s, out);
+      case Mode::Datatype: return run_datatype(s, out);
+      case Mode::Ring: return;
     }
   });
-  return out;
 }
 
 }  // namespace
@@ -137,10 +135,20 @@ int p2p_main(int argc, char** argv) {
     const double clock = clock_cost();
     if (rank == 0) std::cout << header(cfg, ctx, where) << std::flush;
 
-    const ModeOutput out = run_mode(cfg, world, clock);
-    if (rank != 0) return kExitOk;
+    // A validation failure reaches every rank (exit 3); rank 0 still
+    // reports what was measured before it.
+    ModeOutput out;
+    std::string invalid;
+    try {
+      run_mode(cfg, world, clock, out);
+    } catch (const ValidationError& e) {
+      invalid = e.what();
+    }
+    const int code = invalid.empty() ? kExitOk : kExitInvalid;
+    if (rank != 0) return code;
     std::cout << out.table << std::flush;
-    if (cfg.json.empty()) return kExitOk;
+    if (!invalid.empty()) std::cerr << "checkmpi-p2p: validation failed: " << invalid << "\n";
+    if (cfg.json.empty()) return code;
     Json doc = Json::object();
     doc["schema"] = "checkmpi.p2p/1";
     Json context = context_json(ctx);
@@ -152,18 +160,17 @@ int p2p_main(int argc, char** argv) {
     doc["mode"] = mode_name(cfg.mode);
     doc["results"] = out.results;
     doc["fits"] = out.fits;
+    doc["valid"] = invalid.empty();
+    doc["error"] = invalid.empty() ? Json() : Json(invalid);
     if (!write_file(cfg.json, doc.dump() + "\n")) {
       std::cerr << "checkmpi-p2p: error: cannot write JSON file '" << cfg.json << "'\n";
       return kExitInternal;
     }
     std::cout << "results written to " << cfg.json << "\n";
-    return kExitOk;
+    return code;
   } catch (const UsageError& e) {
     if (rank == 0) std::cerr << "checkmpi-p2p: error: " << e.what() << "\n";
     return kExitUsage;
-  } catch (const ValidationError& e) {
-    if (rank == 0) std::cerr << "checkmpi-p2p: validation failed: " << e.what() << "\n";
-    return kExitInvalid;
   }
 }
 

@@ -21,7 +21,9 @@ struct Session {
   double clock_cost = 0;
 };
 
-// What rank 0 reports; other ranks' copies stay empty.
+// What rank 0 reports; other ranks' copies stay empty. Filled as the
+// measurement goes, so that what was measured before a validation failure
+// is still there; fits come last.
 struct ModeOutput {
   Json results = Json::array();
   Json fits = Json::object();
@@ -29,11 +31,12 @@ struct ModeOutput {
 };
 
 // Pair modes run on ranks 0 and 1 of s.comm; ring is collective over all.
-ModeOutput run_pingpong(const Session& s);
-ModeOutput run_bandwidth(const Session& s);
-ModeOutput run_ring(const Session& s);
-ModeOutput run_loggp(const Session& s);
-ModeOutput run_datatype(const Session& s);
+// ValidationError (-c) leaves `out` with the sizes measured before.
+void run_pingpong(const Session& s, ModeOutput& out);
+void run_bandwidth(const Session& s, ModeOutput& out);
+void run_ring(const Session& s, ModeOutput& out);
+void run_loggp(const Session& s, ModeOutput& out);
+void run_datatype(const Session& s, ModeOutput& out);
 
 // The loop for messages of `bytes`, timed on `timing`.
 Loop make_loop(const Session& s, long long bytes, bool timing);

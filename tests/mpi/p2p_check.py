@@ -67,7 +67,9 @@ def hockney_ok(h, sizes):
         need(s["r2"] is None or s["r2"] <= 1 + 1e-9, f"hockney: r2 {s['r2']}")
 
 
-need(list(doc) == ["schema", "context", "config", "mode", "results", "fits"], f"top-level keys {list(doc)}")
+need(list(doc) == ["schema", "context", "config", "mode", "results", "fits", "valid", "error"],
+     f"top-level keys {list(doc)}")
+need(doc["valid"] is True and doc["error"] is None, "valid/error of a clean run")
 need(doc["schema"] == "checkmpi.p2p/1", "schema")
 need(doc["mode"] == mode and doc["config"]["mode"] == mode, "mode")
 ctx, cfg, results, fits = doc["context"], doc["config"], doc["results"], doc["fits"]

@@ -19,13 +19,23 @@ run_mpi 2 "$p2p" datatype -c --vectors 1:4:4,8:3:4,16:1:4 "${small[@]}" >out.txt
   fail "datatype -c on clean data: exit $? ($(cat err.txt))"
 
 # expect_corruption REGEX ARGS...: exit 3, exactly one "validation failed"
-# line on stderr matching REGEX, and no JSON written.
+# line on stderr matching REGEX, and JSON saying so, with no fits and the
+# results measured before (payload sizes below the damaged one, except ring,
+# whose rings start again from the smallest size).
 expect_corruption() {
   local want=$1
   shift
   rm -f bad.json
   expect_exit 3 'checkmpi-p2p: validation failed: ' "$want" 2 "$p2p" "$@" -c "${small[@]}" --json bad.json
-  [ ! -e bad.json ] || fail "args [$*]: JSON written after a failed validation"
+  python3 - "$(grep 'validation failed: ' err.txt)" <<'PY' || fail "args [$*]: JSON of the failed run"
+import json, sys
+d = json.load(open("bad.json"))
+assert d["valid"] is False and "checkmpi-p2p: validation failed: " + d["error"] == sys.argv[1], d["error"]
+assert d["fits"] == {}, d["fits"]
+bad = int(d["error"].split("size ")[1].split(",")[0])
+sizes = [r.get("bytes", r.get("size")) for r in d["results"]]
+assert all(s < bad for s in sizes) or d["mode"] == "ring", sizes
+PY
 }
 
 hex='0x[0-9a-f]{2}'
