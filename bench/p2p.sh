@@ -2,15 +2,16 @@
 # Point-to-point sweeps on this machine, 2 ranks, default options:
 #   1. checkmpi-p2p pingpong and bw against a reference compiled here from the
 #      loops of the OSU micro-benchmarks' osu_latency and osu_bw (same counts,
-#      same window, same formulas), alternating ROUNDS times; per size the
-#      best round of each and their ratio (and the median rounds' ratio).
+#      same window, same formulas), alternating ROUNDS times, the reference
+#      twice per round; per size the best round of each, the ratio
+#      checkmpi-p2p / reference and, as a control, reference / reference.
 #      Target: within 5%.
 #   2. the full default sweeps of ring, loggp and datatype, as printed.
-#   bench/p2p.sh [ROUNDS]   default 3; CHECKMPI_BIN picks the build (build/bin)
+#   bench/p2p.sh [ROUNDS]   default 6; CHECKMPI_BIN picks the build (build/bin)
 # Timings on a shared machine are noisy: only figures taken together compare.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=${1:-3}
+rounds=${1:-6}
 bin=${CHECKMPI_BIN:-build/bin}
 [ -x "$bin/checkmpi-p2p" ] || { echo "bench: $bin/checkmpi-p2p not found (build first)" >&2; exit 2; }
 # The reference must use the same MPI as the build: take it from its cache.
@@ -78,45 +79,57 @@ C
 
 echo "# bench/p2p.sh: $(uname -n), $(nproc) CPUs ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), $(date -u +%FT%TZ)"
 echo "# MPI: $("$mpiexec" --version 2>&1 | head -1); reference built with $mpicc"
+echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+# The reference runs twice per round: its second run against its first is
+# the control, the spread this machine gives when nothing differs. The order
+# of the three runs rotates from round to round: in a fixed order the first
+# run of every round came out slower here, and no run may own a place.
+run_as() {  # run_as WHICH KIND ROUND
+  case $1 in
+    p2p) run2 "$bin/checkmpi-p2p" "$([ "$2" = lat ] && echo pingpong || echo bw)" --json "$out/$2.$3.json" >/dev/null ;;
+    *) run2 "$out/osu_ref" "$2" >"$out/$1_$2.$3" ;;
+  esac
+}
+order=(ref p2p ctl)
 for r in $(seq "$rounds"); do
-  run2 "$out/osu_ref" lat >"$out/ref_lat.$r"
-  run2 "$bin/checkmpi-p2p" pingpong --json "$out/lat.$r.json" >/dev/null
-  run2 "$out/osu_ref" bw >"$out/ref_bw.$r"
-  run2 "$bin/checkmpi-p2p" bw --json "$out/bw.$r.json" >/dev/null
+  for kind in lat bw; do
+    for i in 0 1 2; do run_as "${order[$(((i + r) % 3))]}" "$kind" "$r"; done
+  done
 done
 python3 - "$out" "$rounds" <<'PY'
 import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
-def ref(name):
-    return [{int(a): float(b) for a, b in (l.split() for l in open(f"{out}/{name}.{r}"))} for r in range(1, rounds + 1)]
-def ours(name, value):
-    docs = [json.load(open(f"{out}/{name}.{r}.json")) for r in range(1, rounds + 1)]
-    return [{x["size"]: value(x) for x in d["results"]} for d in docs]
-# Other work on the machine only ever adds time: the best round of each
-# (least latency, most bandwidth) is the cleanest comparison, the median
-# round shows the spread.
-def summary(rows, best):
-    return {s: (best(row[s] for row in rows), statistics.median(row[s] for row in rows)) for s in rows[0]}
-ref_lat, ref_bw = summary(ref("ref_lat"), min), summary(ref("ref_bw"), max)
-lat = summary(ours("lat", lambda r: r["latency"]["mean"] * 1e6), min)
-bw = summary(ours("bw", lambda r: r["bandwidth"] / 1e6), max)
-print(f"# {rounds} alternating rounds; ratio = checkmpi-p2p / reference, best round (median round)")
-print(f"{'# Size':<10}{'ref (us)':>10}{'p2p (us)':>10}{'ratio':>16}{'ref (MB/s)':>12}{'p2p (MB/s)':>12}{'ratio':>16}")
-outside, lr, br = [], [], []
-for s in sorted(ref_lat):
-    a = [lat[s][k] / ref_lat[s][k] for k in (0, 1)]
-    b = [bw[s][k] / ref_bw[s][k] for k in (0, 1)]
-    lr.append(a[0])
-    br.append(b[0])
-    outside += [f"latency at {s}"] * (abs(a[0] - 1) > 0.05) + [f"bandwidth at {s}"] * (abs(b[0] - 1) > 0.05)
-    print(f"{s:<10}{ref_lat[s][0]:10.2f}{lat[s][0]:10.2f}{a[0]:9.3f} ({a[1]:.3f}){ref_bw[s][0]:12.1f}"
-          f"{bw[s][0]:12.1f}{b[0]:9.3f} ({b[1]:.3f})")
-print(f"# latency ratio, best rounds: median {statistics.median(lr):.3f}, range {min(lr):.3f} .. {max(lr):.3f}")
-print(f"# bandwidth ratio, best rounds: median {statistics.median(br):.3f}, range {min(br):.3f} .. {max(br):.3f}")
-print("# outside 5% (best rounds): " + (", ".join(outside) if outside else "none"))
+# Other work on the machine only ever adds time: the best round of each run
+# (least latency, most bandwidth) is the cleanest figure.
+def ref(name, best):
+    rows = [{int(a): float(b) for a, b in (l.split() for l in open(f"{out}/{name}.{r}"))} for r in range(1, rounds + 1)]
+    return {s: best(row[s] for row in rows) for s in rows[0]}
+def ours(name, value, best):
+    rows = [{x["size"]: value(x) for x in json.load(open(f"{out}/{name}.{r}.json"))["results"]}
+            for r in range(1, rounds + 1)]
+    return {s: best(row[s] for row in rows) for s in rows[0]}
+lat = (ref("ref_lat", min), ours("lat", lambda r: r["latency"]["mean"] * 1e6, min), ref("ctl_lat", min))
+bw = (ref("ref_bw", max), ours("bw", lambda r: r["bandwidth"] / 1e6, max), ref("ctl_bw", max))
+print(f"# best of {rounds} rounds; p2p/ref: checkmpi-p2p over the reference; ref2/ref: the reference's")
+print("# second run over its first (control: the machine's own spread)")
+print(f"{'# Size':<10}{'ref (us)':>10}{'p2p (us)':>10}{'p2p/ref':>9}{'ref2/ref':>9}"
+      f"{'ref (MB/s)':>12}{'p2p (MB/s)':>12}{'p2p/ref':>9}{'ref2/ref':>9}")
+for s in sorted(lat[0]):
+    print(f"{s:<10}{lat[0][s]:10.2f}{lat[1][s]:10.2f}{lat[1][s] / lat[0][s]:9.3f}{lat[2][s] / lat[0][s]:9.3f}"
+          f"{bw[0][s]:12.1f}{bw[1][s]:12.1f}{bw[1][s] / bw[0][s]:9.3f}{bw[2][s] / bw[0][s]:9.3f}")
+for name, (r, p, c) in (("latency", lat), ("bandwidth", bw)):
+    ours_r = [p[s] / r[s] for s in r]
+    ctl_r = [c[s] / r[s] for s in r]
+    off = [s for s in r if abs(p[s] / r[s] - 1) > 0.05]
+    print(f"# {name}: p2p/ref median {statistics.median(ours_r):.3f} (range {min(ours_r):.3f} .. {max(ours_r):.3f}),"
+          f" ref2/ref median {statistics.median(ctl_r):.3f} (range {min(ctl_r):.3f} .. {max(ctl_r):.3f});"
+          f" p2p/ref outside 5% at {len(off)} of {len(r)} sizes, ref2/ref at"
+          f" {sum(abs(c[s] / r[s] - 1) > 0.05 for s in r)}")
 PY
 
 for mode in ring loggp datatype; do
   echo
   run2 "$bin/checkmpi-p2p" "$mode"
 done
+echo
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
