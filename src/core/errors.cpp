@@ -4,20 +4,28 @@
 
 namespace checkmpi {
 
-void agree(MPI_Comm comm, const std::string& local_error) {
+std::string first_error(MPI_Comm comm, const std::string& local_error, int& failing_rank) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   int mine = local_error.empty() ? size : rank;
   int first = size;
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == size) return;
+  failing_rank = first == size ? -1 : first;
+  if (first == size) return "";
   int len = (rank == first) ? static_cast<int>(local_error.size()) : 0;
   MPI_Bcast(&len, 1, MPI_INT, first, comm);
   std::vector<char> text(local_error.begin(), local_error.end());
   text.resize(static_cast<size_t>(len));
   MPI_Bcast(text.data(), len, MPI_CHAR, first, comm);
-  std::string message(text.begin(), text.end());
+  return std::string(text.begin(), text.end());
+}
+
+void agree(MPI_Comm comm, const std::string& local_error) {
+  int size = 1, first = -1;
+  MPI_Comm_size(comm, &size);
+  std::string message = first_error(comm, local_error, first);
+  if (first < 0) return;
   if (size > 1 && first != 0) message = "rank " + std::to_string(first) + ": " + message;
   throw UsageError(message);
 }

@@ -1,11 +1,12 @@
-// Error kinds and exit codes shared by every checkmpi tool, and the one
-// collective that turns a failure seen on some ranks into the same error on all.
+// Error kinds and exit codes shared by every checkmpi tool, and the
+// collectives that turn a failure seen on some ranks into the same error on all.
 #pragma once
 
 #include <mpi.h>
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace checkmpi {
 
@@ -21,9 +22,35 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Every rank calls this with its own verdict (empty = fine). If any rank
-// failed, all ranks throw UsageError carrying the message of the lowest
-// failing rank, so no rank is left waiting in a later collective.
+// Received data differed from what was sent: exit code 3.
+struct ValidationError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Every rank calls this with its own verdict (empty = fine). Returns, on every
+// rank, the message of the lowest failing rank and sets `failing_rank` to it;
+// returns "" and sets -1 when no rank failed.
+std::string first_error(MPI_Comm comm, const std::string& local_error, int& failing_rank);
+
+// As first_error, but if any rank failed, all ranks throw UsageError carrying
+// that message, so no rank is left waiting in a later collective.
 void agree(MPI_Comm comm, const std::string& local_error);
+
+// Runs `f` on every rank; if it throws UsageError on any rank, every rank
+// throws the same error (so nobody is left in a collective).
+template <class F>
+auto collectively(MPI_Comm comm, F&& f) {
+  std::string error;
+  using R = decltype(f());
+  if constexpr (std::is_void_v<R>) {
+    try { f(); } catch (const UsageError& e) { error = e.what(); }
+    agree(comm, error);
+  } else {
+    R value{};
+    try { value = f(); } catch (const UsageError& e) { error = e.what(); }
+    agree(comm, error);
+    return value;
+  }
+}
 
 }  // namespace checkmpi

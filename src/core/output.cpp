@@ -2,8 +2,11 @@
 
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 namespace checkmpi {
 
@@ -27,6 +30,35 @@ std::string make_directories(const std::string& dir) {
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return "output directory '" + dir + "' is not a directory";
   return "";
+}
+
+std::string check_writable_file(const std::string& path, const std::string& what) {
+  const bool existed = ::access(path.c_str(), F_OK) == 0;
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) return "cannot write " + what + " '" + path + "': " + std::strerror(errno);
+  std::fclose(f);
+  if (!existed) std::remove(path.c_str());
+  return "";
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+std::string fixed(double v, int precision) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+  return buf;
+}
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (b >= 1024 && u < 6) b /= 1024, ++u;
+  return fixed(b, 1) + " " + units[u];
 }
 
 ProfileFiles::ProfileFiles(const std::string& dir, int rank) {

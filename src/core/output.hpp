@@ -17,6 +17,20 @@ std::string rank_file(const std::string& dir, const std::string& stem, int rank,
 // Creates DIR and its parents; returns an error text, empty on success.
 std::string make_directories(const std::string& dir);
 
+// Whether PATH can be written, without touching an existing file (opened for
+// appending, removed again if it did not exist). Returns "cannot write WHAT
+// 'PATH': reason", empty on success.
+std::string check_writable_file(const std::string& path, const std::string& what);
+
+// Replaces PATH's contents with TEXT; false on any failure.
+bool write_file(const std::string& path, const std::string& text);
+
+// printf's %.Nf
+std::string fixed(double v, int precision);
+
+// "1.5 GiB"
+std::string human_bytes(double bytes);
+
 // Profiles through the middle of the block: prof_i along x at j=m/2, k=n/2
 // (1-based, as CheckMPI; at least 1 so a one-cell block still shows interior
 // data), prof_j along y, prof_k along z. Each write appends one block:

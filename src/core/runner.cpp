@@ -1,7 +1,5 @@
 #include "core/runner.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -37,23 +35,6 @@ std::vector<Stats> over_ranks(const std::vector<double>& v, MPI_Comm comm) {
   std::vector<Stats> out(v.size());
   for (size_t i = 0; i < v.size(); ++i) out[i] = Stats{lo[i], sum[i] / size, hi[i]};
   return out;
-}
-
-// Runs `f` on every rank; if it throws UsageError on any rank, every rank
-// throws the same error (so nobody is left in a collective).
-template <class F>
-auto collectively(MPI_Comm comm, F&& f) {
-  std::string error;
-  using R = decltype(f());
-  if constexpr (std::is_void_v<R>) {
-    try { f(); } catch (const UsageError& e) { error = e.what(); }
-    agree(comm, error);
-  } else {
-    R value{};
-    try { value = f(); } catch (const UsageError& e) { error = e.what(); }
-    agree(comm, error);
-    return value;
-  }
 }
 
 // Where the kernels run, decided once for the whole job: the same kind on
@@ -170,12 +151,6 @@ struct StrategyResult {
 template <class Real>
 std::size_t direction_bytes(const Grid& g, int dir) {
   return 2 * 3 * plane_count(g, dir) * sizeof(Real);
-}
-
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
 }
 
 template <class Real>
@@ -363,13 +338,6 @@ double bytes_per_rank(const Grid& g, Precision p) {
   return real * (6.0 * cells + 2.0 * 2.0 * 3.0 * planes);
 }
 
-std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (b >= 1024 && u < 6) b /= 1024, ++u;
-  return fixed(b, 1) + " " + units[u];
-}
-
 // Checks that depend on the machine: memory, output locations.
 void check_resources(const HaloConfig& cfg, const Decomposition& dec, const BackendChoice& backend,
                      const std::vector<const StrategyInfo*>& chosen) {
@@ -408,12 +376,8 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
   });
   collectively(dec.comm, [&] {
     if (dec.rank != 0 || cfg.json.empty()) return;
-    // Append mode: checks the path without touching an existing file.
-    const bool existed = ::access(cfg.json.c_str(), F_OK) == 0;
-    std::FILE* f = std::fopen(cfg.json.c_str(), "a");
-    if (!f) throw UsageError("cannot write JSON file '" + cfg.json + "': " + std::strerror(errno));
-    std::fclose(f);
-    if (!existed) std::remove(cfg.json.c_str());
+    const std::string error = check_writable_file(cfg.json, "JSON file");
+    if (!error.empty()) throw UsageError(error);
   });
 }
 
@@ -680,10 +644,8 @@ int halo_main(int argc, char** argv) {
     if (rank == 0) {
       print_table(results);
       if (!cfg.json.empty()) {
-        std::ofstream out(cfg.json);
-        out << doc.dump() << "\n";
-        out.close();
-        if (!out) std::cerr << "checkmpi-halo: error: cannot write JSON file '" << cfg.json << "'\n";
+        if (!write_file(cfg.json, doc.dump() + "\n"))
+          std::cerr << "checkmpi-halo: error: cannot write JSON file '" << cfg.json << "'\n";
         else std::cout << "results written to " << cfg.json << "\n";
       }
     }

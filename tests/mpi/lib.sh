@@ -20,6 +20,29 @@ run_mpi() {
   timeout --kill-after=10 150 "$MPIEXEC" "$MPIEXEC_NUMPROC_FLAG" "$np" $MPIEXEC_FLAGS "$@"
 }
 
+# expect_exit CODE PREFIX REGEX NP CMD...: runs CMD on NP ranks (output in
+# out.txt and err.txt), wants exit CODE and exactly one stderr line starting
+# with PREFIX, that line matching REGEX: bad input is one line, not a hang.
+expect_exit() {
+  local code=$1 prefix=$2 want=$3 np=$4
+  shift 4
+  local rc=0 lines
+  run_mpi "$np" "$@" >out.txt 2>err.txt || rc=$?
+  [ $rc -eq "$code" ] || fail "[$*]: exit $rc, expected $code ($(head -c 400 err.txt))"
+  lines=$(grep -c "^$prefix" err.txt || true)
+  [ "$lines" -eq 1 ] || fail "[$*]: $lines '$prefix' lines, expected 1: $(cat err.txt)"
+  grep "^$prefix" err.txt | grep -Eq -- "$want" ||
+    fail "[$*]: '$(grep "^$prefix" err.txt)' does not match /$want/"
+}
+
+# expect_usage_error TOOL NP REGEX ARGS...: bad input to TOOL ends with
+# exit 2 and one "TOOL: error:" line matching REGEX.
+expect_usage_error() {
+  local tool=$1 np=$2 want=$3
+  shift 3
+  expect_exit 2 "$tool: error:" "$want" "$np" "$CHECKMPI_BIN/$tool" "$@"
+}
+
 # Everything a test writes lives under one directory removed when it exits
 # (set up here, in the test's own shell, so `dir=$(scratch)` works too).
 CHECKMPI_TEST_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/checkmpi-test.XXXXXX")
@@ -40,17 +63,6 @@ write_input() {
 NML
 }
 
-# expect_error REGEX ARGS...: runs checkmpi-halo on $np ranks, wants exit 2
-# and exactly one "checkmpi-halo: error:" line matching REGEX on stderr.
-expect_error() {
-  local want=$1
-  shift
-  local rc=0
-  run_mpi "${np:?}" "$CHECKMPI_BIN/checkmpi-halo" "$@" >out.txt 2>err.txt || rc=$?
-  [ $rc -eq 2 ] || fail "args [$*]: exit $rc, expected 2 ($(head -c 300 err.txt))"
-  local lines
-  lines=$(grep -c '^checkmpi-halo: error:' err.txt || true)
-  [ "$lines" -eq 1 ] || fail "args [$*]: $lines error lines, expected 1: $(cat err.txt)"
-  grep '^checkmpi-halo: error:' err.txt | grep -Eq -- "$want" ||
-    fail "args [$*]: message '$(grep '^checkmpi-halo: error:' err.txt)' does not match /$want/"
-}
+# expect_error REGEX ARGS...: checkmpi-halo ARGS on $np ranks fails with
+# exit 2 and one "checkmpi-halo: error:" line matching REGEX.
+expect_error() { expect_usage_error checkmpi-halo "${np:?}" "$@"; }

@@ -1,0 +1,22 @@
+// checkmpi-p2p: point-to-point latency, bandwidth, LogGP and datatype costs.
+#include <mpi.h>
+
+#include <exception>
+#include <iostream>
+
+#include "p2p/main.hpp"
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int code = 1;
+  try {
+    code = checkmpi::p2p::p2p_main(argc, argv);
+  } catch (const std::exception& e) {
+    // Anything else is unexpected and may have hit one rank only: abort the
+    // job rather than leave the other ranks waiting.
+    std::cerr << "checkmpi-p2p: internal error: " << e.what() << std::endl;
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,77 @@
+#include <cmath>
+
+#include "p2p/modes.hpp"
+
+namespace checkmpi::p2p {
+
+Loop make_loop(const Session& s, long long bytes, bool timing) {
+  Loop loop;
+  loop.comm = s.comm;
+  loop.counts = loop_counts(s.cfg, bytes);
+  loop.timing = timing;
+  loop.validate = s.cfg.validate;
+  loop.clock_cost = s.clock_cost;
+  return loop;
+}
+
+std::unique_ptr<Buffer> message_buffer(const P2PConfig& cfg) {
+  return make_buffer(cfg.buffer, std::size_t(cfg.max_size));
+}
+
+void PayloadCheck::prepare(Buffer& send, int me, long long iteration) const {
+  send.fill(layout_, pattern_seed(me, iteration, size_));
+  if (size_ == cfg_.corrupt_size && iteration == 0) send.corrupt(layout_, std::size_t(cfg_.corrupt_offset));
+}
+
+std::string PayloadCheck::verify(const Buffer& received, int from, int me, long long iteration) const {
+  const auto bad = received.check(layout_, pattern_seed(from, iteration, size_));
+  if (!bad) return "";
+  return label_ + format("size %lld, offset %zu: expected 0x%02x, got 0x%02x (rank %d from rank %d, iteration %lld)",
+                         size_, bad->offset, bad->expected, bad->got, me, from, iteration);
+}
+
+namespace {
+
+Json hockney_json(const HockneyFit& fit) {
+  Json j = Json::object();
+  Json segments = Json::array();
+  for (const auto& s : fit.segments) {
+    Json seg = Json::object();
+    seg["min_size"] = static_cast<long long>(s.min_size);
+    seg["max_size"] = static_cast<long long>(s.max_size);
+    seg["alpha"] = s.alpha;
+    seg["beta"] = s.beta;
+    seg["r2"] = s.r2;
+    segments.push(seg);
+  }
+  j["segments"] = segments;
+  Json breaks = Json::array();
+  for (double b : fit.breakpoints) breaks.push(static_cast<long long>(b));
+  j["breakpoints"] = breaks;
+  return j;
+}
+
+std::string hockney_text(const HockneyFit& fit, const std::string& what) {
+  if (fit.segments.empty()) return "# Hockney fit: fewer than two sizes, none\n";
+  std::string text = "# Hockney fit T(s) = alpha + s/beta of the " + what + ", per regime:\n";
+  for (size_t i = 0; i < fit.segments.size(); ++i) {
+    const auto& s = fit.segments[i];
+    if (i > 0) text += format("#   breakpoint at %.0f B\n", fit.breakpoints[i - 1]);
+    const std::string beta = std::isfinite(s.beta) ? format("%.1f MB/s", s.beta / 1e6) : "inf (flat)";
+    text += format("#   %.0f .. %.0f B: alpha = %.3f us, beta = %s, R^2 = %.4f\n", s.min_size, s.max_size,
+                   s.alpha * 1e6, beta.c_str(), s.r2);
+  }
+  return text;
+}
+
+}  // namespace
+
+Json& add_hockney(ModeOutput& out, const std::vector<double>& sizes, const std::vector<double>& times,
+                  const std::string& what) {
+  const HockneyFit fit = fit_hockney(sizes, times);
+  out.table += hockney_text(fit, what);
+  out.fits["hockney"] = hockney_json(fit);
+  return out.fits["hockney"];
+}
+
+}  // namespace checkmpi::p2p

@@ -1,0 +1,177 @@
+#include "p2p/main.hpp"
+
+#include <mpi.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "core/context.hpp"
+#include "core/errors.hpp"
+#include "core/output.hpp"
+#include "core/placement.hpp"
+#include "p2p/modes.hpp"
+
+namespace checkmpi::p2p {
+
+namespace {
+
+// How many ranks take part: two, or (ring) all.
+int participants(const P2PConfig& cfg, int nprocs) { return cfg.mode == Mode::Ring ? nprocs : 2; }
+
+// Checks that depend on the ranks and the machine, before anything is allocated.
+void check_resources(const P2PConfig& cfg, MPI_Comm world) {
+  int rank = 0, nprocs = 1, local_rank = 0, local_size = 1;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &nprocs);
+  node_local(world, local_rank, local_size);
+  collectively(world, [&] {
+    if (nprocs < 2)
+      throw UsageError(std::string("mode ") + mode_name(cfg.mode) + " needs at least 2 MPI ranks, got " +
+                       std::to_string(nprocs));
+    const double need = buffer_bytes_per_rank(cfg) * local_size;
+    const unsigned long long have = available_memory_bytes();
+    if (have > 0 && need > double(have))
+      throw UsageError("not enough memory: " + std::to_string(local_size) + " ranks on this node need " +
+                       human_bytes(need) + " of buffers, " + human_bytes(double(have)) + " available");
+  });
+  collectively(world, [&] {
+    if (rank != 0 || cfg.json.empty()) return;
+    const std::string error = check_writable_file(cfg.json, "JSON file");
+    if (!error.empty()) throw UsageError(error);
+  });
+}
+
+Json config_json(const P2PConfig& cfg, int nprocs) {
+  Json c = Json::object();
+  c["mode"] = mode_name(cfg.mode);
+  c["buffer"] = buffer_name(cfg.buffer);
+  c["validate"] = cfg.validate;
+  c["min_size"] = cfg.min_size;
+  c["max_size"] = cfg.max_size;
+  c["iterations"] = cfg.iterations;
+  c["warmup"] = cfg.warmup;
+  c["iterations_large"] = cfg.iterations_large;
+  c["warmup_large"] = cfg.warmup_large;
+  c["large_threshold"] = cfg.large_threshold;
+  c["window"] = cfg.window;
+  c["n"] = cfg.n;
+  if (cfg.mode == Mode::Ring) {
+    Json ranks = Json::array();
+    for (int p = 2; p <= nprocs; ++p) ranks.push(p);
+    c["ranks"] = ranks;
+  }
+  if (cfg.mode == Mode::Datatype) {
+    c["element"] = "float";
+    c["default_sweep"] = cfg.default_sweep;
+    Json list = Json::array();
+    for (const auto& v : cfg.vectors) {
+      Json t = Json::object();
+      t["count"] = v.count;
+      t["blocklen"] = v.blocklen;
+      t["stride"] = v.stride;
+      list.push(t);
+    }
+    c["vectors"] = list;
+  }
+  return c;
+}
+
+std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vector<Placement>& where) {
+  std::ostringstream out;
+  const int taking_part = participants(cfg, ctx.nprocs);
+  out << "checkmpi-p2p " << version_text() << "\n"
+      << "  MPI library : " << ctx.mpi_library << "\n"
+      << "  mode        : " << mode_name(cfg.mode) << ", buffer " << buffer_name(cfg.buffer) << ", validation "
+      << (cfg.validate ? "on (-c)" : "off") << "\n"
+      << "  ranks       : " << ctx.nprocs << " on " << ctx.nodes << " node(s)";
+  if (taking_part < ctx.nprocs) out << ", ranks 0 and 1 measure, the others wait";
+  out << "\n";
+  for (int r = 0; r < taking_part; ++r)
+    out << "  rank " << r << "      : " << where[size_t(r)].hostname << ", cpu " << where[size_t(r)].cpu << "\n";
+  if (taking_part == 2) out << "  placement   : " << describe_pair(where[0], where[1]) << "\n";
+  const char* unit = cfg.mode == Mode::Datatype ? " payload bytes" : " bytes";
+  out << "  sizes       : " << cfg.min_size << " .. " << cfg.max_size << unit << "; " << cfg.iterations
+      << " iterations + " << cfg.warmup << " warm-up up to " << cfg.large_threshold << " B, "
+      << cfg.iterations_large << " + " << cfg.warmup_large << " above\n";
+  return out.str();
+}
+
+void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, ModeOutput& out) {
+  int rank = 0, nprocs = 1;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &nprocs);
+  if (cfg.mode == Mode::Ring) return run_ring(Session{cfg, world, rank, nprocs, clock}, out);
+  on_first_ranks(world, 2, [&](MPI_Comm pair) {
+    const Session s{cfg, pair, rank, 2, clock};
+    switch (cfg.mode) {
+      case Mode::PingPong: return run_pingpong(s, out);
+      case Mode::Bandwidth: return run_bandwidth(s, out);
+      case Mode::LogGP: return run_loggp(s, out);
+      case Mode::Datatype: return run_datatype(s, out);
+      case Mode::Ring: return;
+    }
+  });
+}
+
+}  // namespace
+
+int p2p_main(int argc, char** argv) {
+  MPI_Comm world = MPI_COMM_WORLD;
+  int rank = 0, nprocs = 1;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &nprocs);
+  try {
+    CommandLine cli = p2p_command_line();
+    collectively(world, [&] { cli.parse(argc, argv); });
+    if (cli.has("help") || cli.has("version")) {
+      if (rank == 0) std::cout << (cli.has("help") ? cli.help() : "checkmpi-p2p " + version_text() + "\n");
+      return kExitOk;
+    }
+    const P2PConfig cfg = collectively(world, [&] { return make_p2p_config(cli); });
+    check_resources(cfg, world);
+
+    const RunContext ctx = gather_context(world, "checkmpi-p2p");
+    const std::vector<Placement> where = gather_placement(world, ctx);
+    const double clock = clock_cost();
+    if (rank == 0) std::cout << header(cfg, ctx, where) << std::flush;
+
+    // A validation failure reaches every rank (exit 3); rank 0 still
+    // reports what was measured before it.
+    ModeOutput out;
+    std::string invalid;
+    try {
+      run_mode(cfg, world, clock, out);
+    } catch (const ValidationError& e) {
+      invalid = e.what();
+    }
+    const int code = invalid.empty() ? kExitOk : kExitInvalid;
+    if (rank != 0) return code;
+    std::cout << out.table << std::flush;
+    if (!invalid.empty()) std::cerr << "checkmpi-p2p: validation failed: " << invalid << "\n";
+    if (cfg.json.empty()) return code;
+    Json doc = Json::object();
+    doc["schema"] = "checkmpi.p2p/1";
+    Json context = context_json(ctx);
+    context["placement"] = placement_json(where);
+    context["same_node"] = participants(cfg, nprocs) == 2 ? Json(where[0].node == where[1].node) : Json();
+    context["clock_cost"] = clock;
+    doc["context"] = context;
+    doc["config"] = config_json(cfg, nprocs);
+    doc["mode"] = mode_name(cfg.mode);
+    doc["results"] = out.results;
+    doc["fits"] = out.fits;
+    doc["valid"] = invalid.empty();
+    doc["error"] = invalid.empty() ? Json() : Json(invalid);
+    if (!write_file(cfg.json, doc.dump() + "\n")) {
+      std::cerr << "checkmpi-p2p: error: cannot write JSON file '" << cfg.json << "'\n";
+      return kExitInternal;
+    }
+    std::cout << "results written to " << cfg.json << "\n";
+    return code;
+  } catch (const UsageError& e) {
+    if (rank == 0) std::cerr << "checkmpi-p2p: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+}  // namespace checkmpi::p2p

@@ -1,0 +1,9 @@
+// checkmpi-p2p's whole run: options, context, the chosen mode, output.
+#pragma once
+
+namespace checkmpi::p2p {
+
+// Call between MPI_Init and MPI_Finalize; returns the exit code.
+int p2p_main(int argc, char** argv);
+
+}  // namespace checkmpi::p2p

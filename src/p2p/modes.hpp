@@ -1,0 +1,80 @@
+// The five measurement modes and what they share.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <string>
+
+#include "core/json.hpp"
+#include "p2p/buffer.hpp"
+#include "p2p/fits.hpp"
+#include "p2p/loop.hpp"
+#include "p2p/options.hpp"
+
+namespace checkmpi::p2p {
+
+struct Session {
+  const P2PConfig& cfg;
+  MPI_Comm comm;  // the ranks taking part: 0 and 1, or (ring) all
+  int rank = 0, size = 0;
+  double clock_cost = 0;
+};
+
+// What rank 0 reports; other ranks' copies stay empty. Filled as the
+// measurement goes, so that what was measured before a validation failure
+// is still there; fits come last.
+struct ModeOutput {
+  Json results = Json::array();
+  Json fits = Json::object();
+  std::string table;  // OSU-style text, fitted parameters after it
+};
+
+// Pair modes run on ranks 0 and 1 of s.comm; ring is collective over all.
+// ValidationError (-c) leaves `out` with the sizes measured before.
+void run_pingpong(const Session& s, ModeOutput& out);
+void run_bandwidth(const Session& s, ModeOutput& out);
+void run_ring(const Session& s, ModeOutput& out);
+void run_loggp(const Session& s, ModeOutput& out);
+void run_datatype(const Session& s, ModeOutput& out);
+
+// The loop for messages of `bytes`, timed on `timing`.
+Loop make_loop(const Session& s, long long bytes, bool timing);
+
+// A buffer for the largest contiguous message of the sweep.
+std::unique_ptr<Buffer> message_buffer(const P2PConfig& cfg);
+
+// -c for one payload: every sender fills its payload with its own pattern
+// (and, for the test hook, damages one byte of it), receivers check what
+// arrived against the sender's pattern.
+class PayloadCheck {
+ public:
+  PayloadCheck(const P2PConfig& cfg, const Layout& layout, long long size, std::string label = "")
+      : cfg_(cfg), layout_(layout), size_(size), label_(std::move(label)) {}
+  void prepare(Buffer& send, int me, long long iteration) const;
+  // "" when right; else "LABELsize S, offset O: expected 0xEE, got 0xGG
+  // (rank R from rank F, iteration I)".
+  std::string verify(const Buffer& received, int from, int me, long long iteration) const;
+
+ private:
+  const P2PConfig& cfg_;
+  Layout layout_;
+  long long size_;
+  std::string label_;
+};
+
+// printf into a std::string (table rows).
+template <class... Args>
+std::string format(const char* fmt, Args... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+// Fits T(s) = alpha + s/beta to `times` and adds it to out.fits["hockney"]
+// ({"segments": [...], "breakpoints": [...]}) and to the table, `what`
+// naming the fitted time; returns the JSON object for extra keys.
+Json& add_hockney(ModeOutput& out, const std::vector<double>& sizes, const std::vector<double>& times,
+                  const std::string& what);
+
+}  // namespace checkmpi::p2p

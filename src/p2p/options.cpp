@@ -1,0 +1,212 @@
+#include "p2p/options.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace checkmpi::p2p {
+
+namespace {
+
+struct ModeDefaults {
+  Mode mode;
+  const char* name;
+  long long min_size, max_size;
+  long long iterations, warmup, iterations_large, warmup_large;
+};
+
+// pingpong and bw: the OSU micro-benchmarks' osu_latency and osu_bw counts;
+// the others repeat multi-message patterns, so fewer repetitions do.
+const ModeDefaults kModes[] = {
+    {Mode::PingPong, "pingpong", 1, 4194304, 10000, 100, 1000, 10},
+    {Mode::Bandwidth, "bw", 1, 4194304, 100, 10, 20, 2},
+    {Mode::Ring, "ring", 1, 4194304, 1000, 10, 100, 2},
+    {Mode::LogGP, "loggp", 1, 4194304, 1000, 10, 100, 2},
+    {Mode::Datatype, "datatype", kElementBytes, 4194304, 1000, 10, 100, 2},
+};
+
+std::string mode_list() {
+  std::string names;
+  for (const auto& m : kModes) names += (names.empty() ? "" : ", ") + std::string(m.name);
+  return names;
+}
+
+long long positive(const CommandLine& cli, const std::string& name, long long fallback, long long least = 1) {
+  const long long v = cli.get_int(name, fallback);
+  if (v < least)
+    throw UsageError("--" + name + " must be at least " + std::to_string(least) + ", got " + std::to_string(v));
+  return v;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, sep)) parts.push_back(part);
+  if (!text.empty() && text.back() == sep) parts.emplace_back();
+  return parts;
+}
+
+void parse_size_range(const std::string& text, P2PConfig& cfg) {
+  const auto parts = split(text, ':');
+  if (parts.empty() || parts.size() > 2)
+    throw UsageError("value of --message-size is not MIN:MAX or MAX: '" + text + "'");
+  if (parts.size() == 2) cfg.min_size = parse_integer(parts[0], "--message-size (MIN)");
+  cfg.max_size = parse_integer(parts.back(), "--message-size (MAX)");
+  if (cfg.min_size < 0) throw UsageError("message sizes must not be negative, got " + std::to_string(cfg.min_size));
+  if (cfg.min_size > cfg.max_size)
+    throw UsageError("message size range " + text + ": MIN " + std::to_string(cfg.min_size) +
+                     " is larger than MAX " + std::to_string(cfg.max_size));
+  if (cfg.max_size > INT_MAX)
+    throw UsageError("message size " + std::to_string(cfg.max_size) + " exceeds MPI's count limit " +
+                     std::to_string(INT_MAX));
+}
+
+}  // namespace
+
+long long VectorShape::payload_bytes() const { return count * blocklen * kElementBytes; }
+long long VectorShape::extent_bytes() const { return ((count - 1) * stride + blocklen) * kElementBytes; }
+
+const char* mode_name(Mode m) {
+  for (const auto& d : kModes)
+    if (d.mode == m) return d.name;
+  return "?";
+}
+
+const char* buffer_name(BufferKind) { return "host"; }
+
+CommandLine p2p_command_line() {
+  std::vector<OptionSpec> specs{
+      {"message-size", 'm', true, "MIN:MAX or MAX, bytes, powers of two from MIN (default 1:4194304; datatype 4:4194304)"},
+      {"iterations", 'i', true, "timed iterations per size, all sizes (default by mode, see docs/p2p.md)"},
+      {"warmup", 'x', true, "untimed warm-up iterations per size, all sizes (default by mode)"},
+      {"window", 'W', true, "bw: non-blocking sends in flight (default 64)"},
+      {"prtt-n", 'n', true, "loggp: messages per PRTT(n,.,s) (default 10)"},
+      {"vectors", 0, true, "datatype: COUNT:BLOCKLEN:STRIDE,... in floats (default: stride-4 sweep)"},
+      {"buffer", 0, true, "where buffers live: host (default host)"},
+      {"validate", 'c', false, "check received data every iteration, outside the timed region"},
+      {"json", 0, true, "write results as JSON (schema checkmpi.p2p/1) to this file"},
+      {"help", 'h', false, "show this help and exit"},
+      {"version", 0, false, "print the version and exit"},
+      {"inject-corruption", 0, true, "test only: SIZE:OFFSET flips that payload byte before sending", true},
+  };
+  std::string synopsis = "MODE [options]\n\nmodes:\n"
+                         "  pingpong   half round-trip latency per size (OSU osu_latency)\n"
+                         "  bw         streaming bandwidth with a window of non-blocking sends (OSU osu_bw)\n"
+                         "  ring       exchange with both neighbours on a periodic ring, 2..P ranks\n"
+                         "  loggp      LogGP parameters by the PRTT method (Hoefler et al., NetGauge)\n"
+                         "  datatype   MPI_Type_vector versus hand packing (LogGOP's O)";
+  return CommandLine("checkmpi-p2p", synopsis, specs);
+}
+
+P2PConfig make_p2p_config(const CommandLine& cli) {
+  const auto& args = cli.positional();
+  if (args.empty()) throw UsageError("no mode given (" + mode_list() + ")");
+  if (args.size() > 1) throw UsageError("unexpected argument '" + args[1] + "'");
+  const ModeDefaults* d = nullptr;
+  for (const auto& m : kModes)
+    if (args[0] == m.name) d = &m;
+  if (!d) throw UsageError("unknown mode '" + args[0] + "' (" + mode_list() + ")");
+
+  P2PConfig cfg;
+  cfg.mode = d->mode;
+  cfg.min_size = d->min_size;
+  cfg.max_size = d->max_size;
+  if (auto m = cli.value("message-size")) parse_size_range(*m, cfg);
+  cfg.iterations = cfg.iterations_large = positive(cli, "iterations", d->iterations);
+  if (!cli.has("iterations")) cfg.iterations_large = d->iterations_large;
+  cfg.warmup = cfg.warmup_large = positive(cli, "warmup", d->warmup, 0);
+  if (!cli.has("warmup")) cfg.warmup_large = d->warmup_large;
+  cfg.window = positive(cli, "window", cfg.window);
+  cfg.n = positive(cli, "prtt-n", cfg.n, 2);
+  if (cfg.window > INT_MAX / 2) throw UsageError("--window is too large: " + std::to_string(cfg.window));
+
+  const std::string buffer = cli.get("buffer", "host");
+  if (buffer == "device")
+    throw UsageError("--buffer device needs the CUDA backend, which this build does not have");
+  if (buffer != "host") throw UsageError("unknown --buffer '" + buffer + "' (host)");
+
+  cfg.validate = cli.has("validate");
+  cfg.json = cli.get("json", "");
+  if (cli.has("json") && cfg.json.empty()) throw UsageError("--json needs a file name");
+
+  if (cfg.mode == Mode::Datatype) {
+    cfg.default_sweep = !cli.has("vectors");
+    cfg.vectors = cfg.default_sweep ? default_vector_sweep(cfg.min_size, cfg.max_size)
+                                    : parse_vectors(cli.get("vectors", ""));
+    if (cfg.vectors.empty())
+      throw UsageError("no datatype tuple of the default sweep has a payload between " +
+                       std::to_string(cfg.min_size) + " and " + std::to_string(cfg.max_size) + " bytes");
+  } else if (cli.has("vectors")) {
+    throw UsageError("--vectors applies to mode datatype only");
+  }
+
+  if (auto c = cli.value("inject-corruption")) {
+    const auto parts = split(*c, ':');
+    if (parts.size() != 2) throw UsageError("value of --inject-corruption is not SIZE:OFFSET: '" + *c + "'");
+    cfg.corrupt_size = parse_integer(parts[0], "--inject-corruption (SIZE)");
+    cfg.corrupt_offset = parse_integer(parts[1], "--inject-corruption (OFFSET)");
+    if (cfg.corrupt_offset < 0 || cfg.corrupt_offset >= cfg.corrupt_size)
+      throw UsageError("--inject-corruption: OFFSET must lie inside SIZE");
+  }
+  return cfg;
+}
+
+std::vector<long long> message_sizes(const P2PConfig& cfg) {
+  std::vector<long long> sizes;
+  for (long long s = cfg.min_size; s <= cfg.max_size; s = s == 0 ? 1 : 2 * s) sizes.push_back(s);
+  return sizes;
+}
+
+std::vector<VectorShape> default_vector_sweep(long long min_size, long long max_size) {
+  std::vector<VectorShape> sweep;
+  const long long stride = 4;
+  for (long long blocklen = 1; blocklen <= stride; ++blocklen)
+    for (long long count = 1; count * blocklen * kElementBytes <= max_size; count *= 2) {
+      const VectorShape v{count, blocklen, stride};
+      if (v.payload_bytes() >= min_size && v.extent_bytes() <= INT_MAX) sweep.push_back(v);
+    }
+  return sweep;
+}
+
+std::vector<VectorShape> parse_vectors(const std::string& text) {
+  std::vector<VectorShape> list;
+  for (const auto& item : split(text, ',')) {
+    const auto f = split(item, ':');
+    if (f.size() != 3) throw UsageError("datatype tuple '" + item + "' is not COUNT:BLOCKLEN:STRIDE");
+    const std::string what = "datatype tuple '" + item + "'";
+    const VectorShape v{parse_integer(f[0], what), parse_integer(f[1], what), parse_integer(f[2], what)};
+    if (v.count < 1 || v.blocklen < 1)
+      throw UsageError(what + ": count and blocklen must be at least 1");
+    if (v.stride < v.blocklen)
+      throw UsageError(what + ": stride " + std::to_string(v.stride) + " is smaller than blocklen " +
+                       std::to_string(v.blocklen));
+    if (v.count > INT_MAX || v.stride > INT_MAX || v.extent_bytes() > INT_MAX)
+      throw UsageError(what + ": the type spans more bytes than an MPI count can hold");
+    list.push_back(v);
+  }
+  return list;
+}
+
+LoopCounts loop_counts(const P2PConfig& cfg, long long bytes) {
+  if (bytes > cfg.large_threshold) return {cfg.warmup_large, cfg.iterations_large};
+  return {cfg.warmup, cfg.iterations};
+}
+
+double buffer_bytes_per_rank(const P2PConfig& cfg) {
+  const double m = double(cfg.max_size);
+  switch (cfg.mode) {
+    case Mode::Ring: return 3 * m;  // one send and two receive buffers
+    case Mode::Datatype: {
+      double most = 0;
+      for (const auto& v : cfg.vectors)
+        most = std::max(most, 2.0 * double(v.extent_bytes()) + 2.0 * double(v.payload_bytes()));
+      return most;
+    }
+    default: return 2 * m;
+  }
+}
+
+}  // namespace checkmpi::p2p

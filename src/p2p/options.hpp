@@ -1,0 +1,73 @@
+// checkmpi-p2p's modes, options and their defaults.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/cli.hpp"
+
+namespace checkmpi::p2p {
+
+enum class Mode { PingPong, Bandwidth, Ring, LogGP, Datatype };
+
+// Where message buffers live. The CUDA backend adds Device (GPU-aware MPI, or
+// staged through host memory); everything that touches buffer bytes goes
+// through p2p/buffer.hpp so that only that file has to learn about it.
+enum class BufferKind { Host };
+
+// MPI_Type_vector(count, blocklen, stride, MPI_FLOAT): counts in elements.
+struct VectorShape {
+  long long count = 1, blocklen = 1, stride = 1;
+  // One block, or blocks that touch: the bytes form one run.
+  bool contiguous() const { return count == 1 || blocklen == stride; }
+  long long payload_bytes() const;
+  long long extent_bytes() const;  // first to last byte the type touches
+};
+constexpr long long kElementBytes = 4;  // sizeof(float): datatype mode's element
+
+struct LoopCounts {
+  long long warmup = 0, iterations = 1;
+};
+
+struct P2PConfig {
+  Mode mode = Mode::PingPong;
+  BufferKind buffer = BufferKind::Host;
+  bool validate = false;
+  long long min_size = 1, max_size = 4194304;  // bytes (datatype: payload bytes)
+  long long iterations = 0, warmup = 0;        // sizes up to large_threshold
+  long long iterations_large = 0, warmup_large = 0;
+  long long large_threshold = 8192;
+  long long window = 64;  // bw: sends in flight
+  long long n = 10;       // loggp: messages per PRTT(n, ., s)
+  std::vector<VectorShape> vectors;  // datatype: the tuples measured, in order
+  bool default_sweep = true;         // datatype: vectors come from the default sweep
+  std::string json;
+  long long corrupt_size = -1, corrupt_offset = 0;  // test only: --inject-corruption
+};
+
+const char* mode_name(Mode m);
+const char* buffer_name(BufferKind b);
+
+CommandLine p2p_command_line();
+
+// The mode is the one positional argument. Throws UsageError on anything
+// malformed or out of range; does not depend on the number of ranks.
+P2PConfig make_p2p_config(const CommandLine& cli);
+
+// min_size, then doubling up to max_size (a zero minimum is followed by 1).
+std::vector<long long> message_sizes(const P2PConfig& cfg);
+
+// Stride 4, blocklen 1 to 4, count 1, 2, 4, ... for every payload within
+// [min_size, max_size]; ordered by blocklen, then count.
+std::vector<VectorShape> default_vector_sweep(long long min_size, long long max_size);
+
+// "COUNT:BLOCKLEN:STRIDE,..." (UsageError for malformed or odd tuples).
+std::vector<VectorShape> parse_vectors(const std::string& text);
+
+// OSU's rule: sizes above large_threshold use the large counts.
+LoopCounts loop_counts(const P2PConfig& cfg, long long bytes);
+
+// Bytes of message buffers one rank allocates.
+double buffer_bytes_per_rank(const P2PConfig& cfg);
+
+}  // namespace checkmpi::p2p

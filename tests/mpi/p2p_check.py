@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""p2p_check.py FILE MODE NPROCS [flat-ok]: checks a checkmpi-p2p JSON file
+(schema checkmpi.p2p/1) for MODE run on NPROCS ranks; prints what is wrong,
+exits 1. flat-ok: a Hockney segment may have beta null (time not growing with
+size), which is what ranks oversubscribing the cores measure."""
+import json
+import math
+import sys
+
+path, mode, nprocs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+flat_ok = sys.argv[4:] == ["flat-ok"]
+doc = json.load(open(path))
+problems = []
+
+
+def need(cond, what):
+    if not cond:
+        problems.append(what)
+    return cond
+
+
+def close(value, *terms):
+    """value equals the sum of terms, up to the 9 digits JSON keeps of each."""
+    if value is None or any(t is None for t in terms):
+        return False
+    scale = max(abs(t) for t in terms + (value,))
+    return abs(value - sum(terms)) <= 1e-7 * scale
+
+
+def finite(x):
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def stats_ok(s, what):
+    if not need(isinstance(s, dict) and list(s) == ["min", "median", "mean", "max"], f"{what}: keys {s}"):
+        return
+    need(all(finite(v) and v > 0 for v in s.values()), f"{what}: not all positive: {s}")
+    need(s["min"] <= s["median"] <= s["max"], f"{what}: median outside [min, max]: {s}")
+    need(s["min"] * (1 - 1e-9) <= s["mean"] <= s["max"] * (1 + 1e-9), f"{what}: mean outside [min, max]: {s}")
+
+
+def powers(lo, hi):
+    sizes, s = [], lo
+    while s <= hi:
+        sizes.append(s)
+        s = 1 if s == 0 else 2 * s
+    return sizes
+
+
+def iterations_for(size):
+    return cfg["iterations"] if size <= cfg["large_threshold"] else cfg["iterations_large"]
+
+
+def hockney_ok(h, sizes):
+    segs = h["segments"]
+    if not need(segs, "hockney: no segments"):
+        return
+    need(segs[0]["min_size"] == sizes[0] and segs[-1]["max_size"] == sizes[-1], "hockney: segments do not span sizes")
+    need(h["breakpoints"] == [s["min_size"] for s in segs[1:]], "hockney: breakpoints are not segment starts")
+    for a, b in zip(segs, segs[1:]):
+        need(sizes.index(b["min_size"]) == sizes.index(a["max_size"]) + 1, "hockney: segments not adjacent")
+    for s in segs:
+        need(list(s) == ["min_size", "max_size", "alpha", "beta", "r2"], f"hockney segment keys {list(s)}")
+        need(finite(s["alpha"]) and s["alpha"] >= 0, f"hockney: alpha {s['alpha']} < 0")
+        need((flat_ok and s["beta"] is None) or (finite(s["beta"]) and s["beta"] > 0),
+             f"hockney: beta {s['beta']} not > 0")
+        need(s["r2"] is None or s["r2"] <= 1 + 1e-9, f"hockney: r2 {s['r2']}")
+
+
+need(list(doc) == ["schema", "context", "config", "mode", "results", "fits", "valid", "error"],
+     f"top-level keys {list(doc)}")
+need(doc["valid"] is True and doc["error"] is None, "valid/error of a clean run")
+need(doc["schema"] == "checkmpi.p2p/1", "schema")
+need(doc["mode"] == mode and doc["config"]["mode"] == mode, "mode")
+ctx, cfg, results, fits = doc["context"], doc["config"], doc["results"], doc["fits"]
+halo_keys = ["tool", "version", "git_revision", "date", "mpi_library", "mpi_standard", "nprocs", "nodes",
+             "ranks_per_node", "hostnames", "timer_resolution"]
+need(list(ctx)[:len(halo_keys)] == halo_keys, f"context keys {list(ctx)}")
+need(ctx["tool"] == "checkmpi-p2p" and ctx["nprocs"] == nprocs, "context tool/nprocs")
+placement = ctx["placement"]
+need([p["rank"] for p in placement] == list(range(nprocs)), "placement ranks")
+for p in placement:
+    need(p["hostname"] == ctx["hostnames"][p["rank"]] and isinstance(p["cpu"], int) and p["cpu"] >= -1
+         and isinstance(p["node"], int), f"placement entry {p}")
+taking_part = nprocs if mode == "ring" else 2
+if taking_part == 2:
+    need(ctx["same_node"] == (placement[0]["node"] == placement[1]["node"]), "same_node")
+else:
+    need(ctx["same_node"] is None, "same_node should be null with more than 2 ranks")
+for key in ["mode", "buffer", "validate", "min_size", "max_size", "iterations", "warmup", "iterations_large",
+            "warmup_large", "large_threshold", "window", "n"]:
+    need(key in cfg, f"config lacks {key}")
+need(cfg["buffer"] == "host", "buffer")
+need(results, "no results")
+sizes = powers(cfg["min_size"], cfg["max_size"])
+
+if mode in ("pingpong", "bw", "loggp"):
+    need([r["size"] for r in results] == sizes, f"sizes {[r['size'] for r in results]} != {sizes}")
+if mode == "pingpong":
+    for r in results:
+        need(r["iterations"] == iterations_for(r["size"]), f"iterations at {r['size']}")
+        stats_ok(r["latency"], f"latency at {r['size']}")
+        need(close(r["bandwidth"], r["size"] / r["latency"]["median"]), f"bandwidth at {r['size']}")
+    hockney_ok(fits["hockney"], sizes)
+elif mode == "bw":
+    for r in results:
+        need(r["window"] == cfg["window"], "window")
+        stats_ok(r["time"], f"time at {r['size']}")
+        # bandwidth = bytes over total time; time.mean = total / iterations
+        need(close(r["bandwidth"], r["size"] * r["window"] / r["time"]["mean"]), f"bandwidth at {r['size']}")
+    hockney_ok(fits["hockney"], sizes)
+elif mode == "ring":
+    need(cfg["ranks"] == list(range(2, nprocs + 1)), "config ranks")
+    for p in cfg["ranks"]:
+        rows = [r for r in results if r["nprocs"] == p]
+        need([r["size"] for r in rows] == sizes, f"ring of {p}: sizes {[r['size'] for r in rows]}")
+        for r in rows:
+            stats_ok(r["time"], f"ring {p} size {r['size']}")
+    need([r["nprocs"] for r in results] == sorted(r["nprocs"] for r in results), "nprocs not ascending")
+    need(fits["hockney"]["nprocs"] == nprocs, "hockney nprocs")
+    hockney_ok(fits["hockney"], sizes)
+elif mode == "loggp":
+    n = cfg["n"]
+    for r in results:
+        need(list(r)[:8] == ["size", "prtt_1_0", "prtt_n_0", "prtt_n_d", "d", "o_s", "o_r", "g_plus_Gs"],
+             f"loggp keys {list(r)}")
+        need(all(finite(r[k]) for k in list(r)[1:8]), f"loggp values not finite at {r['size']}")
+        need(r["d"] == r["prtt_1_0"], "d != prtt_1_0")
+        need(close(r["g_plus_Gs"], r["prtt_n_0"] / (n - 1), -r["prtt_1_0"] / (n - 1)), f"g_plus_Gs at {r['size']}")
+        need(close(r["o_s"], r["prtt_n_d"] / (n - 1), -r["prtt_1_0"] / (n - 1), -r["d"]), f"o_s at {r['size']}")
+        need(r["prtt_1_0"] > 0 and r["prtt_n_0"] > 0 and r["prtt_n_d"] > r["prtt_1_0"], f"PRTT at {r['size']}")
+    f = fits["loggp"]
+    need(list(f) == ["n", "L", "o_s", "o_r", "g", "G", "r2", "residuals", "warnings"], f"loggp fit keys {list(f)}")
+    need(f["n"] == n, "fit n")
+    need(all(finite(f[k]) for k in ["L", "o_s", "o_r", "g", "G"]), f"LogGP not finite: {f}")
+    need(f["G"] > 0, f"G = {f['G']} not > 0")
+    need(f["g"] >= 0, f"g = {f['g']} < 0")
+    need([x["size"] for x in f["residuals"]] == sizes, "residual sizes")
+    need(all(finite(x["residual"]) for x in f["residuals"]), "residuals not finite")
+    need(isinstance(f["warnings"], list), "warnings")
+elif mode == "datatype":
+    tuples = [(r["count"], r["blocklen"], r["stride"]) for r in results]
+    need(tuples == [(v["count"], v["blocklen"], v["stride"]) for v in cfg["vectors"]], "results != config vectors")
+    for r in results:
+        t = (r["count"], r["blocklen"], r["stride"])
+        need(r["bytes"] == r["count"] * r["blocklen"] * 4, f"bytes of {t}")
+        need(r["contiguous"] == (r["count"] == 1 or r["blocklen"] == r["stride"]), f"contiguous of {t}")
+        stats_ok(r["datatype"], f"datatype {t}")
+        stats_ok(r["packed"], f"packed {t}")
+        need(close(r["overhead"], r["datatype"]["median"], -r["packed"]["median"]), f"overhead of {t}")
+    need(any(r["contiguous"] for r in results) and not all(r["contiguous"] for r in results),
+         "sweep lacks contiguous or non-contiguous tuples")
+    if cfg["default_sweep"]:
+        for t in [(2, 4, 4), (2, 2, 4)]:
+            need(t in tuples, f"default sweep lacks {t}")
+        need(any(c == 1 for c, _, _ in tuples), "default sweep lacks (1, X, Y)")
+        for b in {bl for _, bl, _ in tuples}:
+            group = [r["bytes"] for r in results if r["blocklen"] == b]
+            need(group == sorted(group) and len(set(group)) == len(group), f"blocklen {b}: bytes not ascending")
+    f = fits["datatype"]
+    need(list(f)[:3] == ["O", "o", "r2"] and finite(f["O"]) and finite(f["o"]), f"datatype fit {f}")
+
+if problems:
+    print("\n".join(problems))
+    sys.exit(1)
+print(f"ok: {mode}, {len(results)} results")

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# p2p_errors.sh NP: every bad option ends with one error line from rank 0,
+# exit code 2, and no hang on any rank.
+source "$(dirname "$0")/lib.sh"
+np=$1
+dir=$(scratch)
+cd "$dir"
+
+# expect_error REGEX ARGS...: checkmpi-p2p ARGS fails with exit 2 and one
+# "checkmpi-p2p: error:" line matching REGEX, before measuring anything.
+expect_error() {
+  expect_usage_error checkmpi-p2p "$np" "$@"
+  [ ! -s out.txt ] || fail "[$*]: something was printed before the error: $(head -c 300 out.txt)"
+}
+
+modes='\(pingpong, bw, ring, loggp, datatype\)'
+expect_error "no mode given $modes"
+expect_error "unknown mode 'pingpang' $modes" pingpang
+expect_error "unexpected argument 'extra'" pingpong extra
+expect_error "unknown option '--bogus'" pingpong --bogus
+expect_error "message size range 64:8: MIN 64 is larger than MAX 8" pingpong -m 64:8
+expect_error "value of --message-size \(MAX\) is not an integer: 'abc'" pingpong -m 1:abc
+expect_error "value of --iterations is not an integer: 'ten'" bw -i ten
+expect_error "--iterations must be at least 1, got 0" pingpong -i 0
+expect_error "--window must be at least 1, got 0" bw -W 0
+expect_error "--prtt-n must be at least 2, got 1" loggp -n 1
+expect_error "datatype tuple '2:4:2': stride 2 is smaller than blocklen 4" datatype --vectors 1:1:1,2:4:2
+expect_error "datatype tuple '2:4' is not COUNT:BLOCKLEN:STRIDE" datatype --vectors 2:4
+expect_error "--buffer device needs the CUDA backend" pingpong --buffer device
+expect_error "unknown --buffer 'gpu' \(host\)" pingpong --buffer gpu
+expect_error "option --json needs a value" pingpong --json
+if [ "$np" -lt 2 ]; then
+  for mode in pingpong bw ring loggp datatype; do
+    expect_error "mode $mode needs at least 2 MPI ranks, got $np" "$mode" -i 2
+  done
+else
+  echo "keep me" >afile
+  expect_error "cannot write JSON file 'afile/r.json'" pingpong -m 1:2 -i 2 --json afile/r.json
+  [ "$(cat afile)" = "keep me" ] || fail "existing file was modified"
+  run_mpi "$np" "$CHECKMPI_BIN/checkmpi-p2p" pingpong -m 1:2 -i 2 -x 0 >out.txt 2>err.txt ||
+    fail "good run failed: $(cat err.txt)"
+fi
+echo "ok: bad options at $np ranks"

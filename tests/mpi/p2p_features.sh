@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# p2p_features.sh: help and version, explicit datatype tuples, and a pair
+# mode with more ranks than it needs (the others wait).
+source "$(dirname "$0")/lib.sh"
+dir=$(scratch)
+cd "$dir"
+p2p="$CHECKMPI_BIN/checkmpi-p2p"
+
+"$p2p" --help >help.txt || fail "--help exit $?"
+for word in pingpong bw ring loggp datatype --message-size --iterations --warmup --window --prtt-n --vectors \
+  --buffer --validate --json; do
+  grep -q -- "$word" help.txt || fail "--help does not mention $word"
+done
+grep -q -- --inject-corruption help.txt && fail "--help shows the test-only switch"
+"$p2p" --version | grep -Eq '^checkmpi-p2p [0-9]+\.[0-9]+\.[0-9]+ \(revision ' || fail "--version"
+
+run_mpi 2 "$p2p" datatype --vectors 1:16:16,2:4:4,2:2:4,64:1:4 -i 4 -x 1 --json dt.json >dt.txt 2>&1 ||
+  fail "explicit vectors: $(tail -3 dt.txt)"
+python3 "$(dirname "$0")/p2p_check.py" dt.json datatype 2 || fail "explicit vectors JSON"
+python3 - <<'PY' || fail "explicit vectors: tuples, bytes or fit scope"
+import json
+d = json.load(open("dt.json"))
+rows = [(r["count"], r["blocklen"], r["stride"], r["bytes"], r["contiguous"]) for r in d["results"]]
+assert rows == [(1, 16, 16, 64, True), (2, 4, 4, 32, True), (2, 2, 4, 16, False), (64, 1, 4, 256, False)], rows
+assert d["config"]["default_sweep"] is False
+fit = d["fits"]["datatype"]
+assert fit["tuples"] == "non-contiguous" and fit["points"] == 2, fit
+PY
+
+# Three ranks, a pair mode: ranks 0 and 1 measure, rank 2 waits.
+run_mpi 3 "$p2p" pingpong -m 1:64 -i 10 -x 1 --json three.json >three.txt 2>&1 || fail "3 ranks: $(tail -3 three.txt)"
+grep -q 'ranks 0 and 1 measure, the others wait' three.txt || fail "3 ranks: header"
+python3 - <<'PY' || fail "3 ranks: JSON"
+import json
+d = json.load(open("three.json"))
+assert d["context"]["nprocs"] == 3 and len(d["context"]["placement"]) == 3
+assert d["context"]["same_node"] is True
+assert [r["size"] for r in d["results"]] == [1, 2, 4, 8, 16, 32, 64]
+PY
+echo "ok: features"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# p2p_mode.sh NP MODE [options...]: runs checkmpi-p2p MODE on NP ranks and
+# checks its JSON (p2p_check.py) and its OSU-style table.
+source "$(dirname "$0")/lib.sh"
+np=$1 mode=$2
+shift 2
+dir=$(scratch)
+cd "$dir"
+run_mpi "$np" "$CHECKMPI_BIN/checkmpi-p2p" "$mode" --json r.json "$@" >out.txt 2>err.txt ||
+  fail "exit $? ($(tail -n 3 err.txt))"
+# More ranks than cores: the scheduler, not the bytes, sets the time (MPICH
+# polls), so a flat Hockney fit (beta null) is then the honest result.
+flat=""
+[ "$np" -le "$(nproc)" ] || flat=flat-ok
+python3 "$(dirname "$0")/p2p_check.py" r.json "$mode" "$np" $flat || fail "JSON check ($(cat out.txt))"
+[ "$(grep -c '^checkmpi-p2p ' out.txt)" -eq 1 ] || fail "header printed more than once"
+case $mode in
+  pingpong) heading='# Size       Latency (us)' ;;
+  bw) heading='# Size      Bandwidth (MB/s)' ;;
+  ring) heading='# Ranks  Size' ;;
+  loggp) heading='# Size    PRTT(1,0) (us)' ;;
+  datatype) heading='# Count  Blocklen  Stride' ;;
+esac
+grep -q "^$heading" out.txt || fail "no '$heading' table"
+case $mode in
+  pingpong | bw | ring) grep -q '^# Hockney fit T(s) = alpha + s/beta' out.txt || fail "no Hockney fit printed" ;;
+  loggp) grep -Eq '^# LogGP \(n = [0-9]+\): L = ' out.txt || fail "no LogGP fit printed" ;;
+  datatype) grep -q '^# datatype overhead = o + O\*bytes' out.txt || fail "no datatype fit printed" ;;
+esac
+# Two ranks on one host: the header says so, and the JSON agrees.
+if [ "$np" -eq 2 ] || [ "$mode" != ring ]; then
+  grep -Eq '^  placement   : (same node|different nodes)' out.txt || fail "no placement line"
+fi
+echo "ok: $mode at $np ranks: $(grep -c '^[0-9]' out.txt) rows"

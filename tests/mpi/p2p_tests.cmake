@@ -1,0 +1,14 @@
+# MPI integration tests of checkmpi-p2p: each mode at 2 ranks (ring also at
+# 4), validation, bad options. Iteration counts stay tiny: MPICH busy-polls
+# and crawls when ranks outnumber cores.
+checkmpi_script_test(p2p_pingpong_np2 p2p_mode.sh 2 pingpong -m 1:65536 -i 50 -x 5)
+checkmpi_script_test(p2p_bw_np2 p2p_mode.sh 2 bw -m 1:65536 -i 8 -x 2 -W 16)
+checkmpi_script_test(p2p_ring_np2 p2p_mode.sh 2 ring -m 1:4096 -i 20 -x 2)
+checkmpi_script_test(p2p_ring_np4 p2p_mode.sh 4 ring -m 1:65536 -i 8 -x 1)
+checkmpi_script_test(p2p_loggp_np2 p2p_mode.sh 2 loggp -m 1:65536 -i 20 -x 2)
+checkmpi_script_test(p2p_datatype_np2 p2p_mode.sh 2 datatype -m 4:16384 -i 10 -x 2)
+checkmpi_script_test(p2p_validate p2p_validate.sh)
+checkmpi_script_test(p2p_features p2p_features.sh)
+foreach(np 1 2)
+  checkmpi_script_test(p2p_errors_np${np} p2p_errors.sh ${np})
+endforeach()

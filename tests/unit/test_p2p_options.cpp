@@ -1,0 +1,183 @@
+// checkmpi-p2p options, defaults, sweeps and the pieces of the timing loop
+// that need no partner: statistics, block lengths, buffers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/errors.hpp"
+#include "p2p/buffer.hpp"
+#include "p2p/loop.hpp"
+#include "p2p/options.hpp"
+#include "p2p/stats.hpp"
+
+using namespace checkmpi;
+using namespace checkmpi::p2p;
+
+namespace {
+
+P2PConfig config(std::vector<const char*> args) {
+  args.insert(args.begin(), "checkmpi-p2p");
+  CommandLine cli = p2p_command_line();
+  cli.parse(int(args.size()), args.data());
+  return make_p2p_config(cli);
+}
+
+std::string error_of(std::vector<const char*> args) {
+  try {
+    config(std::move(args));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(P2POptions, PingPongDefaultsAreOsus) {
+  const P2PConfig c = config({"pingpong"});
+  EXPECT_EQ(c.mode, Mode::PingPong);
+  EXPECT_EQ(c.iterations, 10000);
+  EXPECT_EQ(c.warmup, 100);
+  EXPECT_EQ(c.iterations_large, 1000);
+  EXPECT_EQ(c.warmup_large, 10);
+  EXPECT_EQ(c.large_threshold, 8192);
+  const auto sizes = message_sizes(c);
+  ASSERT_EQ(sizes.size(), 23u);
+  EXPECT_EQ(sizes.front(), 1);
+  EXPECT_EQ(sizes.back(), 4194304);
+  EXPECT_EQ(loop_counts(c, 8192).iterations, 10000);
+  EXPECT_EQ(loop_counts(c, 16384).iterations, 1000);
+  EXPECT_EQ(loop_counts(c, 16384).warmup, 10);
+}
+
+TEST(P2POptions, ModeDefaultsAndOverrides) {
+  const P2PConfig bw = config({"bw"});
+  EXPECT_EQ(bw.iterations, 100);
+  EXPECT_EQ(bw.iterations_large, 20);
+  EXPECT_EQ(bw.window, 64);
+  const P2PConfig c = config({"loggp", "-i", "7", "-x", "2", "-n", "5", "-m", "4:64", "-c", "--json", "r.json"});
+  EXPECT_EQ(c.iterations, 7);
+  EXPECT_EQ(c.iterations_large, 7);  // -i sets both, as OSU
+  EXPECT_EQ(c.warmup_large, 2);
+  EXPECT_EQ(c.n, 5);
+  EXPECT_TRUE(c.validate);
+  EXPECT_EQ(c.json, "r.json");
+  EXPECT_EQ(message_sizes(c), (std::vector<long long>{4, 8, 16, 32, 64}));
+  EXPECT_EQ(message_sizes(config({"pingpong", "-m", "0:4"})), (std::vector<long long>{0, 1, 2, 4}));
+  EXPECT_EQ(config({"ring", "-m", "8"}).min_size, 1);
+  EXPECT_EQ(config({"bw", "-W", "8"}).window, 8);
+}
+
+TEST(P2POptions, DefaultDatatypeSweepCoversBothKinds) {
+  const P2PConfig c = config({"datatype"});
+  EXPECT_TRUE(c.default_sweep);
+  bool one_block = false, touching = false, strided = false;
+  long long last_bytes = 0, last_blocklen = 0;
+  for (const auto& v : c.vectors) {
+    EXPECT_EQ(v.stride, 4);
+    EXPECT_GE(v.payload_bytes(), c.min_size);
+    EXPECT_LE(v.payload_bytes(), c.max_size);
+    if (v.blocklen == last_blocklen) {
+      EXPECT_GT(v.payload_bytes(), last_bytes);  // ascending per shape
+    }
+    last_blocklen = v.blocklen;
+    last_bytes = v.payload_bytes();
+    one_block |= v.count == 1 && v.contiguous();
+    touching |= v.count == 2 && v.blocklen == 4 && v.contiguous();
+    strided |= v.count == 2 && v.blocklen == 2 && !v.contiguous();
+  }
+  EXPECT_TRUE(one_block);  // (1, X, 4)
+  EXPECT_TRUE(touching);   // (2, 4, 4)
+  EXPECT_TRUE(strided);    // (2, 2, 4)
+  EXPECT_EQ(default_vector_sweep(16, 16).size(), 3u);  // (4,1,4) (2,2,4) (1,4,4)
+}
+
+TEST(P2POptions, ExplicitVectors) {
+  const P2PConfig c = config({"datatype", "--vectors", "2:2:4,1:8:8,3:1:1"});
+  EXPECT_FALSE(c.default_sweep);
+  ASSERT_EQ(c.vectors.size(), 3u);
+  EXPECT_EQ(c.vectors[0].payload_bytes(), 16);
+  EXPECT_EQ(c.vectors[0].extent_bytes(), 24);
+  EXPECT_FALSE(c.vectors[0].contiguous());
+  EXPECT_TRUE(c.vectors[1].contiguous());
+  EXPECT_TRUE(c.vectors[2].contiguous());
+}
+
+TEST(P2POptions, BufferBytesPerRank) {
+  EXPECT_EQ(buffer_bytes_per_rank(config({"pingpong", "-m", "1024"})), 2048);
+  EXPECT_EQ(buffer_bytes_per_rank(config({"ring", "-m", "1024"})), 3072);
+  // Strided send and receive buffers plus two packing buffers.
+  EXPECT_EQ(buffer_bytes_per_rank(config({"datatype", "--vectors", "2:2:4,1:1:1"})), 2 * 24 + 2 * 16);
+}
+
+TEST(P2POptions, BadOptionsSayWhatIsWrong) {
+  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype)");
+  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype)");
+  EXPECT_EQ(error_of({"pingpong", "extra"}), "unexpected argument 'extra'");
+  EXPECT_EQ(error_of({"pingpong", "-m", "64:8"}), "message size range 64:8: MIN 64 is larger than MAX 8");
+  EXPECT_EQ(error_of({"pingpong", "-m", "1:abc"}), "value of --message-size (MAX) is not an integer: 'abc'");
+  EXPECT_EQ(error_of({"pingpong", "-m", "1:2:3"}), "value of --message-size is not MIN:MAX or MAX: '1:2:3'");
+  EXPECT_EQ(error_of({"pingpong", "-m", "-4:8"}), "message sizes must not be negative, got -4");
+  EXPECT_EQ(error_of({"pingpong", "-m", "4294967296"}), "message size 4294967296 exceeds MPI's count limit 2147483647");
+  EXPECT_EQ(error_of({"pingpong", "-i", "0"}), "--iterations must be at least 1, got 0");
+  EXPECT_EQ(error_of({"pingpong", "-x", "-1"}), "--warmup must be at least 0, got -1");
+  EXPECT_EQ(error_of({"bw", "-W", "0"}), "--window must be at least 1, got 0");
+  EXPECT_EQ(error_of({"loggp", "-n", "1"}), "--prtt-n must be at least 2, got 1");
+  EXPECT_EQ(error_of({"pingpong", "--buffer", "device"}),
+            "--buffer device needs the CUDA backend, which this build does not have");
+  EXPECT_EQ(error_of({"pingpong", "--buffer", "gpu"}), "unknown --buffer 'gpu' (host)");
+  EXPECT_EQ(error_of({"datatype", "--vectors", "2:4:2"}), "datatype tuple '2:4:2': stride 2 is smaller than blocklen 4");
+  EXPECT_EQ(error_of({"datatype", "--vectors", "2:4"}), "datatype tuple '2:4' is not COUNT:BLOCKLEN:STRIDE");
+  EXPECT_EQ(error_of({"datatype", "--vectors", "0:1:1"}), "datatype tuple '0:1:1': count and blocklen must be at least 1");
+  EXPECT_EQ(error_of({"datatype", "-m", "1:2"}),
+            "no datatype tuple of the default sweep has a payload between 1 and 2 bytes");
+  EXPECT_EQ(error_of({"pingpong", "--vectors", "1:1:1"}), "--vectors applies to mode datatype only");
+  EXPECT_EQ(error_of({"pingpong", "--inject-corruption", "8:8"}), "--inject-corruption: OFFSET must lie inside SIZE");
+}
+
+TEST(P2PStats, MinMedianMeanMax) {
+  const Stats odd = summarize({3, 1, 2});
+  EXPECT_EQ(odd.min, 1);
+  EXPECT_EQ(odd.median, 2);
+  EXPECT_EQ(odd.mean, 2);
+  EXPECT_EQ(odd.max, 3);
+  EXPECT_EQ(summarize({4, 1, 3, 2}).median, 2.5);
+  EXPECT_TRUE(std::isnan(summarize({}).median));
+  EXPECT_EQ(scaled(odd, 0.5).max, 1.5);
+}
+
+TEST(P2PLoop, BlocksKeepClockReadsUnderOnePercent) {
+  EXPECT_EQ(block_length(30e-9, 0.3e-6, 10000), 10);   // 30 ns clock, 300 ns iteration
+  EXPECT_EQ(block_length(30e-9, 1e-3, 10000), 1);      // long iterations: timed one by one
+  EXPECT_EQ(block_length(30e-9, 0.3e-6, 50), 5);       // at least ten blocks
+  EXPECT_EQ(block_length(30e-9, INFINITY, 10000), 1);  // no warm-up to judge from
+  Samples s;
+  s.values = {1.0, 2.0, 4.0};
+  s.block = 4;
+  s.iterations = 10;  // blocks of 4, 4 and 2
+  EXPECT_EQ(blocks_total(s), 4.0 + 8.0 + 8.0);
+}
+
+TEST(P2PBuffer, FillCheckCorruptPack) {
+  const Layout strided{3, 4, 10};  // bytes 0-3, 10-13, 20-23
+  EXPECT_EQ(strided.payload(), 12u);
+  EXPECT_EQ(strided.extent(), 24u);
+  auto a = make_buffer(BufferKind::Host, strided.extent());
+  auto packed = make_buffer(BufferKind::Host, strided.payload());
+  auto b = make_buffer(BufferKind::Host, strided.extent());
+  const auto seed = pattern_seed(1, 7, 12);
+  a->fill(strided, seed);
+  EXPECT_FALSE(a->check(strided, seed).has_value());
+  EXPECT_TRUE(a->check(strided, pattern_seed(0, 7, 12)).has_value());  // another sender's pattern
+  a->pack(strided, *packed);
+  EXPECT_FALSE(packed->check(Layout::contiguous(12), seed).has_value());
+  b->unpack(strided, *packed);
+  EXPECT_FALSE(b->check(strided, seed).has_value());
+  b->corrupt(strided, 5);  // second block, second byte: buffer byte 11
+  const auto bad = b->check(strided, seed);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->offset, 5u);
+  EXPECT_EQ(bad->got, bad->expected ^ 0xFFu);
+  EXPECT_EQ(static_cast<unsigned char*>(b->data())[11], bad->got);
+  EXPECT_EQ(Layout::of(VectorShape{2, 2, 4}).stride, 16u);
+}
