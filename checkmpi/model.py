@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import Triple
-from checkmpi.results import HaloRun, P2PRun
+from checkmpi.results import HaloRun, P2PRun, opt_float
 
 # Bytes read + written per second assumed for packing, unpacking and the
 # shift when no measured figure is given (docs/model.md, "Copy bandwidth").
@@ -92,10 +92,10 @@ def message_model(p2ps: list[P2PRun]) -> MessageModel:
     for run in p2ps:
         hockney = run.fits.get("hockney") or {}
         if model is None and run.mode == "pingpong" and hockney.get("segments"):
-            segments = [Segment(float(s["min_size"]), float(s["max_size"]), float(s["alpha"]), float(s["beta"]))
+            segments = [Segment(float(s["min_size"]), float(s["max_size"]), float(s["alpha"]), opt_float(s["beta"]))
                         for s in hockney["segments"]]
-            if any(s.beta <= 0 or s.alpha < 0 for s in segments):
-                raise CheckmpiError(f"'{run.path}': Hockney fit has alpha < 0 or beta <= 0; cannot predict")
+            if any(not s.beta > 0 or s.alpha < 0 for s in segments):  # a null beta: times did not grow with size
+                raise CheckmpiError(f"'{run.path}': Hockney fit has alpha < 0 or no positive beta; cannot predict")
             model = MessageModel("hockney", str(run.path), sorted(segments, key=lambda s: s.min_size), {})
     for run in p2ps:
         loggp = run.fits.get("loggp")
@@ -111,8 +111,10 @@ def message_model(p2ps: list[P2PRun]) -> MessageModel:
     for run in p2ps:
         fit = run.fits.get("datatype")
         if run.mode == "datatype" and fit:
-            model.datatype_O = float(fit.get("O", 0.0))
-            model.datatype_o = float(fit.get("o", 0.0))
+            if fit.get("O") is None:  # too few payload sizes to fit: no overhead known
+                continue
+            model.datatype_O = float(fit["O"])
+            model.datatype_o = float(fit.get("o") or 0.0)
             model.datatype_source = str(run.path)
             break
     return model

@@ -156,8 +156,9 @@ def _size_axes(ax: plt.Axes, ylabel: str, title: str, logy: bool = False, xlabel
 def _hockney(run: P2PRun) -> MessageModel | None:
     from checkmpi.model import message_model
 
-    if run.mode != "pingpong" or not run.fits.get("hockney", {}).get("segments"):
-        return None
+    segments = run.fits.get("hockney", {}).get("segments")
+    if run.mode != "pingpong" or not segments or any(s.get("beta") is None for s in segments):
+        return None  # no fit to draw (a null beta: times did not grow with size)
     return message_model([run])
 
 

@@ -119,6 +119,11 @@ class P2PRun:
         return self.path.stem
 
 
+def opt_float(value: Any) -> float:
+    """A JSON number, or NaN where the tool wrote null (a fit it could not make)."""
+    return math.nan if value is None else float(value)
+
+
 def run_folder(results: Path) -> Path:
     """Where a results file's companions go (per-strategy output, log, plots,
     report): its path without .json, or with -files when it has no suffix."""

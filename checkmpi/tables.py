@@ -6,6 +6,7 @@ HTML page and the tests all see the same numbers.
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 
@@ -15,7 +16,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from checkmpi.model import MessageModel, Prediction
-from checkmpi.results import HaloRun, P2PRun, Stats, StrategyResult, x_join
+from checkmpi.results import HaloRun, P2PRun, Stats, StrategyResult, opt_float, x_join
 
 
 @dataclass
@@ -38,7 +39,7 @@ def pick_unit(seconds: float) -> tuple[str, float]:
 
 
 def num(value: float, digits: int = 3) -> str:
-    return f"{value:.{digits}f}"
+    return "-" if math.isnan(value) else f"{value:.{digits}f}"
 
 
 def _pct(part: float, whole: float) -> str:
@@ -237,13 +238,13 @@ def _datatype(run: P2PRun) -> list[Table]:
         dt = num(_stat(r, "datatype", "median") * US, 3) if isinstance(r.get("datatype"), dict) else "-"
         pk = num(_stat(r, "packed", "median") * US, 3) if isinstance(r.get("packed"), dict) else "-"
         t.rows.append([str(r["count"]), str(r["blocklen"]), str(r["stride"]), str(int(r["bytes"])),
-                       "yes" if r.get("contiguous") else "no", dt, pk, num(float(r.get("overhead", 0.0)) * US, 3)])
+                       "yes" if r.get("contiguous") else "no", dt, pk, num(opt_float(r.get("overhead")) * US, 3)])
     tables = [t]
     fit = run.fits.get("datatype")
     if fit:
         f = Table(f"{run.name}: datatype overhead fit", ["O (ns/B)", "o (us)", "R^2"], left_columns=0)
-        f.rows.append([num(float(fit.get("O", 0.0)) * 1e9, 4), num(float(fit.get("o", 0.0)) * US, 3),
-                       num(float(fit.get("r2", float("nan"))), 4)])
+        f.rows.append([num(opt_float(fit.get("O")) * 1e9, 4), num(opt_float(fit.get("o")) * US, 3),
+                       num(opt_float(fit.get("r2")), 4)])
         tables.append(f)
     return tables
 
@@ -255,7 +256,7 @@ def hockney_table(run: P2PRun) -> Table:
               caption="breakpoints (B): " + (", ".join(str(int(b)) for b in fit.get("breakpoints", [])) or "none"))
     for i, s in enumerate(fit["segments"]):
         t.rows.append([str(i + 1), f"{int(s['min_size'])}-{int(s['max_size'])}", num(float(s["alpha"]) * US, 3),
-                       num(float(s["beta"]) * MBS, 1), num(float(s.get("r2", float("nan"))), 4)])
+                       num(opt_float(s["beta"]) * MBS, 1), num(opt_float(s.get("r2")), 4)])
     return t
 
 

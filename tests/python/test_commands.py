@@ -178,3 +178,23 @@ def test_error_wrong_kind_of_file(tmp_path):
 ])
 def test_usage_errors(args, fragment):
     assert_clean_error(checkmpi(*args), 2, fragment)
+
+
+def test_null_fits_are_shown_as_missing_not_a_crash(tmp_path):
+    """checkmpi-p2p writes null for a fit it cannot make (beta when times do
+    not grow with size, O with a single payload size): report shows '-' and
+    draws no model, predict says why it cannot predict."""
+    pp = json.loads((DATA / "p2p_pingpong.json").read_text())
+    for seg in pp["fits"]["hockney"]["segments"]:
+        seg["beta"] = None
+    dt = json.loads((DATA / "p2p_datatype.json").read_text())
+    dt["fits"]["datatype"].update({"O": None, "o": None, "r2": None})
+    (tmp_path / "pp.json").write_text(json.dumps(pp))
+    (tmp_path / "dt.json").write_text(json.dumps(dt))
+    r = checkmpi("report", str(tmp_path / "pp.json"), str(tmp_path / "dt.json"), "--no-plots")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    hockney = r.stdout[r.stdout.index("Hockney fit"):]
+    assert re.search(r"\b1\s+\S+\s+[0-9.]+\s+-\s", hockney), hockney[:400]
+    r = checkmpi("predict", "--p2p", str(tmp_path / "pp.json"), "--procs", "2x1x1", "--local", "8x8x8")
+    assert_clean_error(r, 2, "no positive beta; cannot predict")
