@@ -22,6 +22,14 @@ struct Stats {
   double min = 0, mean = 0, max = 0;
 };
 
+Json stats_json(const Stats& s) {
+  Json j = Json::object();
+  j["min"] = s.min;
+  j["mean"] = s.mean;
+  j["max"] = s.max;
+  return j;
+}
+
 // Minimum, mean and maximum over ranks of each value, in three reductions
 // whatever the number of values (each collective costs a round of messages).
 std::vector<Stats> over_ranks(const std::vector<double>& v, MPI_Comm comm) {
@@ -524,13 +532,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     j["mpi_buffers"] = r.mpi_buffers;
     j["note"] = r.note.empty() ? Json() : Json(r.note);
     Json timers = Json::object();
-    for (const auto& [name, s] : r.timers) {
-      Json t = Json::object();
-      t["min"] = s.min;
-      t["mean"] = s.mean;
-      t["max"] = s.max;
-      timers[name] = t;
-    }
+    for (const auto& [name, s] : r.timers) timers[name] = stats_json(s);
     j["timers"] = timers;
     j["bytes_per_step"] = static_cast<unsigned long long>(r.bytes_per_step);
     j["compute_bytes_per_step"] = static_cast<unsigned long long>(r.compute_bytes_per_step);
@@ -632,11 +634,7 @@ int halo_main(int argc, char** argv) {
     Json doc = results_json(cfg, dec, ctx, backend, results, skipped);
     if (cli.has("memcpy-probe")) {
       const Stats bw = over_ranks({memcpy_bandwidth(dec.grid, cfg.precision, backend)}, dec.comm)[0];
-      Json probe = Json::object();
-      probe["min"] = bw.min;
-      probe["mean"] = bw.mean;
-      probe["max"] = bw.max;
-      doc["probes"]["memcpy_bandwidth"] = probe;
+      doc["probes"]["memcpy_bandwidth"] = stats_json(bw);
       if (rank == 0)
         std::cout << (backend.kind == BackendKind::Cuda ? "device-to-device cudaMemcpy" : "memcpy")
                   << " bandwidth: " << fixed(bw.mean / 1e9, 2) << " GB/s per rank (mean)\n";
