@@ -4,7 +4,7 @@
 #include <exception>
 #include <iostream>
 
-#include "core/runner.hpp"
+#include "halo/main.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -8,7 +8,7 @@
 #include <array>
 #include <utility>
 
-#include "core/strategy.hpp"
+#include "strategies/strategy.hpp"
 
 namespace checkmpi {
 

@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <vector>
 
-#include "core/strategy.hpp"
+#include "strategies/strategy.hpp"
 
 namespace checkmpi {
 

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "core/strategy.hpp"
+#include "strategies/strategy.hpp"
 
 namespace checkmpi {
 

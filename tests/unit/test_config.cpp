@@ -5,7 +5,7 @@
 #include "core/config.hpp"
 #include "core/decomposition.hpp"
 #include "core/errors.hpp"
-#include "core/strategy.hpp"
+#include "strategies/strategy.hpp"
 
 using namespace checkmpi;
 

@@ -1,0 +1,88 @@
+#include "halo/json_output.hpp"
+
+#include "halo/text_output.hpp"
+
+namespace checkmpi {
+
+Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
+                  const BackendChoice& backend, const std::vector<StrategyResult>& results,
+                  const std::vector<Skipped>& skipped) {
+  Json root = Json::object();
+  root["schema"] = "checkmpi.halo/1";
+  Json context = context_json(ctx);
+  context["precision"] = precision_name(cfg.precision);
+  context["dims"] = Json::array_of(std::vector<int>(dec.dims.begin(), dec.dims.end()));
+  context["backend"] = backend.kind == BackendKind::Cuda ? "cuda" : "host";
+  context["omp_threads"] = host_threads();
+  Json gpus;  // null on the host backend
+  if (backend.kind == BackendKind::Cuda) {
+    gpus = Json::array();
+    for (size_t r = 0; r < backend.devices.size(); ++r) {
+      Json g = Json::object();
+      g["node"] = ctx.node_of_rank[r];
+      g["device"] = backend.devices[r];
+      g["name"] = backend.names[r];
+      gpus.push(g);
+    }
+  }
+  context["gpus"] = gpus;
+  context["gpu_aware_mpi"] = backend.gpu_aware ? Json(*backend.gpu_aware) : Json();
+  root["context"] = context;
+  Json config = Json::object();
+  config["input"] = cfg.input.empty() ? Json() : Json(cfg.input);
+  config["lx"] = cfg.lx;
+  config["ly"] = cfg.ly;
+  config["lz"] = cfg.lz;
+  config["proc_x"] = dec.dims[0];
+  config["proc_y"] = dec.dims[1];
+  config["proc_z"] = dec.dims[2];
+  config["l"] = dec.grid.l;
+  config["m"] = dec.grid.m;
+  config["n"] = dec.grid.n;
+  config["itfin"] = cfg.itfin;
+  config["icheck"] = cfg.icheck;
+  config["border"] = cfg.border;
+  config["precision"] = precision_name(cfg.precision);
+  config["reverse"] = cfg.reverse;
+  config["warmup"] = cfg.warmup;
+  config["sync"] = cfg.sync == SyncMode::Barrier ? "barrier" : "none";
+  config["self_copy"] = cfg.self_copy;
+  config["self_exchange"] = self_exchange(cfg, dec);
+  config["outdir"] = cfg.outdir;
+  config["strategies"] = Json::array_of(cfg.strategies);
+  config["backend"] = backend_request_name(cfg.backend);
+  config["require_gpu_aware"] = cfg.require_gpu_aware;
+  config["stage"] = cfg.stage;
+  root["config"] = config;
+  Json list = Json::array();
+  for (const auto& r : results) {
+    Json j = Json::object();
+    j["strategy"] = r.info->id;
+    j["alias"] = r.info->alias;
+    j["step"] = r.info->number;
+    j["valid"] = r.valid;
+    j["error"] = r.error.empty() ? Json() : Json(r.error);
+    j["steps"] = r.steps;
+    j["mpi_buffers"] = r.mpi_buffers;
+    j["note"] = r.note.empty() ? Json() : Json(r.note);
+    Json timers = Json::object();
+    for (const auto& [name, s] : r.timers) timers[name] = stats_json(s);
+    j["timers"] = timers;
+    j["bytes_per_step"] = static_cast<unsigned long long>(r.bytes_per_step);
+    j["compute_bytes_per_step"] = static_cast<unsigned long long>(r.compute_bytes_per_step);
+    list.push(j);
+  }
+  root["results"] = list;
+  Json skips = Json::array();
+  for (const Skipped& k : skipped) {
+    Json j = Json::object();
+    j["strategy"] = k.info->id;
+    j["alias"] = k.info->alias;
+    j["reason"] = k.reason;
+    skips.push(j);
+  }
+  root["skipped"] = skips;
+  return root;
+}
+
+}  // namespace checkmpi

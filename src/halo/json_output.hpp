@@ -1,0 +1,19 @@
+// checkmpi-halo's results as JSON (schema checkmpi.halo/1, docs/halo.md).
+#pragma once
+
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/context.hpp"
+#include "core/decomposition.hpp"
+#include "core/json.hpp"
+#include "halo/backend_choice.hpp"
+#include "halo/result.hpp"
+
+namespace checkmpi {
+
+Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
+                  const BackendChoice& backend, const std::vector<StrategyResult>& results,
+                  const std::vector<Skipped>& skipped);
+
+}  // namespace checkmpi

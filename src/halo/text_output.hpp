@@ -1,0 +1,30 @@
+// What checkmpi-halo prints and the per-rank task logs: CheckMPI's timing
+// log, the run header, the results table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/context.hpp"
+#include "core/decomposition.hpp"
+#include "halo/backend_choice.hpp"
+#include "halo/result.hpp"
+
+namespace checkmpi {
+
+// Directions in which every rank is its own neighbour, and how those
+// exchanges are done ("none", "x,z through MPI to the rank itself").
+std::string self_exchange(const HaloConfig& cfg, const Decomposition& dec);
+
+// OUTDIR/<id>/task.NNNNNN.log for this rank, from r's local timers and
+// verdict. Collective: a rank that cannot write makes every rank throw
+// UsageError.
+void write_task_log(const StrategyResult& r, const Decomposition& dec, const HaloConfig& cfg);
+
+// Rank 0 only.
+void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
+                  const std::vector<const StrategyInfo*>& chosen, const BackendChoice& backend);
+void print_table(const std::vector<StrategyResult>& results);
+
+}  // namespace checkmpi

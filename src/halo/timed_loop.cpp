@@ -1,0 +1,128 @@
+#include "halo/timed_loop.hpp"
+
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/output.hpp"
+
+namespace checkmpi {
+
+namespace {
+
+// The fields in the backend's memory: the host arrays themselves when the
+// backend can address them, else backend copies that diagnostics bring back.
+template <class Real>
+class BackendFields {
+ public:
+  BackendFields(Backend<Real>& backend, Fields<Real>& host) : backend_(backend), host_(host) {
+    if (backend.host_accessible()) {
+      ptrs = host.pointers();
+    } else {
+      for (Real*& p : owned_) p = backend.allocate(host.grid.cells());
+      ptrs = owned_;
+    }
+  }
+  ~BackendFields() {
+    for (Real* p : owned_)
+      if (p) backend_.release(p);
+  }
+  BackendFields(const BackendFields&) = delete;
+  BackendFields& operator=(const BackendFields&) = delete;
+
+  // Host -> `at` and back; `at` is where a strategy keeps the fields now
+  // (step10 swaps buffers), and copies to the same place are skipped.
+  void upload(FieldPtrs<Real> at) {
+    for (int f = 0; f < 3; ++f) backend_.upload(at[f], host_.data(f), host_.grid.cells());
+  }
+  void download(FieldPtrs<Real> at) {
+    for (int f = 0; f < 3; ++f) backend_.download(host_.data(f), at[f], host_.grid.cells());
+  }
+
+  FieldPtrs<Real> ptrs{};
+
+ private:
+  Backend<Real>& backend_;
+  Fields<Real>& host_;
+  FieldPtrs<Real> owned_{};
+};
+
+}  // namespace
+
+template <class Real>
+StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
+                            const BackendChoice& choice) {
+  const Grid& g = dec.grid;
+  const InitialProfiles<Real> initial(g);
+  Fields<Real> fields(g);
+  initialise(fields, initial);
+  const auto backend = make_backend<Real>(choice);
+  BackendFields<Real> on_backend(*backend, fields);
+  on_backend.upload(on_backend.ptrs);
+  StrategyResult r;
+  r.info = &info;
+  StepTimers& timers = r.local;
+  HaloState<Real> state{dec, g, on_backend.ptrs, cfg, timers, *backend};
+  auto strategy = info.make<Real>();
+  strategy->setup(state);
+  for (long long w = 0; w < cfg.warmup; ++w) strategy->step(state);
+  if (cfg.warmup > 0) {  // the timed loop starts from the initial state
+    initialise(fields, initial);
+    on_backend.upload(state.f);
+    timers = StepTimers{};
+  }
+
+  const std::string dir = cfg.outdir + "/" + info.id;
+  ProfileFiles profiles(dir, dec.rank);
+  agree(dec.comm, profiles.error());
+
+  // Test hook: one wrong cell on the last rank after the first step.
+  const bool corrupt = cfg.inject_error == info.id && dec.rank == dec.size - 1;
+
+  MPI_Barrier(dec.comm);
+  MPI_Pcontrol(1);
+  const double start = MPI_Wtime();
+  for (long long t = 1; t <= cfg.itfin && r.failed_at == 0; ++t) {
+    strategy->step(state);
+    if (corrupt && t == 1) {
+      on_backend.download(state.f);
+      fields.f[0][g.index(1, 1, 1)] += Real(1);
+      on_backend.upload(state.f);
+    }
+    r.steps = t;
+    if (t % cfg.icheck != 0 && t != cfg.itfin) continue;
+    Timed diag(timers.diag);
+    on_backend.download(state.f);
+    if (t % cfg.icheck == 0) profiles.write(fields, t);
+    r.mismatch = validate(fields, initial, t, cfg.reverse);
+    long long bad = 0;
+    MPI_Allreduce(&r.mismatch.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
+    if (bad > 0) {
+      r.failed_at = t;
+      try {
+        agree(dec.comm, r.mismatch.count ? r.mismatch.describe() : "");
+      } catch (const UsageError& e) {
+        r.error = "validation failed at t=" + std::to_string(t) + ": " + e.what() + ", " +
+                  std::to_string(bad) + " in all";
+      }
+    }
+  }
+  timers.loop = MPI_Wtime() - start;
+  MPI_Pcontrol(0);
+  r.valid = r.failed_at == 0;
+  agree(dec.comm, profiles.close());
+
+  summarise_timers(r, dec.comm);
+  r.mpi_buffers = strategy->mpi_buffers(state);
+  if (backend->kind() == BackendKind::Host) r.note = info.host_note;
+  if (r.mpi_buffers == "staged") r.note = "staged through host memory";
+  r.bytes_per_step = strategy->bytes_per_step(g);
+  r.compute_bytes_per_step = 2 * 3 * std::size_t(g.l) * g.m * g.n * sizeof(Real);
+  return r;
+}
+
+template StrategyResult run_strategy<float>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
+                                            const BackendChoice&);
+template StrategyResult run_strategy<double>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
+                                             const BackendChoice&);
+
+}  // namespace checkmpi
