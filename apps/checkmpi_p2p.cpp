@@ -7,7 +7,10 @@
 #include "p2p/main.hpp"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // Only the main thread calls MPI (OpenMP threads and the watchdog do not;
+  // the watchdog's one exception is MPI_Abort, see core/watchdog.hpp).
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int code = 1;
   try {
     code = checkmpi::p2p::p2p_main(argc, argv);

@@ -37,9 +37,13 @@ CommandLine halo_command_line() {
                            "and every rank sees a GPU)"},
       {"require-gpu-aware", 0, false, "cuda backend: fail unless MPI is CUDA-aware"},
       {"stage", 0, false, "cuda backend: stage messages through host memory even if MPI is CUDA-aware"},
+      {"watchdog", 0, true, "seconds without progress after which the job is diagnosed and aborted; 0: off "
+                            "(default from the run's size, at least 60)"},
+      {"force", 0, false, "run even if the estimate says the run takes more than an hour"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-error", 0, true, "test only: corrupt one cell for this strategy id", true},
+      {"inject-misroute", 0, true, "test only: KIND:DIR, KIND self|swap|axis, DIR x|y|z: wrong neighbours", true},
   };
   for (const auto& key : halo_keys())
     specs.push_back({key, 0, true, "override &parameters key " + key});
@@ -47,10 +51,14 @@ CommandLine halo_command_line() {
 }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
+  const long long kMaxBytes = 1 << 20;  // a namelist is a few lines; anything bigger is the wrong file
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     throw UsageError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw UsageError("cannot read " + what + " '" + path + "': not a regular file");
+  if (st.st_size > kMaxBytes)
+    throw UsageError("cannot read " + what + " '" + path + "': " + std::to_string(st.st_size) +
+                     " bytes, more than the 1 MiB a namelist file may have");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot read " + what + " '" + path + "'");
   std::ostringstream text;
@@ -107,6 +115,17 @@ void check_config(const HaloConfig& c, const std::set<std::string>& given) {
   if (c.warmup < 0) throw UsageError("--warmup must not be negative, got " + std::to_string(c.warmup));
 }
 
+void parse_misroute(HaloConfig& c, const std::string& text) {
+  const size_t colon = text.find(':');
+  const std::string kind = text.substr(0, colon);
+  const std::string dir = colon == std::string::npos ? "" : text.substr(colon + 1);
+  if ((kind != "self" && kind != "swap" && kind != "axis") || dir.size() != 1 || dir.find_first_of("xyz") != 0)
+    throw UsageError("--inject-misroute must be KIND:DIR with KIND self, swap or axis and DIR x, y or z, got '" +
+                     text + "'");
+  c.misroute_kind = kind;
+  c.misroute_dir = dir[0] - 'x';
+}
+
 }  // namespace
 
 HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_text) {
@@ -115,7 +134,7 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   std::set<std::string> given;
   if (!c.input.empty()) {
     const std::set<std::string> allowed(halo_keys().begin(), halo_keys().end());
-    for (const auto& [key, value] : parse_namelist(input_text, "parameters", allowed, c.input)) {
+    for (const auto& [key, value] : parse_namelist(input_text, "parameters", allowed, c.input, &c.warnings)) {
       *key_slot(c, key) = value;
       given.insert(key);
     }
@@ -152,9 +171,22 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   c.outdir = cli.get("outdir", ".");
   if (c.outdir.empty()) throw UsageError("--outdir must not be empty");
   c.json = cli.get("json", "");
+  if (cli.has("json") && c.json.empty()) throw UsageError("--json needs a file name");
+  if (cli.has("watchdog")) {
+    c.watchdog = cli.get_double("watchdog", 0);
+    if (!(c.watchdog >= 0 && c.watchdog <= 1e7))
+      throw UsageError("--watchdog must be 0 (off) or a number of seconds up to 10^7, got '" +
+                       cli.get("watchdog", "") + "'");
+  }
+  c.force = cli.has("force");
   c.inject_error = cli.get("inject-error", "");
+  if (auto v = cli.value("inject-misroute")) parse_misroute(c, *v);
   if (!cli.positional().empty()) throw UsageError("unexpected argument '" + cli.positional()[0] + "'");
   check_config(c, given);
+  if (c.icheck > c.itfin)
+    c.warnings.push_back("icheck (" + std::to_string(c.icheck) + ") is larger than itfin (" +
+                         std::to_string(c.itfin) + "): no profile is written, and the fields are validated " +
+                         "only after the last step");
   return c;
 }
 

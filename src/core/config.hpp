@@ -36,7 +36,15 @@ struct HaloConfig {
   bool stage = false;              // cuda backend: stage messages through host memory even if MPI is CUDA-aware
   std::string outdir = ".";
   std::string json;         // empty: no JSON file
+  double watchdog = -1;     // seconds without progress before the job is aborted; 0: off; < 0: default
+  bool force = false;       // run even if the estimate says it takes hours
   std::string inject_error; // test only: strategy id whose fields get corrupted
+  // Test only (--inject-misroute KIND:DIR): the neighbour table of direction
+  // misroute_dir is made wrong: "self" (every rank its own neighbour), "swap"
+  // (below and above exchanged) or "axis" (the next direction's neighbours).
+  std::string misroute_kind;
+  int misroute_dir = -1;
+  std::vector<std::string> warnings;  // for rank 0 to print: repeated namelist keys, icheck > itfin
 };
 
 // The namelist keys, in CheckMPI's order.

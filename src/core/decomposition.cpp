@@ -1,6 +1,7 @@
 #include "core/decomposition.hpp"
 
 #include <string>
+#include <utility>
 
 #include "core/errors.hpp"
 
@@ -10,9 +11,18 @@ std::array<int, 3> choose_dims(const HaloConfig& c, int nranks) {
   const long long asked[3] = {c.proc_x, c.proc_y, c.proc_z};
   const long long global[3] = {c.lx, c.ly, c.lz};
   const char* axis = "xyz";
+  // A proc_* above the ranks is wrong whatever the others; below them, the
+  // product of the three overflows only when it is far above them.
   long long fixed = 1;
-  for (long long p : asked)
-    if (p > 0) fixed *= p;
+  bool overflow = false;
+  for (int d = 0; d < 3; ++d) {
+    if (asked[d] > nranks)
+      throw UsageError(std::string("proc_") + axis[d] + " = " + std::to_string(asked[d]) + " is more than the " +
+                       std::to_string(nranks) + " MPI ranks");
+    if (asked[d] > 0) overflow = overflow || __builtin_mul_overflow(fixed, asked[d], &fixed);
+  }
+  if (overflow) throw UsageError("proc_x*proc_y*proc_z overflows: far more than the " + std::to_string(nranks) +
+                                 " MPI ranks");
   if (fixed > nranks || nranks % fixed != 0) {
     throw UsageError("proc_x*proc_y*proc_z = " + std::to_string(fixed) + " does not match the " +
                      std::to_string(nranks) + " MPI ranks");
@@ -44,8 +54,16 @@ Decomposition make_decomposition(const HaloConfig& c, MPI_Comm world) {
   MPI_Cart_coords(d.comm, d.rank, 3, d.coords.data());
   for (int dir = 0; dir < 3; ++dir)
     MPI_Cart_shift(d.comm, dir, 1, &d.neighbour[dir][0], &d.neighbour[dir][1]);
+  if (c.misroute_dir >= 0) misroute(d, c.misroute_kind, c.misroute_dir);
   d.grid = Grid{int(c.lx / d.dims[0]), int(c.ly / d.dims[1]), int(c.lz / d.dims[2])};
   return d;
+}
+
+void misroute(Decomposition& d, const std::string& kind, int dir) {
+  auto& n = d.neighbour[size_t(dir)];
+  if (kind == "self") n = {d.rank, d.rank};
+  else if (kind == "swap") std::swap(n[0], n[1]);
+  else if (kind == "axis") n = d.neighbour[size_t((dir + 1) % 3)];
 }
 
 void free_decomposition(Decomposition& d) {

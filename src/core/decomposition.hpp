@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 
 #include "core/config.hpp"
 
@@ -52,6 +53,12 @@ std::array<int, 3> choose_dims(const HaloConfig& c, int nranks);
 
 // Creates the Cartesian communicator (collective over `world`).
 Decomposition make_decomposition(const HaloConfig& c, MPI_Comm world);
+
+// Test hook (--inject-misroute): makes direction `dir`'s neighbours wrong,
+// consistently on every rank so that no message is left unmatched: "self",
+// "swap" or "axis" (see HaloConfig). Every strategy takes its peers from this
+// table, so the routing check must then fail for each of them.
+void misroute(Decomposition& d, const std::string& kind, int dir);
 
 void free_decomposition(Decomposition& d);
 

@@ -27,6 +27,12 @@ struct ValidationError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An output file could not be written (disk full, permissions, I/O error):
+// reported as one line naming the file and the system's reason, exit code 1.
+struct OutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Every rank calls this with its own verdict (empty = fine). Returns, on every
 // rank, the message of the lowest failing rank and sets `failing_rank` to it;
 // returns "" and sets -1 when no rank failed.
@@ -35,6 +41,9 @@ std::string first_error(MPI_Comm comm, const std::string& local_error, int& fail
 // As first_error, but if any rank failed, all ranks throw UsageError carrying
 // that message, so no rank is left waiting in a later collective.
 void agree(MPI_Comm comm, const std::string& local_error);
+
+// As agree(), but the error is an OutputError.
+void agree_output(MPI_Comm comm, const std::string& local_error);
 
 // Runs `f` on every rank; if it throws UsageError on any rank, every rank
 // throws the same error (so nobody is left in a collective).

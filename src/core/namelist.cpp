@@ -78,7 +78,8 @@ class Scanner {
 
 std::map<std::string, long long> parse_namelist(const std::string& text, const std::string& group,
                                                 const std::set<std::string>& allowed,
-                                                const std::string& source) {
+                                                const std::string& source,
+                                                std::vector<std::string>* warnings) {
   Scanner in(text, source);
   if (!in.find_group(group)) throw UsageError(source + ": no &" + group + " group found");
   std::map<std::string, long long> values;
@@ -96,11 +97,16 @@ std::map<std::string, long long> parse_namelist(const std::string& text, const s
     const int line = in.line();
     std::string value = in.word();
     if (value.empty()) in.fail("missing value for '" + key + "'");
+    long long v = 0;
     try {
-      values[key] = parse_integer(value, "'" + key + "'");
+      v = parse_integer(value, "'" + key + "'");
     } catch (const UsageError& e) {
       throw UsageError(source + ", line " + std::to_string(line) + ": " + e.what());
     }
+    if (values.count(key) && warnings)
+      warnings->push_back(source + ", line " + std::to_string(line) + ": '" + key + "' is given again; " +
+                          "the last value (" + value + ") is used, as Fortran does");
+    values[key] = v;
   }
 }
 

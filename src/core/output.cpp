@@ -2,11 +2,9 @@
 
 #include <sys/stat.h>
 
-#include <unistd.h>
-
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 
 namespace checkmpi {
 
@@ -32,22 +30,6 @@ std::string make_directories(const std::string& dir) {
   return "";
 }
 
-std::string check_writable_file(const std::string& path, const std::string& what) {
-  const bool existed = ::access(path.c_str(), F_OK) == 0;
-  std::FILE* f = std::fopen(path.c_str(), "a");
-  if (!f) return "cannot write " + what + " '" + path + "': " + std::strerror(errno);
-  std::fclose(f);
-  if (!existed) std::remove(path.c_str());
-  return "";
-}
-
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
-}
-
 std::string fixed(double v, int precision) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", precision, v);
@@ -61,33 +43,20 @@ std::string human_bytes(double b) {
   return fixed(b, 1) + " " + units[u];
 }
 
-ProfileFiles::ProfileFiles(const std::string& dir, int rank) {
+ProfileFiles::ProfileFiles(PendingFiles& files, const std::string& dir, int rank) {
   const char* stems[3] = {"prof_i", "prof_j", "prof_k"};
-  for (int d = 0; d < 3; ++d) {
-    paths_[d] = rank_file(dir, stems[d], rank, "dat");
-    files_[d] = std::fopen(paths_[d].c_str(), "w");
-  }
+  for (int d = 0; d < 3; ++d) files_[d] = &files.open(rank_file(dir, stems[d], rank, "dat"));
 }
 
-ProfileFiles::~ProfileFiles() { close(); }
-
 std::string ProfileFiles::error() const {
-  if (closed_) return close_error_;
-  for (int d = 0; d < 3; ++d)
-    if (!files_[d] || std::ferror(files_[d])) return "cannot write '" + paths_[d] + "'";
-  return failed_ ? "cannot write profile files" : "";
+  for (const AtomicFile* f : files_)
+    if (!f->error().empty()) return f->error();
+  return "";
 }
 
 std::string ProfileFiles::close() {
-  if (closed_) return close_error_;
-  close_error_ = error();
-  for (int d = 0; d < 3; ++d) {
-    if (files_[d] && std::fclose(files_[d]) != 0 && close_error_.empty())
-      close_error_ = "cannot write '" + paths_[d] + "'";
-    files_[d] = nullptr;
-  }
-  closed_ = true;
-  return close_error_;
+  for (AtomicFile* f : files_) f->finish();
+  return error();
 }
 
 }  // namespace checkmpi

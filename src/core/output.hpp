@@ -2,9 +2,9 @@
 // (prof_i/j/k.NNNNNN.dat) and timing logs (task.NNNNNN.log).
 #pragma once
 
-#include <cstdio>
 #include <string>
 
+#include "core/atomic_file.hpp"
 #include "core/fields.hpp"
 #include "core/fortran_format.hpp"
 #include "core/halo.hpp"
@@ -17,14 +17,6 @@ std::string rank_file(const std::string& dir, const std::string& stem, int rank,
 // Creates DIR and its parents; returns an error text, empty on success.
 std::string make_directories(const std::string& dir);
 
-// Whether PATH can be written, without touching an existing file (opened for
-// appending, removed again if it did not exist). Returns "cannot write WHAT
-// 'PATH': reason", empty on success.
-std::string check_writable_file(const std::string& path, const std::string& what);
-
-// Replaces PATH's contents with TEXT; false on any failure.
-bool write_file(const std::string& path, const std::string& text);
-
 // printf's %.Nf
 std::string fixed(double v, int precision);
 
@@ -35,17 +27,15 @@ std::string human_bytes(double bytes);
 // (1-based, as CheckMPI; at least 1 so a one-cell block still shows interior
 // data), prof_j along y, prof_k along z. Each write appends one block:
 // "# t=" and the step in 7 columns, one line per interior index (I5, then the
-// three fields as E14.6 separated by one blank), then two empty lines.
+// three fields as E14.6 separated by one blank), then two empty lines. The
+// files are pending in `files`: they replace earlier ones when the run commits.
 class ProfileFiles {
  public:
-  ProfileFiles(const std::string& dir, int rank);
-  ~ProfileFiles();
-  ProfileFiles(const ProfileFiles&) = delete;
-  ProfileFiles& operator=(const ProfileFiles&) = delete;
+  ProfileFiles(PendingFiles& files, const std::string& dir, int rank);
 
-  // Empty when all three files are open and every write succeeded.
+  // Empty while every write succeeded, else the first failure.
   std::string error() const;
-  // Flushes and closes; returns the first error, empty on success.
+  // Completes the three files; returns the first error, empty on success.
   std::string close();
 
   template <class Real>
@@ -53,8 +43,6 @@ class ProfileFiles {
     const Grid& g = fs.grid;
     const int mid[3] = {std::max(1, g.l / 2), std::max(1, g.m / 2), std::max(1, g.n / 2)};
     for (int dir = 0; dir < 3; ++dir) {
-      std::FILE* out = files_[dir];
-      if (!out) continue;
       std::string text = "# t=" + fortran_i(t, 7) + "\n";
       for (int x = 1; x <= g.interior()[dir]; ++x) {
         int at[3] = {mid[0], mid[1], mid[2]};
@@ -67,16 +55,12 @@ class ProfileFiles {
         text += '\n';
       }
       text += "\n\n";
-      if (std::fwrite(text.data(), 1, text.size(), out) != text.size()) failed_ = true;
+      files_[dir]->append(text);
     }
   }
 
  private:
-  std::FILE* files_[3] = {nullptr, nullptr, nullptr};
-  std::string paths_[3];
-  bool failed_ = false;
-  bool closed_ = false;
-  std::string close_error_;
+  AtomicFile* files_[3] = {nullptr, nullptr, nullptr};
 };
 
 }  // namespace checkmpi

@@ -1,10 +1,13 @@
 #include "halo/main.hpp"
 
 #include <iostream>
+#include <memory>
 
 #include "core/context.hpp"
 #include "core/errors.hpp"
+#include "core/atomic_file.hpp"
 #include "core/output.hpp"
+#include "core/watchdog.hpp"
 #include "halo/backend_choice.hpp"
 #include "halo/json_output.hpp"
 #include "halo/probes.hpp"
@@ -13,6 +16,36 @@
 #include "halo/timed_loop.hpp"
 
 namespace checkmpi {
+
+namespace {
+
+// Test hooks must name something this run does: a fault that is never
+// injected would let a test pass for the wrong reason.
+void check_fault_hooks(const HaloConfig& cfg, const std::vector<const StrategyInfo*>& chosen) {
+  if (cfg.inject_error.empty()) return;
+  for (const StrategyInfo* s : chosen)
+    if (s->id == cfg.inject_error) return;
+  throw UsageError("--inject-error: '" + cfg.inject_error + "' is not the id of a strategy this run runs");
+}
+
+// The JSON (rank 0) is written to its temporary first, so that a full disk
+// is found before anything is renamed; then every rank's profiles and task
+// logs, and the JSON last, replace the previous files. Collective;
+// OutputError on every rank if any file cannot be written.
+void commit_outputs(const HaloConfig& cfg, const Decomposition& dec, const Json& doc, PendingFiles& files) {
+  std::unique_ptr<AtomicFile> json;
+  std::string error = files.finish_all();
+  if (dec.rank == 0 && !cfg.json.empty()) {
+    json = std::make_unique<AtomicFile>(cfg.json, /*sync=*/true);
+    json->append(doc.dump() + "\n");
+    if (error.empty()) error = json->finish();
+  }
+  agree_output(dec.comm, error);
+  agree_output(dec.comm, files.commit_all());
+  agree_output(dec.comm, json ? json->commit() : "");
+}
+
+}  // namespace
 
 int halo_main(int argc, char** argv) {
   MPI_Comm world = MPI_COMM_WORLD;
@@ -47,10 +80,16 @@ int halo_main(int argc, char** argv) {
     }
     const HaloConfig cfg = collectively(world, [&] { return make_halo_config(cli, text); });
     auto chosen = collectively(world, [&] { return select_strategies(cfg.strategies); });
+    collectively(world, [&] { check_fault_hooks(cfg, chosen); });
+    if (rank == 0)
+      for (const std::string& w : cfg.warnings) std::cerr << "checkmpi-halo: warning: " << w << "\n";
     dec = collectively(world, [&] { return make_decomposition(cfg, world); });
     const BackendChoice backend = choose_backend(cfg, dec.comm);
     const auto skipped = collectively(world, [&] { return skip_host_only(chosen, cfg, backend.kind); });
-    check_resources(cfg, dec, backend, chosen);
+    int ranks_on_node = 1;
+    check_resources(cfg, dec, backend, chosen, ranks_on_node);
+    const Watchdog watchdog("checkmpi-halo", watchdog_seconds(cfg, dec.grid, ranks_on_node), rank);
+    progress::at("gathering the run's context", "all ranks (collectives)");
 
     const RunContext ctx = gather_context(dec.comm, "checkmpi-halo");
     if (rank == 0) {
@@ -60,15 +99,16 @@ int halo_main(int argc, char** argv) {
     }
 
     std::vector<StrategyResult> results;
+    PendingFiles files;  // every rank's profiles and task logs, renamed into place at the end
     for (size_t i = 0; i < chosen.size(); ++i) {
       const StrategyInfo& info = *chosen[i];
       if (rank == 0)
         std::cout << "[" << i + 1 << "/" << chosen.size() << "] " << info.id << " (" << info.alias << ") ..."
                   << std::flush;
-      results.push_back(cfg.precision == Precision::Single ? run_strategy<float>(info, dec, cfg, backend)
-                                                           : run_strategy<double>(info, dec, cfg, backend));
+      results.push_back(cfg.precision == Precision::Single ? run_strategy<float>(info, dec, cfg, backend, files)
+                                                           : run_strategy<double>(info, dec, cfg, backend, files));
       const auto& r = results.back();
-      write_task_log(r, dec, cfg);
+      write_task_log(r, dec, cfg, files);
       if (rank == 0) {
         std::cout << " " << fixed(r.timer("loop").max, 3) << " s, " << (r.valid ? "valid" : "INVALID") << "\n";
         if (!r.valid) std::cerr << "checkmpi-halo: " << info.id << ": " << r.error << "\n";
@@ -76,6 +116,7 @@ int halo_main(int argc, char** argv) {
     }
 
     Json doc = results_json(cfg, dec, ctx, backend, results, skipped);
+    progress::at("writing the results", "all ranks (collectives)");
     if (cli.has("memcpy-probe")) {
       const Stats bw = over_ranks({memcpy_bandwidth(dec.grid, cfg.precision, backend)}, dec.comm)[0];
       doc["probes"]["memcpy_bandwidth"] = stats_json(bw);
@@ -83,14 +124,9 @@ int halo_main(int argc, char** argv) {
         std::cout << (backend.kind == BackendKind::Cuda ? "device-to-device cudaMemcpy" : "memcpy")
                   << " bandwidth: " << fixed(bw.mean / 1e9, 2) << " GB/s per rank (mean)\n";
     }
-    if (rank == 0) {
-      print_table(results);
-      if (!cfg.json.empty()) {
-        if (!write_file(cfg.json, doc.dump() + "\n"))
-          std::cerr << "checkmpi-halo: error: cannot write JSON file '" << cfg.json << "'\n";
-        else std::cout << "results written to " << cfg.json << "\n";
-      }
-    }
+    if (rank == 0) print_table(results);
+    commit_outputs(cfg, dec, doc, files);
+    if (rank == 0 && !cfg.json.empty()) std::cout << "results written to " << cfg.json << "\n";
     bool all_valid = true;
     for (const auto& r : results) all_valid = all_valid && r.valid;
     free_decomposition(dec);
@@ -99,6 +135,10 @@ int halo_main(int argc, char** argv) {
     if (rank == 0) std::cerr << "checkmpi-halo: error: " << e.what() << "\n";
     free_decomposition(dec);
     return kExitUsage;
+  } catch (const OutputError& e) {
+    if (rank == 0) std::cerr << "checkmpi-halo: error: " << e.what() << "\n";
+    free_decomposition(dec);
+    return kExitInternal;
   }
 }
 

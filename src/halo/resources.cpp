@@ -1,5 +1,6 @@
 #include "halo/resources.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "core/context.hpp"
 #include "core/errors.hpp"
 #include "core/output.hpp"
+#include "core/routing.hpp"
 
 namespace checkmpi {
 
@@ -20,9 +22,41 @@ double bytes_per_rank(const Grid& g, Precision p) {
   return real * (6.0 * cells + 2.0 * 2.0 * 3.0 * planes);
 }
 
+namespace {
+
+// Bytes per second one rank moves at best (host memory, or a GPU's), and
+// the least a step of six messages can take: lower bounds, so that only a
+// run that surely takes hours is refused.
+constexpr double kFastHostRate = 50e9, kFastGpuRate = 3e12, kFastestStep = 2e-6;
+// What a rank still gets on a crowded node: the watchdog's yardstick.
+constexpr double kSlowNodeRate = 2e8;
+constexpr double kLongRun = 3600;
+
+std::string duration_text(double seconds) {
+  if (seconds < 120) return fixed(seconds, 0) + " s";
+  if (seconds < 7200) return fixed(seconds / 60, 0) + " min";
+  return fixed(seconds / 3600, 1) + " h";
+}
+
+}  // namespace
+
+double fastest_run_seconds(const HaloConfig& cfg, const Grid& g, BackendKind kind, std::size_t strategies) {
+  const double rate = kind == BackendKind::Cuda ? kFastGpuRate : kFastHostRate;
+  const double step = std::max(kFastestStep, bytes_per_rank(g, cfg.precision) / rate);
+  const double steps = double(cfg.itfin) + double(cfg.warmup) + kRoutingSteps;
+  return double(strategies) * steps * step;
+}
+
+double watchdog_seconds(const HaloConfig& cfg, const Grid& g, int ranks_on_node) {
+  if (cfg.watchdog >= 0) return cfg.watchdog;
+  // The longest quiet stretch of a healthy run is one step, a check or a
+  // strategy's set-up: each touches every array about once.
+  return std::max(60.0, 10.0 * bytes_per_rank(g, cfg.precision) * ranks_on_node / kSlowNodeRate);
+}
+
 void check_resources(const HaloConfig& cfg, const Decomposition& dec, const BackendChoice& backend,
-                     const std::vector<const StrategyInfo*>& chosen) {
-  int local_rank = 0, local_size = 1;
+                     const std::vector<const StrategyInfo*>& chosen, int& local_size) {
+  int local_rank = 0;
   node_local(dec.comm, local_rank, local_size);
   // The estimate is made before allocating so an oversized run fails cleanly
   // rather than in the allocator.
@@ -36,6 +70,11 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
       throw UsageError("not enough memory: " + std::to_string(local_size) + " ranks on this node need " +
                        human_bytes(need) + ", " + human_bytes(double(have)) + " available");
     }
+    const double least = fastest_run_seconds(cfg, dec.grid, backend.kind, chosen.size());
+    if (least > kLongRun && !cfg.force)
+      throw UsageError("this run would take at least " + duration_text(least) + " (" +
+                       std::to_string(chosen.size()) + " strategies of " + std::to_string(cfg.itfin) +
+                       " steps); --force runs it anyway");
     if (backend.kind != BackendKind::Cuda) return;
     // The same arrays in device memory, for the ranks sharing this GPU.
     const double need_gpu = bytes_per_rank(dec.grid, cfg.precision) * backend.sharing;
@@ -59,6 +98,8 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
   });
   collectively(dec.comm, [&] {
     if (dec.rank != 0 || cfg.json.empty()) return;
+    if (!cfg.input.empty() && same_file(cfg.json, cfg.input))
+      throw UsageError("--json '" + cfg.json + "' is the input file; refusing to write results over it");
     const std::string error = check_writable_file(cfg.json, "JSON file");
     if (!error.empty()) throw UsageError(error);
   });

@@ -2,6 +2,7 @@
 // written: memory (host and GPU), message sizes, output locations.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "core/config.hpp"
@@ -14,8 +15,19 @@ namespace checkmpi {
 // second buffer), plus one three-field message per direction, sign and way.
 double bytes_per_rank(const Grid& g, Precision p);
 
-// Collective; throws UsageError on every rank if any rank finds a problem.
+// Seconds the run takes at the very least (each step moving the arrays at a
+// fast machine's memory bandwidth); runs that surely take over an hour are
+// refused unless --force.
+double fastest_run_seconds(const HaloConfig& cfg, const Grid& g, BackendKind kind, std::size_t strategies);
+
+// --watchdog, or by default ten times the longest quiet stretch a healthy run
+// has on a slow, crowded node (at least 60 s).
+double watchdog_seconds(const HaloConfig& cfg, const Grid& g, int ranks_on_node);
+
+// Collective; throws UsageError on every rank if any rank finds a problem:
+// memory, message size, expected run time, output locations (and a JSON file
+// that is the input file). Sets `local_size` to the ranks on this node.
 void check_resources(const HaloConfig& cfg, const Decomposition& dec, const BackendChoice& backend,
-                     const std::vector<const StrategyInfo*>& chosen);
+                     const std::vector<const StrategyInfo*>& chosen, int& local_size);
 
 }  // namespace checkmpi

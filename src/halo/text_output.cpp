@@ -1,6 +1,5 @@
 #include "halo/text_output.hpp"
 
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -57,7 +56,9 @@ std::string task_log(const StrategyResult& r, const Decomposition& dec, const Ha
   time_line("pack   time", t.pack);
   time_line("unpack time", t.unpack);
   time_line("MPI calls  ", t.mpi());
-  if (r.failed_at == 0)
+  if (!r.valid && r.failed_at == 0)
+    out << "# validation: FAILED before the timed loop: " << r.error << "\n";
+  else if (r.failed_at == 0)
     out << "# validation: passed (" << r.steps << " steps, exact)\n";
   else if (r.mismatch.count == 0)
     out << "# validation: this rank matched; another rank failed at t=" << r.failed_at << "\n";
@@ -73,12 +74,11 @@ std::string pad(std::string s, size_t width, bool right = true) {
 
 }  // namespace
 
-void write_task_log(const StrategyResult& r, const Decomposition& dec, const HaloConfig& cfg) {
-  const std::string path = rank_file(cfg.outdir + "/" + r.info->id, "task", dec.rank, "log");
-  std::ofstream log(path);
-  log << task_log(r, dec, cfg);
-  log.close();
-  agree(dec.comm, log ? "" : "cannot write '" + path + "'");
+void write_task_log(const StrategyResult& r, const Decomposition& dec, const HaloConfig& cfg,
+                    PendingFiles& files) {
+  AtomicFile& log = files.open(rank_file(cfg.outdir + "/" + r.info->id, "task", dec.rank, "log"));
+  log.append(task_log(r, dec, cfg));
+  agree_output(dec.comm, log.finish());
 }
 
 void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,

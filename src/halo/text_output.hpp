@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/atomic_file.hpp"
 #include "core/config.hpp"
 #include "core/context.hpp"
 #include "core/decomposition.hpp"
@@ -18,9 +19,10 @@ namespace checkmpi {
 std::string self_exchange(const HaloConfig& cfg, const Decomposition& dec);
 
 // OUTDIR/<id>/task.NNNNNN.log for this rank, from r's local timers and
-// verdict. Collective: a rank that cannot write makes every rank throw
-// UsageError.
-void write_task_log(const StrategyResult& r, const Decomposition& dec, const HaloConfig& cfg);
+// verdict, pending in `files`. Collective: a rank that cannot write makes
+// every rank throw OutputError.
+void write_task_log(const StrategyResult& r, const Decomposition& dec, const HaloConfig& cfg,
+                    PendingFiles& files);
 
 // Rank 0 only.
 void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,

@@ -4,6 +4,8 @@
 
 #include "core/errors.hpp"
 #include "core/output.hpp"
+#include "core/routing.hpp"
+#include "core/watchdog.hpp"
 
 namespace checkmpi {
 
@@ -46,42 +48,95 @@ class BackendFields {
   FieldPtrs<Real> owned_{};
 };
 
+// "its neighbours x 1/3, y 2/2, z 0/0 (below/above)", for the watchdog: the
+// exchange does not say which of them a rank waits for.
+std::string neighbours(const Decomposition& dec) {
+  std::string text = "one of its neighbours";
+  for (int d = 0; d < 3; ++d)
+    text += std::string(d ? ", " : " ") + "xyz"[d] + " " + std::to_string(dec.neighbour[d][0]) + "/" +
+            std::to_string(dec.neighbour[d][1]);
+  return text + " (below/above)";
+}
+
+// The untimed routing check (core/routing.hpp): kRoutingSteps steps from
+// globally unique values. Returns "" or what went wrong, the same on every rank.
+template <class Real>
+std::string run_routing_check(Strategy<Real>& strategy, HaloState<Real>& state, Fields<Real>& fields,
+                          BackendFields<Real>& on_backend, const std::string& label) {
+  const Decomposition& dec = state.dec;
+  initialise_routing(fields, dec);
+  on_backend.upload(state.f);
+  for (int t = 1; t <= kRoutingSteps; ++t) {
+    progress::beat(t);
+    strategy.step(state);
+  }
+  on_backend.download(state.f);
+  progress::at(label + ": routing check", "all ranks (MPI_Allreduce)");
+  const RouteMismatch m = check_routing(fields, dec, kRoutingSteps, state.config.reverse);
+  long long bad = 0;
+  MPI_Allreduce(&m.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
+  if (bad == 0) return "";
+  try {
+    agree(dec.comm, m.count ? m.describe(dec) : "");
+  } catch (const UsageError& e) {
+    return "routing check failed after " + std::to_string(kRoutingSteps) + " steps: " + e.what() + ", " +
+           std::to_string(bad) + " in all";
+  }
+  return "";
+}
+
 }  // namespace
 
 template <class Real>
 StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
-                            const BackendChoice& choice) {
+                            const BackendChoice& choice, PendingFiles& files) {
   const Grid& g = dec.grid;
+  const std::string label = info.id + " (" + info.alias + ")";
+  progress::at(label + ": setup", "");
   const InitialProfiles<Real> initial(g);
   Fields<Real> fields(g);
-  initialise(fields, initial);
   const auto backend = make_backend<Real>(choice);
   BackendFields<Real> on_backend(*backend, fields);
-  on_backend.upload(on_backend.ptrs);
   StrategyResult r;
   r.info = &info;
   StepTimers& timers = r.local;
   HaloState<Real> state{dec, g, on_backend.ptrs, cfg, timers, *backend};
   auto strategy = info.make<Real>();
   strategy->setup(state);
-  for (long long w = 0; w < cfg.warmup; ++w) strategy->step(state);
-  if (cfg.warmup > 0) {  // the timed loop starts from the initial state
-    initialise(fields, initial);
-    on_backend.upload(state.f);
-    timers = StepTimers{};
-  }
+  progress::at(label + ": routing check", neighbours(dec));
+  r.error = run_routing_check(*strategy, state, fields, on_backend, label);
 
   const std::string dir = cfg.outdir + "/" + info.id;
-  ProfileFiles profiles(dir, dec.rank);
-  agree(dec.comm, profiles.error());
+  ProfileFiles profiles(files, dir, dec.rank);
+  agree_output(dec.comm, profiles.error());
+  if (!r.error.empty()) {  // a misrouted exchange has nothing worth timing
+    r.valid = false;
+    timers = StepTimers{};
+    agree_output(dec.comm, profiles.close());
+    summarise_timers(r, dec.comm);
+    r.mpi_buffers = strategy->mpi_buffers(state);
+    return r;
+  }
+
+  progress::at(label + ": warm-up", neighbours(dec));
+  for (long long w = 0; w < cfg.warmup; ++w) {
+    progress::beat(w + 1);
+    strategy->step(state);
+  }
+  // The timed loop starts from CheckMPI's initial state.
+  initialise(fields, initial);
+  on_backend.upload(state.f);
+  timers = StepTimers{};
 
   // Test hook: one wrong cell on the last rank after the first step.
   const bool corrupt = cfg.inject_error == info.id && dec.rank == dec.size - 1;
 
+  progress::at(label + ": timed loop", neighbours(dec));
   MPI_Barrier(dec.comm);
   MPI_Pcontrol(1);
   const double start = MPI_Wtime();
   for (long long t = 1; t <= cfg.itfin && r.failed_at == 0; ++t) {
+    progress::beat(t);
     strategy->step(state);
     if (corrupt && t == 1) {
       on_backend.download(state.f);
@@ -109,7 +164,8 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
   timers.loop = MPI_Wtime() - start;
   MPI_Pcontrol(0);
   r.valid = r.failed_at == 0;
-  agree(dec.comm, profiles.close());
+  progress::at(label + ": statistics", "all ranks (collectives)");
+  agree_output(dec.comm, profiles.close());
 
   summarise_timers(r, dec.comm);
   r.mpi_buffers = strategy->mpi_buffers(state);
@@ -121,8 +177,8 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
 }
 
 template StrategyResult run_strategy<float>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
-                                            const BackendChoice&);
+                                            const BackendChoice&, PendingFiles&);
 template StrategyResult run_strategy<double>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
-                                             const BackendChoice&);
+                                             const BackendChoice&, PendingFiles&);
 
 }  // namespace checkmpi

@@ -1,10 +1,18 @@
 #include <cmath>
 
+#include "core/watchdog.hpp"
 #include "p2p/modes.hpp"
 
 namespace checkmpi::p2p {
 
 Loop make_loop(const Session& s, long long bytes, bool timing) {
+  const std::string what = std::string(mode_name(s.cfg.mode)) + ", " + std::to_string(bytes) + " B";
+  if (s.cfg.mode == Mode::Ring)
+    progress::at(what + ", ring of " + std::to_string(s.size),
+                 "ring neighbours rank " + std::to_string((s.rank + s.size - 1) % s.size) + " and rank " +
+                     std::to_string((s.rank + 1) % s.size));
+  else
+    progress::at(what, "rank " + std::to_string(1 - s.rank));
   Loop loop;
   loop.comm = s.comm;
   loop.counts = loop_counts(s.cfg, bytes);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/watchdog.hpp"
 #include "p2p/options.hpp"
 #include "p2p/stats.hpp"
 
@@ -68,6 +69,7 @@ Samples run_loop(const Loop& loop, Exchange&& exchange, Prepare&& prepare, Verif
   MPI_Barrier(loop.comm);
   double fastest = std::numeric_limits<double>::infinity();
   for (long long i = 0; i < warmup; ++i) {
+    progress::beat(i);
     if (loop.validate) prepare(i);
     const double t0 = MPI_Wtime();
     exchange(i);
@@ -81,6 +83,7 @@ Samples run_loop(const Loop& loop, Exchange&& exchange, Prepare&& prepare, Verif
   s.values.reserve(size_t(iterations / s.block + 1));
   if (loop.validate) {
     for (long long i = warmup; i < warmup + iterations; ++i) {
+      progress::beat(i);
       prepare(i);
       const double t0 = MPI_Wtime();
       exchange(i);
@@ -95,6 +98,7 @@ Samples run_loop(const Loop& loop, Exchange&& exchange, Prepare&& prepare, Verif
   double last = start;
   long long left = s.block;
   for (long long i = warmup; i < warmup + iterations; ++i) {
+    progress::beat(i);
     exchange(i);
     if (loop.timing && --left == 0) {
       const double t = MPI_Wtime();
@@ -113,8 +117,8 @@ Samples run_loop(const Loop& loop, Exchange&& exchange, Prepare&& prepare, Verif
 }
 
 // Runs f(sub) on the first `members` ranks of `world`, `sub` being their
-// communicator, while the others wait; a ValidationError on any member is
-// then thrown on every rank of `world`.
+// communicator, while the others wait (idle for the watchdog); a
+// ValidationError on any member is then thrown on every rank of `world`.
 template <class F>
 void on_first_ranks(MPI_Comm world, int members, F&& f) {
   int rank = 0;
@@ -129,9 +133,12 @@ void on_first_ranks(MPI_Comm world, int members, F&& f) {
       failed = e.what();
     }
     MPI_Comm_free(&sub);
+  } else {
+    progress::idle(true);
   }
   int failing_rank = -1;
   const std::string message = first_error(world, failed, failing_rank);
+  progress::idle(false);
   if (!message.empty()) throw ValidationError(message);
 }
 

@@ -5,15 +5,20 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/atomic_file.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
 #include "core/output.hpp"
 #include "core/placement.hpp"
+#include "core/watchdog.hpp"
+#include "p2p/estimate.hpp"
 #include "p2p/modes.hpp"
 
 namespace checkmpi::p2p {
 
 namespace {
+
+constexpr double kLongRun = 3600;  // seconds: a sweep that surely takes longer needs --force
 
 // How many ranks take part: two, or (ring) all.
 int participants(const P2PConfig& cfg, int nprocs) { return cfg.mode == Mode::Ring ? nprocs : 2; }
@@ -28,11 +33,15 @@ void check_resources(const P2PConfig& cfg, MPI_Comm world) {
     if (nprocs < 2)
       throw UsageError(std::string("mode ") + mode_name(cfg.mode) + " needs at least 2 MPI ranks, got " +
                        std::to_string(nprocs));
-    const double need = buffer_bytes_per_rank(cfg) * local_size;
+    const double need = memory_bytes_per_rank(cfg) * local_size;
     const unsigned long long have = available_memory_bytes();
     if (have > 0 && need > double(have))
       throw UsageError("not enough memory: " + std::to_string(local_size) + " ranks on this node need " +
-                       human_bytes(need) + " of buffers, " + human_bytes(double(have)) + " available");
+                       human_bytes(need) + " of buffers and samples, " + human_bytes(double(have)) + " available");
+    const double least = fastest_run_seconds(cfg, nprocs);
+    if (least > kLongRun && !cfg.force)
+      throw UsageError("this sweep would take at least " + fixed(least / 3600, 1) +
+                       " h; --force runs it anyway");
   });
   collectively(world, [&] {
     if (rank != 0 || cfg.json.empty()) return;
@@ -129,6 +138,8 @@ int p2p_main(int argc, char** argv) {
     }
     const P2PConfig cfg = collectively(world, [&] { return make_p2p_config(cli); });
     check_resources(cfg, world);
+    const Watchdog watchdog("checkmpi-p2p", watchdog_seconds(cfg), rank);
+    progress::at("gathering the run's context", "all ranks (collectives)");
 
     const RunContext ctx = gather_context(world, "checkmpi-p2p");
     const std::vector<Placement> where = gather_placement(world, ctx);
@@ -144,6 +155,7 @@ int p2p_main(int argc, char** argv) {
     } catch (const ValidationError& e) {
       invalid = e.what();
     }
+    progress::at("reporting", "");
     const int code = invalid.empty() ? kExitOk : kExitInvalid;
     if (rank != 0) return code;
     std::cout << out.table << std::flush;
@@ -162,8 +174,8 @@ int p2p_main(int argc, char** argv) {
     doc["fits"] = out.fits;
     doc["valid"] = invalid.empty();
     doc["error"] = invalid.empty() ? Json() : Json(invalid);
-    if (!write_file(cfg.json, doc.dump() + "\n")) {
-      std::cerr << "checkmpi-p2p: error: cannot write JSON file '" << cfg.json << "'\n";
+    if (const std::string error = write_file(cfg.json, doc.dump() + "\n"); !error.empty()) {
+      std::cerr << "checkmpi-p2p: error: " << error << "\n";
       return kExitInternal;
     }
     std::cout << "results written to " << cfg.json << "\n";

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/saturating.hpp"
 
 namespace checkmpi::p2p {
 
@@ -66,8 +67,10 @@ void parse_size_range(const std::string& text, P2PConfig& cfg) {
 
 }  // namespace
 
-long long VectorShape::payload_bytes() const { return count * blocklen * kElementBytes; }
-long long VectorShape::extent_bytes() const { return ((count - 1) * stride + blocklen) * kElementBytes; }
+long long VectorShape::payload_bytes() const { return sat_mul(sat_mul(count, blocklen), kElementBytes); }
+long long VectorShape::extent_bytes() const {
+  return sat_mul(sat_add(sat_mul(count - 1, stride), blocklen), kElementBytes);
+}
 
 const char* mode_name(Mode m) {
   for (const auto& d : kModes)
@@ -88,6 +91,9 @@ CommandLine p2p_command_line() {
       {"buffer", 0, true, "where buffers live: host (default host)"},
       {"validate", 'c', false, "check received data every iteration, outside the timed region"},
       {"json", 0, true, "write results as JSON (schema checkmpi.p2p/1) to this file"},
+      {"watchdog", 0, true, "seconds without progress after which the job is diagnosed and aborted; 0: off "
+                            "(default from the largest message, at least 60)"},
+      {"force", 0, false, "run even if the estimate says the sweep takes more than an hour"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-corruption", 0, true, "test only: SIZE:OFFSET flips that payload byte before sending", true},
@@ -122,6 +128,14 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   cfg.window = positive(cli, "window", cfg.window);
   cfg.n = positive(cli, "prtt-n", cfg.n, 2);
   if (cfg.window > INT_MAX / 2) throw UsageError("--window is too large: " + std::to_string(cfg.window));
+  if (cfg.n > INT_MAX) throw UsageError("--prtt-n is too large: " + std::to_string(cfg.n));
+  if (cli.has("watchdog")) {
+    cfg.watchdog = cli.get_double("watchdog", 0);
+    if (!(cfg.watchdog >= 0 && cfg.watchdog <= 1e7))
+      throw UsageError("--watchdog must be 0 (off) or a number of seconds up to 10^7, got '" +
+                       cli.get("watchdog", "") + "'");
+  }
+  cfg.force = cli.has("force");
 
   const std::string buffer = cli.get("buffer", "host");
   if (buffer == "device")
@@ -150,6 +164,15 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
     cfg.corrupt_offset = parse_integer(parts[1], "--inject-corruption (OFFSET)");
     if (cfg.corrupt_offset < 0 || cfg.corrupt_offset >= cfg.corrupt_size)
       throw UsageError("--inject-corruption: OFFSET must lie inside SIZE");
+    // A fault that is never injected would let a test pass for the wrong reason.
+    bool measured = false;
+    if (cfg.mode == Mode::Datatype)
+      for (const auto& v : cfg.vectors) measured = measured || v.payload_bytes() == cfg.corrupt_size;
+    else
+      for (long long size : message_sizes(cfg)) measured = measured || size == cfg.corrupt_size;
+    if (!measured)
+      throw UsageError("--inject-corruption: no message of " + std::to_string(cfg.corrupt_size) +
+                       " bytes is measured in this run");
   }
   return cfg;
 }

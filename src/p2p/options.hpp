@@ -42,6 +42,8 @@ struct P2PConfig {
   std::vector<VectorShape> vectors;  // datatype: the tuples measured, in order
   bool default_sweep = true;         // datatype: vectors come from the default sweep
   std::string json;
+  double watchdog = -1;  // seconds without progress before the job is aborted; 0: off; < 0: default
+  bool force = false;    // run even if the estimate says it takes hours
   long long corrupt_size = -1, corrupt_offset = 0;  // test only: --inject-corruption
 };
 

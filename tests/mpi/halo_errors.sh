@@ -26,8 +26,12 @@ expect_error "lz is not set" --no-input --lx 4 --ly 4
 expect_error "itfin must be positive, got 0" --input ok.input --itfin 0
 expect_error "icheck must be positive, got 0" --input ok.input --icheck 0
 expect_error "icheck must be positive, got -2" --input ok.input --icheck -2
-expect_error "proc_x\*proc_y\*proc_z = $((np + 1)) does not match the $np MPI ranks" \
+expect_error "proc_x = $((np + 1)) is more than the $np MPI ranks" \
   --input ok.input --proc_x $((np + 1)) --proc_y 1 --proc_z 1
+if [ "$np" -gt 1 ]; then
+  expect_error "proc_x\*proc_y\*proc_z = $((np * np)) does not match the $np MPI ranks" \
+    --input ok.input --proc_x "$np" --proc_y "$np" --proc_z 1
+fi
 if [ "$np" -gt 1 ]; then
   expect_error "lx = $((2 * np + 1)) is not divisible by proc_x = $np" \
     --input ok.input --lx $((2 * np + 1)) --proc_x "$np" --proc_y 1 --proc_z 1

@@ -1,0 +1,135 @@
+#include "core/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace checkmpi {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 1 << 16;
+
+// Opens a new temporary beside `path`; sets `temp` and returns the
+// descriptor, or -1 with errno set.
+int open_temporary(const std::string& path, std::string& temp) {
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(std::string path, bool sync) : path_(std::move(path)), sync_(sync) {
+  fd_ = open_temporary(path_, temp_);
+  if (fd_ < 0) {
+    fail(std::strerror(errno));
+    temp_.clear();
+  }
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void AtomicFile::fail(const std::string& reason) {
+  if (error_.empty()) error_ = "cannot write '" + path_ + "': " + reason;
+}
+
+void AtomicFile::append(const std::string& text) {
+  if (fd_ < 0) return;
+  buffer_ += text;
+  if (buffer_.size() >= kBufferBytes) flush();
+}
+
+void AtomicFile::flush() {
+  const char* p = buffer_.data();
+  std::size_t left = buffer_.size();
+  while (left > 0 && fd_ >= 0) {
+    const ssize_t n = ::write(fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      fail(n < 0 ? std::strerror(errno) : "nothing written");
+      ::close(fd_);
+      fd_ = -1;
+      break;
+    }
+    p += n;
+    left -= std::size_t(n);
+  }
+  buffer_.clear();
+}
+
+const std::string& AtomicFile::finish() {
+  if (fd_ < 0) return error_;
+  flush();
+  if (fd_ < 0) return error_;
+  if (sync_ && ::fsync(fd_) != 0) fail(std::strerror(errno));
+  if (::close(fd_) != 0) fail(std::strerror(errno));
+  fd_ = -1;
+  return error_;
+}
+
+const std::string& AtomicFile::commit() {
+  finish();
+  if (!error_.empty() || committed_ || temp_.empty()) return error_;
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) fail(std::strerror(errno));
+  else committed_ = true;
+  return error_;
+}
+
+AtomicFile& PendingFiles::open(const std::string& path, bool sync) {
+  files_.push_back(std::make_unique<AtomicFile>(path, sync));
+  return *files_.back();
+}
+
+std::string PendingFiles::finish_all() {
+  std::string first;
+  for (auto& f : files_)
+    if (const std::string& e = f->finish(); first.empty()) first = e;
+  return first;
+}
+
+std::string PendingFiles::commit_all() {
+  std::string first = finish_all();
+  if (!first.empty()) return first;
+  for (auto& f : files_)
+    if (const std::string& e = f->commit(); first.empty()) first = e;
+  return first;
+}
+
+std::string write_file(const std::string& path, const std::string& text) {
+  AtomicFile f(path, /*sync=*/true);
+  f.append(text);
+  return f.commit();
+}
+
+std::string check_writable_file(const std::string& path, const std::string& what) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return "cannot write " + what + " '" + path + "': it is a directory";
+  std::string temp;
+  const int fd = open_temporary(path, temp);
+  if (fd < 0) return "cannot write " + what + " '" + path + "': " + std::strerror(errno);
+  ::close(fd);
+  ::unlink(temp.c_str());
+  return "";
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+}  // namespace checkmpi

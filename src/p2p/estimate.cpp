@@ -1,0 +1,66 @@
+#include "p2p/estimate.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace checkmpi::p2p {
+
+namespace {
+
+// A fast machine (lower bounds on time) and a slow, crowded one (the
+// watchdog's yardstick).
+constexpr double kFastLatency = 0.1e-6, kFastRate = 100e9;
+constexpr double kSlowLatency = 100e-6, kSlowRate = 1e8;
+
+// Message times one iteration of `bytes` costs: round trips count twice; in a
+// ring the four messages of a rank overlap pairwise.
+double messages_per_iteration(const P2PConfig& cfg) {
+  switch (cfg.mode) {
+    case Mode::PingPong: return 2;
+    case Mode::Bandwidth: return double(cfg.window) + 1;
+    case Mode::Ring: return 2;
+    // PRTT(1,0), PRTT(n,0), PRTT(n,d) with n-1 waits of about a round trip,
+    // and the o_r exchange with its wait of two round trips.
+    case Mode::LogGP: return 2 + 2 * (double(cfg.n) + 1) + 2 * (double(cfg.n) - 1) + 6;
+    case Mode::Datatype: return 4;  // a round trip with the type, one packed by hand
+  }
+  return 2;
+}
+
+// Payload sizes the sweep measures, in order.
+std::vector<long long> payloads(const P2PConfig& cfg) {
+  if (cfg.mode != Mode::Datatype) return message_sizes(cfg);
+  std::vector<long long> sizes;
+  for (const auto& v : cfg.vectors) sizes.push_back(v.payload_bytes());
+  return sizes;
+}
+
+}  // namespace
+
+double memory_bytes_per_rank(const P2PConfig& cfg) {
+  const double samples = 2.0 * sizeof(double) * double(std::max(cfg.iterations, cfg.iterations_large));
+  const double requests = double(sizeof(MPI_Request)) * double(cfg.window);
+  return buffer_bytes_per_rank(cfg) + samples + requests;
+}
+
+double fastest_run_seconds(const P2PConfig& cfg, int nprocs) {
+  const double rings = cfg.mode == Mode::Ring ? std::max(1, nprocs - 1) : 1;
+  double total = 0;
+  for (long long bytes : payloads(cfg)) {
+    const LoopCounts c = loop_counts(cfg, bytes);
+    total += (double(c.warmup) + double(c.iterations)) * messages_per_iteration(cfg) *
+             (kFastLatency + double(bytes) / kFastRate);
+  }
+  return rings * total;
+}
+
+double watchdog_seconds(const P2PConfig& cfg) {
+  if (cfg.watchdog >= 0) return cfg.watchdog;
+  const std::vector<long long> sizes = payloads(cfg);
+  const double largest = sizes.empty() ? 0.0 : double(*std::max_element(sizes.begin(), sizes.end()));
+  return std::max(60.0, 10.0 * messages_per_iteration(cfg) * (kSlowLatency + largest / kSlowRate));
+}
+
+}  // namespace checkmpi::p2p
