@@ -26,6 +26,15 @@ foreach(border 1 3 6)
   checkmpi_script_test(halo_border${border}_np4_reverse halo_border.sh 4 2 2 1 ${border} --reverse --self-copy)
 endforeach()
 
+# A wrong neighbour table (test-only fault) fails every strategy's routing
+# check: every rank its own neighbour, the two neighbours swapped, another
+# direction's neighbours.
+checkmpi_script_test(halo_misroute_np2_self_x halo_misroute.sh 2 2 1 1 self:x)
+checkmpi_script_test(halo_misroute_np4_swap_x halo_misroute.sh 4 4 1 1 swap:x)
+checkmpi_script_test(halo_misroute_np4_axis_x halo_misroute.sh 4 2 2 1 axis:x)
+checkmpi_script_test(halo_misroute_np8_axis_z halo_misroute.sh 8 2 2 2 axis:z)
+checkmpi_script_test(halo_misroute_np8_self_y halo_misroute.sh 8 2 2 2 self:y)
+
 foreach(np 1 2 4)
   checkmpi_script_test(halo_errors_np${np} halo_errors.sh ${np})
 endforeach()
@@ -57,3 +66,7 @@ if(CHECKMPI_ENABLE_CUDA)
   checkmpi_gpu_test(gpu_halo_np1_1x1x1_forward_single_selfcopy 1 1 1 1 --self-copy)
   checkmpi_gpu_test(gpu_halo_np8_2x2x2_reverse_single_stage 8 2 2 2 --reverse --stage)
 endif()
+
+# A rank stopped with SIGSTOP: the watchdog names where the others wait and
+# ends the job.
+checkmpi_script_test(halo_watchdog watchdog.sh halo)
