@@ -70,3 +70,8 @@ endif()
 # A rank stopped with SIGSTOP: the watchdog names where the others wait and
 # ends the job.
 checkmpi_script_test(halo_watchdog watchdog.sh halo)
+
+# A full disk (a tiny tmpfs): exit 1, the previous results intact. Needs
+# root for the mount; reported skipped otherwise.
+checkmpi_script_test(disk_full disk_full.sh)
+set_tests_properties(disk_full PROPERTIES SKIP_RETURN_CODE 77)
