@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "core/atomic_file.hpp"
 #include "p2p/main.hpp"
 
 int main(int argc, char** argv) {
@@ -11,6 +12,7 @@ int main(int argc, char** argv) {
   // the watchdog's one exception is MPI_Abort, see core/watchdog.hpp).
   int provided = MPI_THREAD_SINGLE;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  checkmpi::remove_temporaries_on_signals();
   int code = 1;
   try {
     code = checkmpi::p2p::p2p_main(argc, argv);

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from checkmpi import __version__
+from checkmpi.atomic import refuse_inputs, write_text
 from checkmpi.errors import CheckmpiError
 from checkmpi.results import P2P_MODES, HaloRun, load, load_all, run_folder
 
@@ -119,6 +120,7 @@ def _report(args: argparse.Namespace, extra: list[str]) -> int:
     if rep.figures:
         print(f"checkmpi: plots in {plots}", file=sys.stderr)
     if args.html:
+        refuse_inputs(Path(args.html), [Path(f) for f in args.files], "--html")
         R.write_html(rep, Path(args.html))
         print(f"checkmpi: report: {args.html}", file=sys.stderr)
     return 0
@@ -161,7 +163,8 @@ def _predict(args: argparse.Namespace, extra: list[str]) -> int:
                "predictions": [{"strategy": p.strategy.id, "messages": p.messages, "bytes": p.bytes, "mpi": p.mpi,
                                 "pack": p.pack, "unpack": p.unpack, "compute": p.compute, "overlapped": p.hidden,
                                 "total": p.total} for p in predictions]}
-        _write(Path(args.json), json.dumps(doc, indent=1) + "\n")
+        refuse_inputs(Path(args.json), [Path(p) for p in args.p2p] + ([Path(args.halo)] if args.halo else []), "--json")
+        write_text(Path(args.json), json.dumps(doc, indent=1) + "\n")
     return 0
 
 
@@ -174,18 +177,11 @@ def _export(args: argparse.Namespace, extra: list[str]) -> int:
                             f"({p2ps[0].mode})")
     text = export.to_csv(halos) if args.format == "csv" else export.to_extrap(halos)
     if args.output:
-        _write(Path(args.output), text)
+        refuse_inputs(Path(args.output), [Path(f) for f in args.files], "-o")
+        write_text(Path(args.output), text)
     else:
         sys.stdout.write(text)
     return 0
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise CheckmpiError(f"cannot write '{path}': {e.strerror}") from None
 
 
 def main(argv: list[str] | None = None) -> int:

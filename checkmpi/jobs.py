@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from checkmpi import report as R
 from checkmpi import tables as T
+from checkmpi.atomic import write_text
 from checkmpi.errors import EXIT_INVALID, EXIT_NATIVE, CheckmpiError
 from checkmpi.grid import Triple, dims_create, dims_for_size, parse_triple, physical_cores
 from checkmpi.native import (Executable, Launcher, failure, find_executable, find_launcher, mpi_command, run_native,
@@ -238,9 +239,9 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
     say("running: " + " ".join(cmd))
     with ProgressLine(f"checkmpi-halo on {plan.np} ranks") as progress:
         done = run_native(cmd, env, args.timeout, progress.update)
-    _save_log(outdir, "checkmpi-halo.log", done.stdout)
     if done.returncode not in (0, EXIT_INVALID):
         raise failure("checkmpi-halo", done)
+    write_text(outdir / "checkmpi-halo.log", done.stdout)
     run = _load_written(json_path, "checkmpi-halo")
     assert isinstance(run, HaloRun)
     _show(run, args, outdir)
@@ -263,23 +264,15 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
     say("running: " + " ".join(cmd))
     with ProgressLine(f"checkmpi-p2p {args.mode} on {np} ranks"):
         done = run_native(cmd, env, args.timeout)
-    _save_log(outdir, "checkmpi-p2p.log", done.stdout)
     if done.returncode not in (0, EXIT_INVALID):
         raise failure("checkmpi-p2p", done)
+    write_text(outdir / "checkmpi-p2p.log", done.stdout)
     run = _load_written(json_path, "checkmpi-p2p")
     _show(run, args, outdir)
     if done.returncode == EXIT_INVALID:
         raise CheckmpiError("checkmpi-p2p found corrupted data (exit code 3); see its output in "
                             f"{outdir}/checkmpi-p2p.log", EXIT_INVALID)
     return 0
-
-
-def _save_log(outdir: Path, name: str, text: str) -> None:
-    try:
-        outdir.mkdir(parents=True, exist_ok=True)
-        (outdir / name).write_text(text)
-    except OSError:
-        pass  # the log is a convenience; the JSON is what counts
 
 
 def _show(run: HaloRun | P2PRun, args: argparse.Namespace, outdir: Path) -> None:

@@ -11,7 +11,8 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -146,7 +147,9 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     """Runs an MPI job, reporting checkmpi-halo's progress lines as they appear.
 
     The tool prints "[i/N] id (alias) ..." and ends the line only when the
-    strategy is done, so stdout is read in raw chunks, not lines.
+    strategy is done, so stdout is read in raw chunks, not lines. SIGINT and
+    SIGTERM to checkmpi while the job runs are passed on to the whole job
+    (launcher and ranks), which is waited for before checkmpi stops.
     """
     start = time.monotonic()
     try:
@@ -163,51 +166,131 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
 
     reader = threading.Thread(target=drain_stderr, daemon=True)
     reader.start()
-    timed_out = threading.Event()
-
-    def stop() -> None:
-        timed_out.set()
-        _kill_group(proc)
-
-    timer = threading.Timer(timeout, stop) if timeout else None
+    job = _Job(proc)
+    timer = threading.Timer(timeout, job.stop, (signal.SIGTERM, "timeout")) if timeout else None
     if timer:
         timer.start()
     out = bytearray()
     seen = 0
     assert proc.stdout is not None
-    try:
-        while chunk := os.read(proc.stdout.fileno(), 65536):
-            out.extend(chunk)
-            if on_progress:
-                text = out.decode(errors="replace")
-                for m in list(PROGRESS.finditer(text))[seen:]:
-                    on_progress(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
-                    seen += 1
-        proc.wait()
-    except KeyboardInterrupt:
-        _kill_group(proc)
-        raise
-    finally:
-        if timer:
-            timer.cancel()
+    with _forwarding_signals(job):
+        try:
+            while chunk := os.read(proc.stdout.fileno(), 65536):
+                out.extend(chunk)
+                if on_progress:
+                    text = out.decode(errors="replace")
+                    for m in list(PROGRESS.finditer(text))[seen:]:
+                        on_progress(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
+                        seen += 1
+            proc.wait()
+            job.wait_ranks()
+        finally:
+            if timer:
+                timer.cancel()
     reader.join(timeout=5)
     elapsed = time.monotonic() - start
-    if timed_out.is_set():
+    if job.reason == "timeout":
         raise CheckmpiError(f"{Path(cmd[0]).name} job timed out after {timeout:g} s and was stopped",
                             EXIT_NATIVE, list(stderr_lines)[-5:])
+    if job.signum:
+        name = signal.Signals(job.signum).name
+        raise CheckmpiError(f"stopped by {name}: the MPI job ({Path(cmd[0]).name}) was ended; files of earlier "
+                            "runs are as they were", 128 + job.signum)
     return NativeRun(proc.returncode, out.decode(errors="replace"), list(stderr_lines), elapsed)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """Stops the launcher and every rank it started (its own session)."""
+class _Job:
+    """The launcher and the ranks it started. Ranks may sit in process groups
+    or sessions of their own (Open MPI, MPICH), so they are found as the
+    launcher's descendants when the job is stopped, signalled along with it,
+    and waited for."""
+
+    GRACE = 10.0  # seconds between the signal and SIGKILL
+
+    def __init__(self, proc: subprocess.Popen):
+        self.proc = proc
+        self.ranks: list[int] = []
+        self.reason = ""  # "timeout" or "signal"
+        self.signum = 0
+        self.lock = threading.Lock()
+
+    def stop(self, signum: int, reason: str) -> None:
+        with self.lock:
+            if self.reason:
+                return
+            self.reason = reason
+            if reason == "signal":
+                self.signum = signum
+            self.ranks = _descendants(self.proc.pid)
+        self._send(signum)
+        self._send(signal.SIGCONT)  # a stopped rank must run to act on it
+        threading.Thread(target=self._kill_later, daemon=True).start()
+
+    def _send(self, signum: int) -> None:
+        for send in [lambda: os.killpg(self.proc.pid, signum)] + [lambda p=p: os.kill(p, signum) for p in self.ranks]:
+            try:
+                send()
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def _kill_later(self) -> None:
+        deadline = time.monotonic() + self.GRACE
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None and not _alive(self.ranks):
+                return
+            time.sleep(0.1)
+        self._send(signal.SIGKILL)
+
+    def wait_ranks(self) -> None:
+        """After the launcher: until the ranks of a stopped job are gone too."""
+        deadline = time.monotonic() + self.GRACE + 5
+        while self.reason and _alive(self.ranks) and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+
+@contextmanager
+def _forwarding_signals(job: _Job) -> Iterator[None]:
+    """SIGINT and SIGTERM stop the job (and checkmpi after it) instead of
+    checkmpi alone; only the main thread can install handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handler = lambda signum, frame: job.stop(signum, "signal")  # noqa: E731
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        os.killpg(proc.pid, signal.SIGTERM)
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below `pid`, from /proc (empty where there is none)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pids: list[int]) -> bool:
+    """Whether any of `pids` still runs (a zombie does not)."""
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z":
+            return True
+    return False
 
 
 def failure(tool: str, run: NativeRun) -> CheckmpiError:

@@ -10,6 +10,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
+from checkmpi.atomic import replacing
 from checkmpi.model import MessageModel, Prediction
 from checkmpi.results import HaloRun, P2PRun, x_join
 from checkmpi.tables import measured_comm, measured_total, pick_unit
@@ -25,12 +26,15 @@ class Figure:
 
 
 def _save(fig: plt.Figure, outdir: Path, name: str, title: str) -> Figure:
-    outdir.mkdir(parents=True, exist_ok=True)
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
     png, svg = outdir / f"{stem}.png", outdir / f"{stem}.svg"
-    fig.savefig(png, dpi=110, bbox_inches="tight")
-    fig.savefig(svg, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        with replacing(png) as temp:
+            fig.savefig(temp, format="png", dpi=110, bbox_inches="tight")
+        with replacing(svg) as temp:
+            fig.savefig(temp, format="svg", bbox_inches="tight")
+    finally:
+        plt.close(fig)
     return Figure(title, png, svg)
 
 

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from checkmpi import __version__
 from checkmpi import tables as T
+from checkmpi.atomic import write_text
 from checkmpi.errors import CheckmpiError
 from checkmpi.model import MessageModel, case_of, copy_bandwidth_for, message_model, predict, select_strategies
 from checkmpi.results import HaloRun, P2PRun
@@ -145,8 +146,4 @@ def to_html(rep: Report, title: str = "checkmpi report") -> str:
 
 
 def write_html(rep: Report, path: Path) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(to_html(rep), encoding="utf-8")
-    except OSError as e:
-        raise CheckmpiError(f"cannot write HTML report '{path}': {e.strerror}") from None
+    write_text(path, to_html(rep))

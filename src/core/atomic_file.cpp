@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 
@@ -14,6 +15,36 @@ namespace checkmpi {
 namespace {
 
 constexpr std::size_t kBufferBytes = 1 << 16;
+
+// The temporaries not yet renamed, where a signal handler can read them
+// (no allocation, no locks): a slot is free (0), being filled (1) or live (2).
+struct Slot {
+  std::atomic<int> state{0};
+  char path[4096];
+};
+Slot slots[256];
+
+int remember(const std::string& temp) {
+  if (temp.size() >= sizeof slots[0].path) return -1;
+  for (int i = 0; i < int(sizeof slots / sizeof slots[0]); ++i) {
+    int free = 0;
+    if (!slots[i].state.compare_exchange_strong(free, 1)) continue;
+    std::memcpy(slots[i].path, temp.c_str(), temp.size() + 1);
+    slots[i].state.store(2);
+    return i;
+  }
+  return -1;  // too many at once: this one is not removed on a signal
+}
+
+void forget(int slot) {
+  if (slot >= 0) slots[slot].state.store(0);
+}
+
+void on_signal(int sig) {
+  remove_pending_temporaries();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);  // delivered once the handler returns: the default action
+}
 
 // Opens a new temporary beside `path`; sets `temp` and returns the
 // descriptor, or -1 with errno set.
@@ -34,12 +65,15 @@ AtomicFile::AtomicFile(std::string path, bool sync) : path_(std::move(path)), sy
   if (fd_ < 0) {
     fail(std::strerror(errno));
     temp_.clear();
+  } else {
+    slot_ = remember(temp_);
   }
 }
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+  forget(slot_);
 }
 
 void AtomicFile::fail(const std::string& reason) {
@@ -85,7 +119,20 @@ const std::string& AtomicFile::commit() {
   if (!error_.empty() || committed_ || temp_.empty()) return error_;
   if (::rename(temp_.c_str(), path_.c_str()) != 0) fail(std::strerror(errno));
   else committed_ = true;
+  if (committed_) {
+    forget(slot_);
+    slot_ = -1;
+  }
   return error_;
+}
+
+void remove_pending_temporaries() {
+  for (Slot& s : slots)
+    if (s.state.load() == 2) ::unlink(s.path);
+}
+
+void remove_temporaries_on_signals() {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) std::signal(sig, on_signal);
 }
 
 AtomicFile& PendingFiles::open(const std::string& path, bool sync) {

@@ -40,7 +40,17 @@ class AtomicFile {
   std::string buffer_;
   std::string error_;
   bool committed_ = false;
+  int slot_ = -1;  // where remove_pending_temporaries() finds the temporary
 };
+
+// Removes the temporaries of every AtomicFile not yet committed; safe in a
+// signal handler. A run stopped by a signal then leaves no trace beside the
+// previous files (SIGKILL still leaves its temporaries: *.tmp.PID.N).
+void remove_pending_temporaries();
+
+// SIGTERM, SIGINT and SIGHUP remove the pending temporaries, then end the
+// process as they would have.
+void remove_temporaries_on_signals();
 
 // Files completed one by one during a run and renamed into place together at
 // its end, so that a run that fails or is stopped half-way leaves the

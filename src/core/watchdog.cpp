@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/atomic_file.hpp"
+
 namespace checkmpi {
 
 namespace {
@@ -111,6 +113,7 @@ void Watchdog::fire(double stalled) {
   // One write, so that lines from different ranks do not interleave.
   [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
   ::sleep(2);
+  remove_pending_temporaries();
   ::alarm(15);
   MPI_Abort(MPI_COMM_WORLD, 1);
   ::_exit(1);
