@@ -227,7 +227,10 @@ class _Job:
         threading.Thread(target=self._kill_later, daemon=True).start()
 
     def _send(self, signum: int) -> None:
-        for send in [lambda: os.killpg(self.proc.pid, signum)] + [lambda p=p: os.kill(p, signum) for p in self.ranks]:
+        # The ranks first: a launcher that is told first may kill them outright,
+        # before they remove their temporary files.
+        sends = [lambda p=p: os.kill(p, signum) for p in reversed(self.ranks)]
+        for send in sends + [lambda: os.killpg(self.proc.pid, signum)]:
             try:
                 send()
             except (ProcessLookupError, PermissionError):
