@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
 # Installs what checkmpi needs on Debian/Ubuntu (only what is missing) and
 # builds it: build/ with the default MPI (Open MPI), build-mpich/ with MPICH
-# when asked (--mpich), build-cuda/ (Open MPI, CUDA backend) when nvcc is on
-# PATH or in /usr/local/cuda/bin (CUDA itself is not installed here), and the
-# Python layer (the `checkmpi` command) into .venv. Safe to run again.
+# when asked (--mpich), build-asan/ (clang, Open MPI, AddressSanitizer +
+# UndefinedBehaviorSanitizer, the libFuzzer targets) when asked (--sanitize),
+# build-cuda/ (Open MPI, CUDA backend) when nvcc is on PATH or in
+# /usr/local/cuda/bin (CUDA itself is not installed here), and the Python
+# layer (the `checkmpi` command) into .venv. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+mpich=0 sanitize=0
+for arg in "$@"; do
+  case $arg in
+    --mpich) mpich=1 ;;
+    --sanitize) sanitize=1 ;;
+    *) echo "setup: unknown option '$arg' (--mpich, --sanitize)" >&2; exit 2 ;;
+  esac
+done
+
 packages=(g++ cmake ninja-build pkg-config libopenmpi-dev openmpi-bin mpich libmpich-dev libgtest-dev
   python3 python3-venv)
+# clang with its sanitizer and libFuzzer run-times (Debian's libclang-rt-dev).
+[ $sanitize -eq 0 ] || packages+=(clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -33,8 +46,13 @@ build() {  # build DIR [cmake options...]
 # Open MPI is the default MPI on Debian; name it so the choice does not
 # depend on which alternative happens to be selected.
 build build -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi
-if [ "${1:-}" = --mpich ]; then
+if [ $mpich -eq 1 ]; then
   build build-mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
+fi
+if [ $sanitize -eq 1 ]; then
+  build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi \
+    -DCHECKMPI_SANITIZE=ON -DCHECKMPI_FUZZ=ON
 fi
 nvcc=$(command -v nvcc || true)
 [ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc

@@ -2,11 +2,12 @@
 # Sets up, builds with Open MPI and with MPICH, and runs the whole test suite
 # against both; where set-up found nvcc, also the CUDA build's unit tests, its
 # gpu tests (reported skipped without a GPU) and host cases proving that the
-# CUDA-enabled binary runs on the host; then the Python layer's tests
-# (pytest). Exits non-zero if anything fails or no test ran.
+# CUDA-enabled binary runs on the host; the sanitizer build's unit tests, a
+# subset of its MPI tests and a short run of each fuzz target; then the
+# Python layer's tests (pytest). Exits non-zero if anything fails or no test ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --mpich
+bash scripts/setup.sh --mpich --sanitize
 for dir in build build-mpich; do
   echo "== ctest in $dir"
   (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$(nproc)")
@@ -17,5 +18,9 @@ if [ -f build-cuda/build.ninja ]; then
     ctest --output-on-failure --no-tests=error -j "$(nproc)" \
       -R '^(halo_backend|halo_np1_1x1x1_forward_single|halo_np8_2x2x2_reverse_double)$')
 fi
+echo "== build-asan: unit tests (one process), MPI subset, fuzz targets"
+(cd build-asan && bin/checkmpi_unit_tests --gtest_brief=1 &&
+  ctest --output-on-failure --no-tests=error -j "$(nproc)" -R \
+    '^(fuzz_.*|halo_np4_2x2x1_forward_single|halo_np2_1x2x1_reverse_double|halo_misroute_np4_axis_x|p2p_pingpong_np2|p2p_datatype_np2|p2p_validate)$')
 echo "== pytest (Python layer, tests/python)"
 .venv/bin/python -m pytest tests/python

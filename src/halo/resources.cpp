@@ -74,7 +74,7 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
     if (least > kLongRun && !cfg.force)
       throw UsageError("this run would take at least " + duration_text(least) + " (" +
                        std::to_string(chosen.size()) + " strategies of " + std::to_string(cfg.itfin) +
-                       " steps); --force runs it anyway");
+                       " steps and " + std::to_string(cfg.warmup) + " warm-up steps); --force runs it anyway");
     if (backend.kind != BackendKind::Cuda) return;
     // The same arrays in device memory, for the ranks sharing this GPU.
     const double need_gpu = bytes_per_rank(dec.grid, cfg.precision) * backend.sharing;

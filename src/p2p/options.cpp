@@ -195,6 +195,7 @@ std::vector<VectorShape> default_vector_sweep(long long min_size, long long max_
 }
 
 std::vector<VectorShape> parse_vectors(const std::string& text) {
+  if (text.empty()) throw UsageError("--vectors needs at least one COUNT:BLOCKLEN:STRIDE tuple");
   std::vector<VectorShape> list;
   for (const auto& item : split(text, ',')) {
     const auto f = split(item, ':');
