@@ -141,3 +141,62 @@ TEST(Strategies, SelectByIdAliasNumberAndAll) {
   EXPECT_EQ(select_strategies({"all"}).size(), strategy_catalog().size());
   EXPECT_THROW(select_strategies({"step99"}), UsageError);
 }
+
+TEST(Decomposition, HugeGridsFailWithoutOverflow) {
+  HaloConfig c = config({"--proc_x", "1073741824", "--proc_y", "1073741824", "--proc_z", "1073741824"},
+                        "&parameters lx=8 ly=8 lz=8 /");
+  try {
+    choose_dims(c, 1 << 30);  // each dimension fits the ranks, their product 2^90 does not fit 64 bits
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "proc_x*proc_y*proc_z overflows: far more than the 1073741824 MPI ranks");
+  }
+  c = config({"--proc_x", "4294967296", "--proc_y", "4294967296"}, "&parameters lx=8 ly=8 lz=8 /");
+  try {
+    choose_dims(c, 4);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "proc_x = 4294967296 is more than the 4 MPI ranks");
+  }
+}
+
+TEST(Config, WarningsForRepeatedKeysAndIcheckAboveItfin) {
+  const HaloConfig c = config({}, "&parameters lx=4 ly=4 lz=4\nlx=8 itfin=3 icheck=5 /");
+  EXPECT_EQ(c.lx, 8);  // the last value, as Fortran
+  ASSERT_EQ(c.warnings.size(), 2u);
+  EXPECT_EQ(c.warnings[0], "file.input, line 2: 'lx' is given again; the last value (8) is used, as Fortran does");
+  EXPECT_EQ(c.warnings[1], "icheck (5) is larger than itfin (3): no profile is written, and the fields are "
+                           "validated only after the last step");
+  EXPECT_TRUE(config({}, kInput).warnings.empty());
+}
+
+TEST(Config, WatchdogForceAndFaultHooks) {
+  EXPECT_EQ(config({}, kInput).watchdog, -1);  // default: from the run's size
+  EXPECT_EQ(config({"--watchdog", "0"}, kInput).watchdog, 0);
+  EXPECT_EQ(config({"--watchdog", "2.5", "--force"}, kInput).watchdog, 2.5);
+  EXPECT_TRUE(config({"--force"}, kInput).force);
+  for (const char* bad : {"-1", "nan", "inf", "1e8"})
+    EXPECT_EQ(error_of({"--watchdog", bad}, kInput),
+              std::string("--watchdog must be 0 (off) or a number of seconds up to 10^7, got '") + bad + "'");
+  const HaloConfig m = config({"--inject-misroute", "axis:z"}, kInput);
+  EXPECT_EQ(m.misroute_kind, "axis");
+  EXPECT_EQ(m.misroute_dir, 2);
+  for (const char* bad : {"self", "self:", "self:xy", "turn:x", ":x"})
+    EXPECT_NE(error_of({"--inject-misroute", bad}, kInput).find("--inject-misroute must be KIND:DIR"),
+              std::string::npos)
+        << bad;
+}
+
+TEST(Decomposition, MisrouteMakesOneDirectionWrong) {
+  Decomposition d;
+  d.rank = 5;
+  d.neighbour = {{{4, 6}, {1, 9}, {3, 7}}};
+  Decomposition self = d, swap = d, axis = d;
+  misroute(self, "self", 0);
+  misroute(swap, "swap", 1);
+  misroute(axis, "axis", 2);
+  EXPECT_EQ(self.neighbour[0], (std::array<int, 2>{5, 5}));
+  EXPECT_EQ(swap.neighbour[1], (std::array<int, 2>{9, 1}));
+  EXPECT_EQ(axis.neighbour[2], (std::array<int, 2>{4, 6}));  // x's neighbours
+  EXPECT_EQ(self.neighbour[1], d.neighbour[1]);                // the others untouched
+}

@@ -2,10 +2,12 @@
 // that need no partner: statistics, block lengths, buffers.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 
 #include "core/errors.hpp"
 #include "p2p/buffer.hpp"
+#include "p2p/estimate.hpp"
 #include "p2p/loop.hpp"
 #include "p2p/options.hpp"
 #include "p2p/stats.hpp"
@@ -180,4 +182,32 @@ TEST(P2PBuffer, FillCheckCorruptPack) {
   EXPECT_EQ(bad->got, bad->expected ^ 0xFFu);
   EXPECT_EQ(static_cast<unsigned char*>(b->data())[11], bad->got);
   EXPECT_EQ(Layout::of(VectorShape{2, 2, 4}).stride, 16u);
+}
+
+TEST(P2POptions, HostileNumbersDoNotOverflow) {
+  // (2^31-1 - 1) * (2^31-1) floats: once a wrapped product that passed every check.
+  const VectorShape huge{2147483647, 1, 2147483647};
+  EXPECT_EQ(huge.extent_bytes(), LLONG_MAX);
+  EXPECT_EQ((VectorShape{4611686018427387904LL, 4, 4}.payload_bytes()), LLONG_MAX);
+  EXPECT_EQ(error_of({"datatype", "--vectors", "2147483647:1:2147483647"}),
+            "datatype tuple '2147483647:1:2147483647': the type spans more bytes than an MPI count can hold");
+  EXPECT_EQ(error_of({"datatype", "--vectors", ""}), "--vectors needs at least one COUNT:BLOCKLEN:STRIDE tuple");
+  EXPECT_EQ(error_of({"loggp", "-n", "4294967296"}), "--prtt-n is too large: 4294967296");
+  EXPECT_EQ(error_of({"pingpong", "-m", "1:64", "--inject-corruption", "3:0"}),
+            "--inject-corruption: no message of 3 bytes is measured in this run");
+  EXPECT_EQ(error_of({"pingpong", "--watchdog", "-2"}),
+            "--watchdog must be 0 (off) or a number of seconds up to 10^7, got '-2'");
+}
+
+TEST(P2PEstimate, MemoryTimeAndWatchdog) {
+  const P2PConfig c = config({"pingpong", "-m", "1024", "-i", "1000", "-x", "0"});
+  EXPECT_EQ(memory_bytes_per_rank(c), 2048 + 2.0 * 8 * 1000 + double(sizeof(MPI_Request)) * 64);
+  // 11 sizes of 1000 round trips of two messages, each at least 0.1 us: about 2.2 ms.
+  EXPECT_NEAR(fastest_run_seconds(c, 2), 11 * 1000 * 2 * 0.1e-6, 1e-4);
+  EXPECT_EQ(watchdog_seconds(c), 60);
+  EXPECT_EQ(watchdog_seconds(config({"pingpong", "--watchdog", "3"})), 3);
+  // Ring: rings of 2 .. 8 ranks.
+  const P2PConfig ring = config({"ring", "-m", "8", "-i", "10", "-x", "0"});
+  EXPECT_NEAR(fastest_run_seconds(ring, 8), 7 * fastest_run_seconds(ring, 2), 1e-12);
+  EXPECT_GT(fastest_run_seconds(config({"pingpong", "-i", "200000000"}), 2), 3600);
 }
