@@ -3,9 +3,9 @@
 #include <iostream>
 #include <memory>
 
+#include "core/atomic_file.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
-#include "core/atomic_file.hpp"
 #include "core/output.hpp"
 #include "core/watchdog.hpp"
 #include "halo/backend_choice.hpp"

@@ -62,7 +62,7 @@ std::string neighbours(const Decomposition& dec) {
 // globally unique values. Returns "" or what went wrong, the same on every rank.
 template <class Real>
 std::string run_routing_check(Strategy<Real>& strategy, HaloState<Real>& state, Fields<Real>& fields,
-                          BackendFields<Real>& on_backend, const std::string& label) {
+                              BackendFields<Real>& on_backend, const std::string& label) {
   const Decomposition& dec = state.dec;
   initialise_routing(fields, dec);
   on_backend.upload(state.f);

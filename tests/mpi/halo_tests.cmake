@@ -33,7 +33,6 @@ checkmpi_script_test(halo_misroute_np2_self_x halo_misroute.sh 2 2 1 1 self:x)
 checkmpi_script_test(halo_misroute_np4_swap_x halo_misroute.sh 4 4 1 1 swap:x)
 checkmpi_script_test(halo_misroute_np4_axis_x halo_misroute.sh 4 2 2 1 axis:x)
 checkmpi_script_test(halo_misroute_np8_axis_z halo_misroute.sh 8 2 2 2 axis:z)
-checkmpi_script_test(halo_misroute_np8_self_y halo_misroute.sh 8 2 2 2 self:y)
 
 foreach(np 1 2 4)
   checkmpi_script_test(halo_errors_np${np} halo_errors.sh ${np})
