@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <utility>
 #include <cstdio>
 
 #include "core/atomic_file.hpp"
@@ -15,8 +16,8 @@ namespace checkmpi {
 namespace {
 
 struct State {
-  std::atomic<unsigned long long> beats{0};
-  std::atomic<long long> step{-1};
+  std::atomic<unsigned long long> beats{0};  // phase changes
+  std::atomic<long long> step{-1};           // step or iteration within the phase
   std::atomic<bool> idle{false};
   std::mutex mutex;  // guards the texts
   std::string where = "start-up", waiting_for;
@@ -44,11 +45,7 @@ void at(const std::string& where, const std::string& waiting_for) {
   count_beat(s);
 }
 
-void beat(long long step) {
-  State& s = state();
-  s.step.store(step, std::memory_order_relaxed);
-  count_beat(s);
-}
+void beat(long long step) { state().step.store(step, std::memory_order_relaxed); }
 
 void idle(bool on) {
   state().idle.store(on, std::memory_order_relaxed);
@@ -76,14 +73,18 @@ void Watchdog::watch() {
   using Clock = std::chrono::steady_clock;
   const auto poll = std::chrono::duration<double>(std::clamp(seconds_ / 4, 0.05, 1.0));
   State& s = state();
-  unsigned long long seen = s.beats.load(std::memory_order_relaxed);
+  // Progress is a new phase (beats) or a new step within it.
+  auto where = [&s] {
+    return std::make_pair(s.beats.load(std::memory_order_relaxed), s.step.load(std::memory_order_relaxed));
+  };
+  auto seen = where();
   auto since = Clock::now();
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, poll, [this] { return stop_; })) {
-    const unsigned long long now_beats = s.beats.load(std::memory_order_relaxed);
+    const auto now_at = where();
     const auto now = Clock::now();
-    if (now_beats != seen || s.idle.load(std::memory_order_relaxed)) {
-      seen = now_beats;
+    if (now_at != seen || s.idle.load(std::memory_order_relaxed)) {
+      seen = now_at;
       since = now;
       continue;
     }

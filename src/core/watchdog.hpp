@@ -16,7 +16,8 @@ namespace progress {
 // for ("rank 1", "its neighbours ..."); called at phase changes, not per step.
 // Counts as progress.
 void at(const std::string& where, const std::string& waiting_for);
-// One unit of progress (a step, an iteration): two relaxed stores.
+// One unit of progress (a step, an iteration; it must differ from the last
+// one): a relaxed store.
 void beat(long long step);
 // While idle the rank waits by design (p2p ranks that take no part) and
 // its silence is no stall.

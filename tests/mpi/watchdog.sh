@@ -13,12 +13,12 @@ if [ "$tool" = halo ]; then
   cmd=("$CHECKMPI_BIN/checkmpi-halo" --backend host --no-input --lx 16 --ly 16 --lz 8 --itfin 10000000
     --icheck 1000000 --strategy step2 --outdir "$dir/out")
   started='\[1/1\] step2'
-  want="^checkmpi-halo: watchdog: rank [013] \(.*\): no progress for [0-9]+ s in step2 \(sendrecv-pack\): (routing check|timed loop), step [0-9]+; waiting for one of its neighbours x [0-9]/[0-9], y [0-9]/[0-9], z [0-9]/[0-9] \(below/above\); aborting the job$"
+  want="^checkmpi-halo: watchdog: rank [013] \(.*\): no progress for [0-9]+ s in step2 \(sendrecv-pack\): (routing check|timed loop)(, step [0-9]+)?; waiting for one of its neighbours x [0-9]/[0-9], y [0-9]/[0-9], z [0-9]/[0-9] \(below/above\); aborting the job$"
 else
   np=2 victim=1
   cmd=("$CHECKMPI_BIN/checkmpi-p2p" pingpong -m 8:8 -i 20000000 -x 2 --json "$dir/p2p.json")
   started='^  sizes  '
-  want="^checkmpi-p2p: watchdog: rank 0 \(.*\): no progress for [0-9]+ s in pingpong, 8 B, step [0-9]+; waiting for rank 1; aborting the job$"
+  want="^checkmpi-p2p: watchdog: rank 0 \(.*\): no progress for [0-9]+ s in pingpong, 8 B(, step [0-9]+)?; waiting for rank 1; aborting the job$"
 fi
 run_mpi "$np" "${cmd[@]}" --watchdog $seconds >out.txt 2>err.txt &
 job=$!
