@@ -150,6 +150,7 @@ int p2p_main(int argc, char** argv) {
     // reports what was measured before it.
     ModeOutput out;
     std::string invalid;
+    progress::at("starting the measurement", "all ranks (collectives)");
     try {
       run_mode(cfg, world, clock, out);
     } catch (const ValidationError& e) {

@@ -24,6 +24,7 @@ run_mpi "$np" "${cmd[@]}" --watchdog $seconds >out.txt 2>err.txt &
 job=$!
 for _ in $(seq 300); do grep -Eq "$started" out.txt || ! kill -0 $job 2>/dev/null && break; sleep 0.1; done
 grep -Eq "$started" out.txt || fail "the job did not start: $(cat err.txt)"
+sleep 1  # well into the measurement
 # The ranks are the processes whose command line starts with the tool itself
 # (the launcher's starts with the launcher); pick rank $victim by its --json
 # or --outdir, which only this test uses.
