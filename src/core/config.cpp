@@ -23,7 +23,8 @@ CommandLine halo_command_line() {
   std::vector<OptionSpec> specs{
       {"input", 0, true, "namelist input file (default file.input)"},
       {"no-input", 0, false, "read no input file: keys come from the options below"},
-      {"strategy", 's', true, "comma-separated ids, aliases or numbers, or 'all' (default all)"},
+      {"strategy", 's', true, "comma-separated ids, aliases or numbers, 'all' (default), or compositions of "
+                              "parts such as pack=kernel,transport=persistent (see --list-strategies)"},
       {"list-strategies", 0, false, "list the strategies and exit"},
       {"reverse", 0, false, "reversed propagation (field(i) = field(i+1))"},
       {"precision", 0, true, "single|double (default single)"},
@@ -37,6 +38,8 @@ CommandLine halo_command_line() {
                            "and every rank sees a GPU)"},
       {"require-gpu-aware", 0, false, "cuda backend: fail unless MPI is CUDA-aware"},
       {"stage", 0, false, "cuda backend: stage messages through host memory even if MPI is CUDA-aware"},
+      {"compute", 0, true, "one-pass|two-pass: how the kernel strategies move the fields (default one-pass; "
+                           "two-pass is CheckMPI's copy-then-shift)"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-error", 0, true, "test only: corrupt one cell for this strategy id", true},
@@ -60,6 +63,8 @@ std::string read_text_file(const std::string& path, const std::string& what) {
 }
 
 const char* precision_name(Precision p) { return p == Precision::Single ? "single" : "double"; }
+
+const char* compute_mode_name(ComputeMode m) { return m == ComputeMode::OnePass ? "one-pass" : "two-pass"; }
 
 const char* backend_request_name(BackendRequest b) {
   return b == BackendRequest::Host ? "host" : b == BackendRequest::Cuda ? "cuda" : "auto";
@@ -149,6 +154,10 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   else throw UsageError("--backend must be auto, host or cuda, got '" + backend + "'");
   c.require_gpu_aware = cli.has("require-gpu-aware");
   c.stage = cli.has("stage");
+  const std::string compute = cli.get("compute", "one-pass");
+  if (compute == "one-pass") c.compute = ComputeMode::OnePass;
+  else if (compute == "two-pass") c.compute = ComputeMode::TwoPass;
+  else throw UsageError("--compute must be one-pass or two-pass, got '" + compute + "'");
   c.outdir = cli.get("outdir", ".");
   if (c.outdir.empty()) throw UsageError("--outdir must not be empty");
   c.json = cli.get("json", "");

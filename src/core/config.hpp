@@ -14,6 +14,9 @@ enum class SyncMode { Barrier, None };
 // --backend: where the fields live and the kernels of step3 on run. Auto is
 // cuda when the binary has CUDA and every rank sees a GPU, else host.
 enum class BackendRequest { Auto, Host, Cuda };
+// --compute: how the kernel strategies move the fields. One pass into a
+// second buffer, or CheckMPI's two-pass FAST variant (copy, then shift).
+enum class ComputeMode { OnePass, TwoPass };
 
 struct HaloConfig {
   // &parameters keys (CheckMPI names). The sizes have no default;
@@ -34,6 +37,7 @@ struct HaloConfig {
   BackendRequest backend = BackendRequest::Auto;
   bool require_gpu_aware = false;  // cuda backend: usage error unless MPI is CUDA-aware
   bool stage = false;              // cuda backend: stage messages through host memory even if MPI is CUDA-aware
+  ComputeMode compute = ComputeMode::OnePass;
   std::string outdir = ".";
   std::string json;         // empty: no JSON file
   std::string inject_error; // test only: strategy id whose fields get corrupted
@@ -56,5 +60,6 @@ std::string read_text_file(const std::string& path, const std::string& what);
 
 const char* precision_name(Precision p);
 const char* backend_request_name(BackendRequest b);
+const char* compute_mode_name(ComputeMode m);
 
 }  // namespace checkmpi

@@ -4,6 +4,40 @@
 
 namespace checkmpi {
 
+namespace {
+
+Json parts_json(const Parts& p) {
+  Json j = Json::object();
+  j["pack"] = name(p.packing);
+  j["buffers"] = name(p.buffers);
+  j["transport"] = name(p.transport);
+  j["schedule"] = name(p.schedule);
+  j["completion"] = name(p.completion);
+  j["overlap"] = name(p.overlap);
+  j["compute"] = name(p.compute);
+  return j;
+}
+
+Json by_direction(const std::size_t (&v)[3]) {
+  Json j = Json::object();
+  j["x"] = static_cast<unsigned long long>(v[0]);
+  j["y"] = static_cast<unsigned long long>(v[1]);
+  j["z"] = static_cast<unsigned long long>(v[2]);
+  return j;
+}
+
+Json traits_json(const Traits& t) {
+  Json j = Json::object();
+  j["messages"] = t.messages;
+  j["mpi_bytes"] = by_direction(t.mpi_bytes);
+  j["halo_bytes"] = by_direction(t.halo_bytes);
+  j["kernel_passes"] = t.kernel_passes;
+  j["overlaps"] = t.overlaps;
+  return j;
+}
+
+}  // namespace
+
 Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
                   const BackendChoice& backend, const std::vector<StrategyResult>& results,
                   const std::vector<Skipped>& skipped) {
@@ -53,13 +87,14 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["backend"] = backend_request_name(cfg.backend);
   config["require_gpu_aware"] = cfg.require_gpu_aware;
   config["stage"] = cfg.stage;
+  config["compute"] = compute_mode_name(cfg.compute);
   root["config"] = config;
   Json list = Json::array();
   for (const auto& r : results) {
     Json j = Json::object();
     j["strategy"] = r.info->id;
     j["alias"] = r.info->alias;
-    j["step"] = r.info->number;
+    j["step"] = r.info->number >= 0 ? Json(r.info->number) : Json();
     j["valid"] = r.valid;
     j["error"] = r.error.empty() ? Json() : Json(r.error);
     j["steps"] = r.steps;
@@ -68,6 +103,8 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     Json timers = Json::object();
     for (const auto& [name, s] : r.timers) timers[name] = stats_json(s);
     j["timers"] = timers;
+    j["parts"] = parts_json(r.parts);
+    j["traits"] = traits_json(r.traits);
     j["bytes_per_step"] = static_cast<unsigned long long>(r.bytes_per_step);
     j["compute_bytes_per_step"] = static_cast<unsigned long long>(r.compute_bytes_per_step);
     list.push(j);

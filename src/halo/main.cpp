@@ -49,7 +49,7 @@ int halo_main(int argc, char** argv) {
     auto chosen = collectively(world, [&] { return select_strategies(cfg.strategies); });
     dec = collectively(world, [&] { return make_decomposition(cfg, world); });
     const BackendChoice backend = choose_backend(cfg, dec.comm);
-    const auto skipped = collectively(world, [&] { return skip_host_only(chosen, cfg, backend.kind); });
+    const auto skipped = collectively(world, [&] { return skip_unrunnable(chosen, cfg, backend.kind); });
     check_resources(cfg, dec, backend, chosen);
 
     const RunContext ctx = gather_context(dec.comm, "checkmpi-halo");

@@ -35,9 +35,11 @@ struct StrategyResult {
   Mismatch mismatch;        // this rank's first wrong cell (count 0: none)
   long long failed_at = 0;  // step at which validation failed on some rank (0: never)
   std::vector<std::pair<std::string, Stats>> timers;  // over ranks, JSON order
+  Parts parts;              // compute resolved
+  Traits traits;
   std::string mpi_buffers;  // "host", "device" or "staged"
   std::string note;         // what the table should say beside the verdict
-  std::size_t bytes_per_step = 0;
+  std::size_t bytes_per_step = 0;  // through MPI (traits)
   std::size_t compute_bytes_per_step = 0;
 
   const Stats& timer(const std::string& name) const;

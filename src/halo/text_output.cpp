@@ -99,6 +99,10 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << (cfg.reverse ? "reverse" : "forward") << " propagation, sync "
       << (cfg.sync == SyncMode::Barrier ? "barrier" : "none") << "\n"
       << "  strategies     : " << names << "\n"
+      << "  compute        : " << compute_mode_name(cfg.compute)
+      << (cfg.compute == ComputeMode::OnePass ? ": kernel strategies read each cell once into a second buffer"
+                                              : ": kernel strategies copy, then shift (CheckMPI's FAST variant)")
+      << "\n"
       << "  backend        : " << backend_line(backend) << "\n";
   if (!backend.why_host.empty() && cuda_built()) out << "                   (auto: " << backend.why_host << ")\n";
   if (backend.kind == BackendKind::Cuda) {
@@ -122,7 +126,9 @@ void print_table(const std::vector<StrategyResult>& results) {
     const double loop = r.timer("loop").max;
     auto pct = [&](const char* name) { return loop > 0 ? fixed(100.0 * r.timer(name).max / loop, 1) : "-"; };
     auto sec = [&](const char* name) { return fixed(r.timer(name).max, 4); };
-    out << pad(r.info->id + " " + r.info->alias, 24, false) << pad(sec("loop"), 10) << pad(pct("compute"), 7)
+    std::string label = r.info->id + " " + r.info->alias;
+    if (label.size() > 24) label = r.info->id;
+    out << pad(label, 24, false) << pad(sec("loop"), 10) << pad(pct("compute"), 7)
         << pad(pct("comm"), 7) << pad(sec("x"), 10) << pad(sec("y"), 10) << pad(sec("z"), 10)
         << pad(sec("pack"), 10) << pad(sec("unpack"), 10) << "  " << (r.valid ? "valid" : "INVALID")
         << (r.note.empty() ? "" : "  (" + r.note + ")") << "\n";

@@ -9,18 +9,15 @@ namespace checkmpi {
 
 namespace {
 
-// The fields in the backend's memory: the host arrays themselves when the
-// backend can address them, else backend copies that diagnostics bring back.
+// The fields in the backend's memory, allocated there (so the host backend
+// first-touches them with its kernels' schedule), and their host copies
+// that initialisation, validation and profiles work on.
 template <class Real>
 class BackendFields {
  public:
   BackendFields(Backend<Real>& backend, Fields<Real>& host) : backend_(backend), host_(host) {
-    if (backend.host_accessible()) {
-      ptrs = host.pointers();
-    } else {
-      for (Real*& p : owned_) p = backend.allocate(host.grid.cells());
-      ptrs = owned_;
-    }
+    for (Real*& p : ptrs) p = backend.allocate(host.grid.cells());
+    owned_ = ptrs;
   }
   ~BackendFields() {
     for (Real* p : owned_)
@@ -30,7 +27,7 @@ class BackendFields {
   BackendFields& operator=(const BackendFields&) = delete;
 
   // Host -> `at` and back; `at` is where a strategy keeps the fields now
-  // (step10 swaps buffers), and copies to the same place are skipped.
+  // (double-buffered strategies swap them, shared memory moves them).
   void upload(FieldPtrs<Real> at) {
     for (int f = 0; f < 3; ++f) backend_.upload(at[f], host_.data(f), host_.grid.cells());
   }
@@ -62,7 +59,7 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
   r.info = &info;
   StepTimers& timers = r.local;
   HaloState<Real> state{dec, g, on_backend.ptrs, cfg, timers, *backend};
-  auto strategy = info.make<Real>();
+  auto strategy = make_strategy<Real>(info, cfg.compute);
   strategy->setup(state);
   for (long long w = 0; w < cfg.warmup; ++w) strategy->step(state);
   if (cfg.warmup > 0) {  // the timed loop starts from the initial state
@@ -106,16 +103,21 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
       }
     }
   }
-  timers.loop = MPI_Wtime() - start;
+  timers.loop = MPI_Wtime() - start - timers.excluded;
   MPI_Pcontrol(0);
   r.valid = r.failed_at == 0;
   agree(dec.comm, profiles.close());
 
   summarise_timers(r, dec.comm);
-  r.mpi_buffers = strategy->mpi_buffers(state);
-  if (backend->kind() == BackendKind::Host) r.note = info.host_note;
+  r.mpi_buffers = strategy->mpi_buffers();
+  r.parts = info.parts;
+  r.parts.compute = resolved_compute(info.parts, cfg.compute == ComputeMode::TwoPass ? Compute::TwoPass
+                                                                                     : Compute::OnePass);
+  r.traits = strategy->traits();
+  r.note = !strategy->note().empty() ? strategy->note() : info.note;
+  if (backend->kind() == BackendKind::Host && !info.host_note.empty()) r.note = info.host_note;
   if (r.mpi_buffers == "staged") r.note = "staged through host memory";
-  r.bytes_per_step = strategy->bytes_per_step(g);
+  r.bytes_per_step = r.traits.total_mpi_bytes();
   r.compute_bytes_per_step = 2 * 3 * std::size_t(g.l) * g.m * g.n * sizeof(Real);
   return r;
 }

@@ -7,12 +7,22 @@ cd "$dir"
 halo=("$CHECKMPI_BIN/checkmpi-halo" --backend host)
 write_input file.input 8 8 8 2 2 1 12 4
 
-# --list-strategies and --help print and exit 0.
-"${halo[@]}" --list-strategies | grep -q '^step2 *sendrecv-pack .*\[host only\]$' || fail "--list-strategies step2"
-"${halo[@]}" --list-strategies | grep -q '^step4 *kernel-pack-aware .*\[same work as step3 on the host backend\]$' ||
+# --list-strategies and --help print and exit 0 (captured first: grep -q
+# would close the pipe early).
+list=$("${halo[@]}" --list-strategies) || fail "--list-strategies exit $?"
+grep -q '^step2 *sendrecv-pack .*\[host only\]$' <<<"$list" || fail "--list-strategies step2"
+grep -q '^step4 *kernel-pack-aware .*\[same work as step3 on the host backend\]$' <<<"$list" ||
   fail "--list-strategies does not say step4 is step3 on the host"
-[ "$("${halo[@]}" --list-strategies | grep -c '^step')" -eq 11 ] || fail "--list-strategies: not 11 strategies"
-"${halo[@]}" --help | grep -q -- '--strategy' || fail "--help"
+[ "$(grep -c '^step' <<<"$list")" -eq 11 ] || fail "--list-strategies: not 11 CheckMPI steps"
+for id in persistent neighbor-alltoallv neighbor-alltoallw ineighbor-overlap rma-fence rma-pscw shm-window \
+  partitioned mpi-pack mock; do
+  grep -q "^$id " <<<"$list" || fail "--list-strategies lacks $id"
+done
+grep -q '^ *pack=kernel,buffers=backend,transport=persistent,schedule=all-at-once,completion=waitall' <<<"$list" ||
+  fail "--list-strategies does not show the parts of persistent"
+help=$("${halo[@]}" --help) || fail "--help exit $?"
+grep -q -- '--strategy' <<<"$help" || fail "--help"
+grep -q -- '--compute' <<<"$help" || fail "--help lacks --compute"
 
 # Default input is ./file.input; the table and header come from rank 0 only.
 run_mpi 4 "${halo[@]}" --strategy step0 >plain.txt 2>&1 || fail "default run: $(tail -3 plain.txt)"
