@@ -221,7 +221,7 @@ class _Reader:
                     if name not in timers:
                         raise self.fail(f"{where}.timers.{name}", "is missing")
             strategies.append(StrategyResult(
-                id=sid, alias=str(r.get("alias", "")), step=int(r.get("step", _step_number(sid))),
+                id=sid, alias=str(r.get("alias", "")), step=_step_of(r, sid),
                 valid=bool(r.get("valid", skipped is None)), error=r.get("error"),
                 steps=int(self.get(r, "steps", where, int)) if skipped is None else int(r.get("steps", 0)),
                 timers=timers, bytes_per_step=int(r.get("bytes_per_step", 0)),
@@ -268,3 +268,9 @@ def _skip_reason(r: dict[str, Any]) -> str | None:
 def _step_number(sid: str) -> int:
     digits = sid.removeprefix("step")
     return int(digits) if digits.isdigit() else 99
+
+
+def _step_of(r: dict, sid: str) -> int:
+    """CheckMPI's step number; checkmpi's own rows (step null) sort after them."""
+    step = r.get("step", _step_number(sid))
+    return 99 if step is None else int(step)

@@ -16,7 +16,7 @@ from test_commands import check_html, check_plots
 LIMIT = ["--timeout", "180"]  # checkmpi's own bound on each MPI job
 
 
-def halo_rows(stdout: str, title: str) -> dict[tuple[str, str], list[str]]:
+def halo_rows(stdout: str, title: str, ids: set[str]) -> dict[tuple[str, str], list[str]]:
     """{(strategy id, stat): cells} from the rendered halo table titled `title`."""
     lines = stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(title))
@@ -28,7 +28,7 @@ def halo_rows(stdout: str, title: str) -> dict[tuple[str, str], list[str]]:
         if line.lstrip().startswith("times over"):
             break
         cells = re.split(r"\s{2,}", line.strip())
-        if cells[0].startswith("step"):
+        if cells[0].split()[0] in ids:
             current = cells[0].split()[0]
             cells = cells[1:]
         rows[(current, cells[0])] = cells[1:]
@@ -39,7 +39,7 @@ def check_table_against_json(stdout: str, json_path: Path) -> None:
     doc = json.loads(json_path.read_text())
     title = json_path.stem + ":"
     units = header_units(stdout, title)
-    rows = halo_rows(stdout, title)
+    rows = halo_rows(stdout, title, {entry["strategy"] for entry in doc["results"]})
     for entry in doc["results"]:
         t = entry["timers"]
         for stat in ("max", "mean", "min"):
@@ -162,7 +162,8 @@ def test_validation_failure_still_reports(halo_bin, tmp_path):
     r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "5", "--inject-error",
                  "step1", "--no-report", "--json", "v.json", *LIMIT, cwd=tmp_path)
     assert_clean_error(r, 3, "validation failed for step1")
-    rows = halo_rows(r.stdout, "v:")
+    ids = {entry["strategy"] for entry in json.loads((tmp_path / "v.json").read_text())["results"]}
+    rows = halo_rows(r.stdout, "v:", ids)
     assert rows[("step1", "max")][-1] == "INVALID" and rows[("step2", "max")][-1] == "valid"
 
 
