@@ -123,12 +123,28 @@ template <class Real>
 void copy_runs(Real* dst, const Real* src, long offset, const Runs& r, bool streaming) {
   if (r.total() == 0) return;
   const Share mine = my_share(r.total());
-  for (std::size_t e = mine.begin; e < mine.end;) {
-    const std::size_t run = e / r.len, within = e % r.len;
-    const std::size_t n = std::min(r.len - within, mine.end - e);
-    const std::size_t at = r.start(run) + within;
-    copy_elements(dst + at, src + long(at) + offset, n, streaming);
-    e += n;
+  std::size_t run = mine.begin / r.len, within = mine.begin % r.len, left = mine.end - mine.begin;
+  std::size_t plane = run / r.rows, row = run % r.rows;
+  if (r.len == 1) {  // one cell per run (a plane across x): a strided loop, prefetched
+    for (; left > 0; --left) {
+      const std::size_t at = r.first + plane * r.plane_step + row * r.row_step;
+      if (host_tuning()) __builtin_prefetch(dst + at + kPrefetchAhead * r.row_step, 1, 0);
+      dst[at] = src[long(at) + offset];
+      if (++row == r.rows) row = 0, ++plane;
+    }
+    return;
+  }
+  while (left > 0) {
+    const std::size_t n = std::min(r.len - within, left);
+    const std::size_t at = r.first + plane * r.plane_step + row * r.row_step + within;
+    if (n < 16) {
+      for (std::size_t i = 0; i < n; ++i) dst[at + i] = src[long(at + i) + offset];
+    } else {
+      copy_elements(dst + at, src + long(at) + offset, n, streaming);
+    }
+    left -= n;
+    within = 0;
+    if (++row == r.rows) row = 0, ++plane;
   }
   finish_streaming(streaming);
 }

@@ -26,6 +26,13 @@ class Carrier {
   virtual bool takes_device_memory() const { return false; }
   // Whether `c` goes through MPI (false: a shared-memory read, or no MPI at all).
   virtual bool through_mpi(const Engine<Real>& e, const Channel& c) const { return !e.local(c); }
+  // MPI messages per step: one per channel through MPI, unless the carrier
+  // bundles channels (one datatype message per neighbour).
+  virtual int messages(const Engine<Real>& e) const {
+    int n = 0;
+    for (const Channel& c : e.channels()) n += through_mpi(e, c);
+    return n;
+  }
   // Whether `c` is packed and unpacked (false: read straight from a neighbour).
   virtual bool carries(const Channel&) const { return true; }
   // What the results table should say about how it ran ("" if nothing).

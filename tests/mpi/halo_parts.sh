@@ -31,14 +31,15 @@ run_mpi $np "${halo[@]}" --strategy pack=kernel,transport=isend-irecv --json r7.
   fail "step7 as a composition"
 json_is r7.json '[r["strategy"] for r in doc["results"]] == ["step7"]'
 
-# step0: 18 messages a step; two-pass compute: two kernel passes, in the header and config.
-run_mpi $np "${halo[@]}" --strategy step0,step7 --compute two-pass --json t.json --outdir t >t.txt 2>&1 ||
+# step0: 18 messages a step, neighbor-alltoallw one per neighbour; two-pass
+# compute: two kernel passes, in the header and config.
+run_mpi $np "${halo[@]}" --strategy step0,step7,neighbor-alltoallw --compute two-pass --json t.json --outdir t >t.txt 2>&1 ||
   fail "two-pass run: $(tail -3 t.txt)"
 grep -q "^  compute        : two-pass: kernel strategies copy, then shift (CheckMPI's FAST variant)$" t.txt ||
   fail "header lacks the compute mode: $(grep compute t.txt)"
 json_is t.json 'doc["config"]["compute"] == "two-pass"'
 json_is t.json '[(r["traits"]["messages"], r["traits"]["kernel_passes"], r["parts"]["compute"]) for r in doc["results"]]
-  == [(18, 1, "in-place"), (6, 2, "two-pass")]'
+  == [(18, 1, "in-place"), (6, 2, "two-pass"), (6, 1, "in-place")]'
 
 # mock: no message in the timed loop, and the table says how the halos came.
 run_mpi $np "${halo[@]}" --strategy mock --json m.json --outdir m >m.txt 2>&1 || fail "mock: $(tail -3 m.txt)"
