@@ -67,21 +67,18 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     write_atomic(out / "checkmpi-halo.log", done.stdout)
     record.update(elapsed_s=round(done.seconds, 3), exit_code=done.returncode, signal=_signal_of(done),
                   log=cdir.rel(out / "checkmpi-halo.log"), errors=rank_tails(done.stderr_tail))
-    status, note = classify(done, json_path)
+    results, problem = _results(json_path)
+    if json_path.exists():
+        record["results"] = cdir.rel(json_path)
+    if results is not None:
+        record["hostnames"] = list(dict.fromkeys(results.context.get("hostnames", [])))
+    status, note = classify(done, results, problem)
     if done.timed_out:
         status = "too_slow"
         note = (f"stopped at the submission's time limit ({spec.time_limit(run.submission):g} s) after "
                 f"{done.seconds:.1f} s" if by_deadline else
                 f"stopped after {done.seconds:.1f} s, its limit: {spec.too_slow:g} x the expected "
                 f"{expected['seconds']:.2f} s, at least {spec.too_slow_min_s:g} s")
-    if json_path.exists():
-        record["results"] = cdir.rel(json_path)
-        try:
-            halo_run = load(json_path)
-            if isinstance(halo_run, HaloRun):
-                record["hostnames"] = list(dict.fromkeys(halo_run.context.get("hostnames", [])))
-        except CheckmpiError:
-            pass
     return finish(cdir, record, status, note)
 
 
@@ -105,20 +102,25 @@ def finish(cdir: CampaignDir, record: dict[str, Any], status: str, note: str | N
     return record
 
 
-def classify(done: NativeRun, json_path: Path) -> tuple[str, str | None]:
+def _results(json_path: Path) -> tuple[HaloRun | None, str | None]:
+    """The run's results, or why there are none."""
+    if not json_path.exists():
+        return None, None
+    try:
+        loaded = load(json_path)
+    except CheckmpiError as e:
+        return None, e.message
+    return (loaded, None) if isinstance(loaded, HaloRun) else (None, f"'{json_path}' is not checkmpi-halo's")
+
+
+def classify(done: NativeRun, results: HaloRun | None, problem: str | None) -> tuple[str, str | None]:
     """ok, invalid, crashed or not_started from the exit status, output and results."""
-    started = re.search(r"checkmpi-halo \d", done.stdout) is not None  # rank 0's header: MPI was up
+    # Started: rank 0 printed its header, or some rank spoke for itself ("checkmpi-halo: error: ...").
+    started = re.search(r"checkmpi-halo \d", done.stdout) is not None or \
+        any("checkmpi-halo:" in line for line in done.stderr_tail)
     if done.returncode != 0 and not started:
         tail = [line for _, lines in rank_tails(done.stderr_tail).items() for line in lines]
         return "not_started", "the job never started checkmpi-halo" + (f": {tail[-1]}" if tail else "")
-    results: HaloRun | None = None
-    problem = None
-    if json_path.exists():
-        try:
-            loaded = load(json_path)
-            results = loaded if isinstance(loaded, HaloRun) else None
-        except CheckmpiError as e:
-            problem = e.message
     invalid = [s for s in results.ran() if not s.valid] if results else []
     if done.returncode == EXIT_INVALID or invalid:
         return "invalid", "; ".join(f"{s.id}: {s.error or 'failed validation'}" for s in invalid) or \
