@@ -159,7 +159,7 @@ class ProgressLine:
 def _launch(tool: str, args: argparse.Namespace) -> tuple[Executable, Launcher]:
     exe = find_executable(tool, args.bin)
     launcher = find_launcher(args.launcher, exe.path)
-    say(f"{tool}: {exe.path} (found via {exe.source}); launcher {launcher.path}"
+    say(f"{tool}: {exe.path} (found via {exe.source}); launcher {' '.join([launcher.path, *launcher.args])}"
         + (f" ({launcher.note})" if launcher.note else ""))
     return exe, launcher
 
