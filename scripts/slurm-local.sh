@@ -41,18 +41,22 @@ conf=$dir/slurm.conf
 export SLURM_CONF=$conf
 
 say() { echo "slurm-local: $*" >&2; }
+export PATH="$PATH:/usr/sbin:/sbin"  # the daemons live there; a user's PATH may lack it
 
-stop_daemons() {
-  local pidfile pid
+stop_daemons() {  # the daemons of this DIR only, by their pid files: SIGTERM, SIGKILL after 10 s
+  local pidfile pid pids=()
   for pidfile in "$dir"/slurmd-*.pid "$dir"/slurmctld.pid "$dir"/munge/munged.pid; do
     [ -f "$pidfile" ] || continue
     pid=$(cat "$pidfile" 2>/dev/null || true)
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
       kill "$pid" 2>/dev/null || true
-      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$pid" 2>/dev/null || true
+      pids+=("$pid")
     fi
     rm -f "$pidfile"
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
   done
 }
 

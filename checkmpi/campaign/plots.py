@@ -110,7 +110,8 @@ def variability_plot(spec: Spec, cells: dict[str, Cell], sweep: Sweep, outdir: P
         ax.set_ylabel(f"loop time ({unit}), max over ranks")
         ax.grid(axis="y", alpha=0.3)
     axes[0][-1].legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
-    fig.suptitle(f"Variability across submissions, {sweep.name} (crosses at 0: failed runs)", fontsize=10)
+    fig.suptitle(f"Variability across submissions, {sweep.name}\n(crosses at 0: runs not ok, coloured as in the "
+                 "failure matrix)", fontsize=10)
     return _save(fig, outdir, f"variability-sweep{sweep.index}", f"Variability across submissions, {sweep.name}")
 
 

@@ -265,7 +265,7 @@ def summary_lines(spec: Spec, cells: dict[str, Cell], subs: list[dict[str, Any]]
         share(sum(1 for s in subs if s["ok"] == s["runs"]), "ran every point correctly, regardless of time"),
         share(sum(1 for s in subs if s["ok"] == s["runs"] and not s["slower_than_expected"]),
               "ran every point correctly and in the expected time"),
-        f"{counts['retried_runs']} runs were retried ({counts['attempts']} attempts in all)",
+        f"runs retried: {counts['retried_runs']} ({counts['attempts']} attempts in all)",
     ]
     return lines
 
@@ -357,4 +357,4 @@ def write_json_report(rep: CampaignReport, path: Path) -> None:
 
 def write_html_report(rep: CampaignReport, path: Path) -> None:
     page = R.Report(contexts=[rep.context], tables=rep.tables, figures=rep.figures)
-    write_atomic(path, R.to_html(page, f"checkmpi campaign '{rep.spec.name}'"))
+    write_atomic(path, R.to_html(page, f"checkmpi campaign: {rep.spec.name}"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from campaign_helpers import (check_record, interrupt, leftover_processes, records, rendered_table, start,
                               validate_report, wait_for_records)
-from conftest import BUILD_BIN, REPO, assert_clean_error, checkmpi
+from conftest import REPO, assert_clean_error, checkmpi
 from test_commands import check_html, check_plots
 
 SPEC = REPO / "examples" / "campaign-tiny.toml"
@@ -124,7 +124,7 @@ def test_report_tables_json_html(tiny, tmp_path):
     pngs = check_plots(tmp_path / "plots", ["scaleup-sweep2", "variability-sweep1", "variability-sweep2",
                                             "failure-matrix"])
     html = check_html(tmp_path / "r.html", pngs)
-    for text in ("checkmpi campaign &#x27;tiny&#x27;", "Scale-up, 16x16x16 per rank", "Max, min, ratio",
+    for text in ("checkmpi campaign: tiny", "Scale-up, 16x16x16 per rank", "Max, min, ratio",
                  "MPI %, step7, grid 2x1x1", "20/20 runs ok"):
         assert text in html, text
 
@@ -157,7 +157,7 @@ def test_crashed_runs_keep_each_ranks_errors_and_are_retried(tmp_path, halo_bin)
     doc = json.loads((tmp_path / "r.json").read_text())
     validate_report(doc)
     assert doc["counts"]["crashed"] == 1 and doc["counts"]["retried_runs"] == 1 and doc["counts"]["attempts"] == 2
-    assert "1 runs were retried (2 attempts in all)" in doc["summary"]
+    assert "runs retried: 1 (2 attempts in all)" in doc["summary"]
     rows = rendered_table(r.stdout, "Loop time")
     assert rows == [["s1", "n.a.", "a"]]
     notes = rendered_table(r.stdout, "Notes: runs that did not end ok")
