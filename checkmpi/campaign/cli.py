@@ -37,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     rep.add_argument("dir", metavar="DIR")
     rep.add_argument("--html", metavar="FILE", help="also write one self-contained HTML page")
     rep.add_argument("--json", metavar="FILE", help="also write the report as JSON (checkmpi.campaign/1)")
-    rep.add_argument("--plots", metavar="DIR", help="folder for the plots (default DIR/plots)")
+    rep.add_argument("--plots", metavar="DIR", help="folder for the plots of --html (default DIR/plots)")
     rep.set_defaults(func=_report)
     st = verbs.add_parser("step", allow_abbrev=False, help="run one run of DIR and record it (what a Slurm "
                           "batch script calls for each job step)")
@@ -112,6 +112,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     cdir = CampaignDir(args.dir)
     runs = plan(spec)
     halo, p2p = _executables(args.bin)
+    lock = cdir.lock()
     cdir.create_or_check(spec)
     _sigterm_interrupts()
     say(f"campaign '{spec.name}' ({spec.executor}): {len(runs)} runs into {cdir.root}; checkmpi-halo: {halo.path}")
@@ -128,6 +129,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         if spec.executor == "slurm":
             say("interrupted; the submitted jobs keep running: run the same command again to follow them")
         raise
+    finally:
+        lock.close()
     return _summarise(cdir, spec, runs)
 
 

@@ -5,6 +5,7 @@ leaves only complete records behind (docs/campaign.md, "Records")."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
@@ -13,7 +14,7 @@ import time
 import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from checkmpi.campaign.plan import Run, plan
 from checkmpi.campaign.spec import Spec, parse_spec
@@ -86,6 +87,17 @@ class CampaignDir:
         write_json(self.campaign_file, {"schema": DIR_SCHEMA, "name": spec.name, "spec_path": str(spec.path),
                                         "spec": spec.text, "created": now_iso(),
                                         "runs": [r.id for r in plan(spec)]})
+
+    def lock(self) -> IO[str]:
+        """Holds DIR/.lock while the returned file is open: one `campaign run` per folder at a time."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        handle = open(self.root / ".lock", "w")  # noqa: SIM115 (held open on purpose)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise CheckmpiError(f"another 'checkmpi campaign run' is working on '{self.root}'", 1) from None
+        return handle
 
     def load_spec(self) -> Spec:
         try:

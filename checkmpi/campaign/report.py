@@ -24,6 +24,7 @@ from checkmpi.results import HaloRun, load, x_join
 
 SCHEMA = "checkmpi.campaign/1"
 FAILED = ("invalid", "too_slow", "crashed")  # the run ran and failed: "n.a." in the tables
+TIME = "{:.4g}"  # times in tables: four significant digits, whatever their unit
 
 
 @dataclass
@@ -117,7 +118,8 @@ def sweep_unit(spec: Spec, cells: dict[str, Cell], sweep: Sweep, strategy: str) 
 
 
 def per_submission_table(spec: Spec, cells: dict[str, Cell], sweep: Sweep, strategy: str, what: str) -> T.Table:
-    """Table 5 (what="loop") or Table 7 (what="mpi") for one sweep and strategy."""
+    """Table 5 (what="loop", with Table 6 below it: max, min, ratio, plus median and spread
+    over the ok runs) or Table 7 (what="mpi") for one sweep and strategy."""
     pts = sweep_points(sweep)
     unit, scale = sweep_unit(spec, cells, sweep, strategy)
     title = {"loop": f"Loop time ({unit})", "mpi": "MPI %"}[what]
@@ -126,11 +128,21 @@ def per_submission_table(spec: Spec, cells: dict[str, Cell], sweep: Sweep, strat
     for k in range(1, spec.repetitions + 1):
         row_cells = [cells[Run(k, p, strategy).id] for p in pts]
         values = [_mark(c, c.loop * scale if what == "loop" and c.loop is not None else c.mpi_percent,
-                        "{:.3f}" if what == "loop" else "{:.1f}%") for c in row_cells]
+                        TIME if what == "loop" else "{:.1f}%") for c in row_cells]
         notes = ",".join(c.letter for c in row_cells if c.letter) or "-"
         table.rows.append([_row_name(spec, k, row_cells)] + values + [notes])
-    table.caption = ("loop: the timed loop, max over ranks" if what == "loop" else
-                     "MPI %: comm (pack, MPI calls, unpack, barriers) / loop, max over ranks")
+    if what == "mpi":
+        table.caption = "MPI %: comm (pack, MPI calls, unpack, barriers) / loop, max over ranks"
+    else:
+        table.section_after.add(len(table.rows) - 1)
+        stats = [point_stats(_ok_loops(spec, cells, p, strategy)) for p in pts]
+        for name, key, fmt, factor in (("max", "max_s", TIME, scale), ("min", "min_s", TIME, scale),
+                                       ("ratio", "ratio", "{:.2f}x", 1), ("median", "median_s", TIME, scale),
+                                       ("spread", "spread_percent", "{:.1f}%", 1), ("ok runs", "n", "{}", 1)):
+            table.rows.append([name] + [fmt.format(s[key] * factor) if s[key] is not None else "-" for s in stats]
+                              + [""])
+        table.caption = ("loop: the timed loop, max over ranks; below, over the ok runs: ratio = max / min, "
+                         "spread = standard deviation / mean")
     table.caption += "; n.a.: the run failed (see its note); -: not run (not started, or missing)"
     return table
 
@@ -142,20 +154,6 @@ def point_stats(values: list[float]) -> dict[str, float | int | None]:
     spread = 100.0 * statistics.stdev(values) / statistics.mean(values) if len(values) > 1 else None
     return {"n": len(values), "median_s": med, "min_s": min(values), "max_s": max(values),
             "ratio": max(values) / min(values) if min(values) > 0 else None, "spread_percent": spread}
-
-
-def stats_table(spec: Spec, cells: dict[str, Cell], sweep: Sweep, strategy: str) -> T.Table:
-    """Table 6: max, min and ratio per size, plus median and spread, over the ok runs."""
-    pts = sweep_points(sweep)
-    unit, scale = sweep_unit(spec, cells, sweep, strategy)
-    stats = [point_stats(_ok_loops(spec, cells, p, strategy)) for p in pts]
-    table = T.Table(f"Max, min, ratio ({unit}), {strategy}, {sweep.name}", [""] + [point_label(sweep, p) for p in pts])
-    for name, key, fmt, factor in (("max", "max_s", "{:.3f}", scale), ("min", "min_s", "{:.3f}", scale),
-                                   ("ratio", "ratio", "{:.2f}x", 1), ("median", "median_s", "{:.3f}", scale),
-                                   ("spread", "spread_percent", "{:.1f}%", 1), ("ok runs", "n", "{}", 1)):
-        table.rows.append([name] + [fmt.format(s[key] * factor) if s[key] is not None else "-" for s in stats])
-    table.caption = "over the submissions whose run was ok; ratio = max / min; spread = standard deviation / mean"
-    return table
 
 
 def _ok_loops(spec: Spec, cells: dict[str, Cell], p: Point, strategy: str) -> list[float]:
@@ -196,8 +194,8 @@ def scaleup_table(spec: Spec, cells: dict[str, Cell], sweep: Sweep) -> T.Table:
         cells_out = [str(row["np"]), x_join(row["procs"])]
         for s in spec.strategies:
             v = row["strategies"][s]
-            cells_out += [f"{v['median_s'] * scale:.3f}" if v["median_s"] is not None else "-",
-                          f"{100 * v['efficiency']:.0f}%" if v["efficiency"] is not None else "-"]
+            cells_out += [TIME.format(v["median_s"] * scale) if v["median_s"] is not None else "-",
+                          f"{100 * v['efficiency']:.3g}%" if v["efficiency"] is not None else "-"]
         table.rows.append(cells_out)
     table.caption = ("median loop time over the submissions' ok runs; the size per rank is fixed, so ideal is a "
                      "flat time; efficiency = time at the first point / time at this one")
@@ -288,7 +286,7 @@ def build(cdir: CampaignDir, spec: Spec, runs: list[Run], plots_dir: Path | None
         if sweep.kind == "scale":
             tables.append(scaleup_table(spec, cells, sweep))
         for s in spec.strategies:
-            tables += [per_submission_table(spec, cells, sweep, s, "loop"), stats_table(spec, cells, sweep, s),
+            tables += [per_submission_table(spec, cells, sweep, s, "loop"),
                        per_submission_table(spec, cells, sweep, s, "mpi")]
     if any(c.letter for c in cells.values()):
         tables.append(failures_table(cells))
