@@ -15,10 +15,10 @@ from collections import defaultdict, deque
 from pathlib import Path
 from typing import Any
 
-from checkmpi.campaign.plan import Run
-from checkmpi.campaign.records import RUN_SCHEMA, CampaignDir, attempt_history, now_iso, write_atomic
 from checkmpi.campaign.expected import expected_time
 from checkmpi.campaign.launch import Launch
+from checkmpi.campaign.plan import Run
+from checkmpi.campaign.records import RUN_SCHEMA, CampaignDir, attempt_history, now_iso, write_atomic
 from checkmpi.campaign.spec import Spec
 from checkmpi.errors import EXIT_INVALID, CheckmpiError
 from checkmpi.jobs import HaloPlan, halo_argv
