@@ -124,7 +124,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         else:
             from checkmpi.campaign.slurm import SlurmCampaign
 
-            SlurmCampaign(cdir, spec, runs, halo.path.parent.resolve()).run()
+            SlurmCampaign(cdir, spec, runs, halo.path.parent).run()
     except KeyboardInterrupt:
         if spec.executor == "slurm":
             say("interrupted; the submitted jobs keep running: run the same command again to follow them")

@@ -55,7 +55,7 @@ class CampaignDir:
     """DIR/campaign.json, DIR/runs/<run>.json (+ .running), DIR/runs/<run>/a<attempt>/."""
 
     def __init__(self, root: str | Path):
-        self.root = Path(root)
+        self.root = Path(root).resolve()  # batch scripts and records name it from anywhere
         self.runs_dir = self.root / "runs"
 
     @property

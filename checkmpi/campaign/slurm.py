@@ -34,6 +34,7 @@ SUBMISSION_SCHEMA = "checkmpi.campaign-submission/1"
 SLURM_MARGIN_S = 60  # Slurm's own limit: the spec's, plus this, in whole minutes (Slurm counts minutes)
 CANCEL_GRACE_S = 120  # a job past Slurm's limit by this much is cancelled here
 GONE_AFTER_CANCEL_S = 300  # a cancelled job still queued after this is given up on
+SQUEUE_SILENCE_S = 600  # squeue not answering this long ends `campaign run` (the jobs go on)
 
 
 def slurm_minutes(limit_s: float) -> int:
@@ -59,14 +60,13 @@ def sbatch_options(spec: Spec, submission: int) -> list[str]:
 
 def batch_script(cdir: CampaignDir, spec: Spec, submission: int, attempt: int, run_ids: list[str],
                  bin_dir: Path, output: Path) -> str:
-    root = cdir.root.resolve()
     lines = ["#!/bin/bash"] + [f"#SBATCH {o}" for o in sbatch_options(spec, submission)]
     lines += [f"#SBATCH --output={output}",
               f"# checkmpi campaign '{spec.name}', submission {submission}, attempt {attempt}: {len(run_ids)} runs,",
               "# in order, each one job step; `checkmpi campaign step` launches it and writes its record.",
               "export CHECKMPI_SUBMISSION_START=$(date +%s.%N)",
               f"cd {shlex.quote(str(Path.cwd()))}", "rc=0"]
-    step = [sys.executable, "-m", "checkmpi", "campaign", "step", str(root)]
+    step = [sys.executable, "-m", "checkmpi", "campaign", "step", str(cdir.root)]
     for run_id in run_ids:
         lines.append(" ".join(map(shlex.quote, [*step, run_id, "--bin", str(bin_dir)])) + " || rc=1")
     return "\n".join(lines + ["exit $rc", ""])
@@ -92,11 +92,15 @@ def _cmd(argv: list[str], timeout: float = 60) -> subprocess.CompletedProcess:
         return subprocess.CompletedProcess(argv, 127, "", f"cannot run {argv[0]}: {e.strerror}")
 
 
-def queue(job_ids: list[str]) -> dict[str, dict[str, str]]:
-    """The jobs still in the queue (pending, running, completing), by id."""
+def queue(job_ids: list[str]) -> dict[str, dict[str, str]] | None:
+    """The jobs still in the queue (pending, running, completing), by id; None when squeue
+    did not answer (the controller may be restarting: ask again later)."""
     if not job_ids:
         return {}
     out = _cmd(["squeue", "-h", "-j", ",".join(job_ids), "-o", "%i|%T|%S|%V|%R|%N"])
+    if out.returncode != 0:
+        # squeue fails on an unknown id only when every id it was given is unknown.
+        return {} if "Invalid job id" in out.stderr else None
     jobs = {}
     for line in out.stdout.splitlines():
         parts = line.strip().split("|")
@@ -133,6 +137,7 @@ class SlurmCampaign:
         self.by_id = {r.id: r for r in runs}
         self.subs = {k: load_submission(cdir, k) for k in range(1, spec.repetitions + 1)}
         self.live: dict[str, int] = {}  # job id -> submission
+        self.silent_since: float | None = None  # when squeue stopped answering
 
     def _save(self, k: int) -> None:
         write_json(_submission_path(self.cdir, k), self.subs[k])
@@ -142,6 +147,9 @@ class SlurmCampaign:
 
     def run(self) -> None:
         in_queue = queue([j["job_id"] for s in self.subs.values() for j in s["jobs"] if not j["collected"]])
+        if in_queue is None:
+            raise CheckmpiError("squeue does not answer; is Slurm up (SLURM_CONF)? Run the same command again "
+                                "once it is", EXIT_NATIVE)
         for k, sub in self.subs.items():
             for job in sub["jobs"]:
                 if not job["collected"]:
@@ -177,7 +185,7 @@ class SlurmCampaign:
     def submit(self, k: int, run_ids: list[str]) -> None:
         sub = self.subs[k]
         attempt = len(sub["jobs"]) + 1
-        folder = self.cdir.root.resolve() / "slurm"
+        folder = self.cdir.root / "slurm"
         script = folder / f"s{k}-a{attempt}.sbatch"
         output = folder / f"s{k}-a{attempt}.out"
         write_atomic(script, batch_script(self.cdir, self.spec, k, attempt, run_ids, self.bin_dir, output))
@@ -195,6 +203,13 @@ class SlurmCampaign:
     def poll(self) -> None:
         states = queue(list(self.live))
         now = time.time()
+        if states is None:
+            self.silent_since = self.silent_since or now
+            if now - self.silent_since > SQUEUE_SILENCE_S:
+                raise CheckmpiError(f"squeue has not answered for {SQUEUE_SILENCE_S} s; the jobs go on without "
+                                    "this command: run it again to follow them", EXIT_NATIVE)
+            return
+        self.silent_since = None
         for job_id in list(self.live):
             k = self.live[job_id]
             job = self._job(job_id)

@@ -147,8 +147,8 @@ def test_crashed_runs_keep_each_ranks_errors_and_are_retried(tmp_path, halo_bin)
     # A build without CUDA refuses --backend cuda on every rank: a real crash (exit code 2).
     spec = _spec(tmp_path, "crash", '[halo]\nstrategies = ["step2"]\nitfin = 10\nargs = ["--backend", "cuda"]\n'
                  '[[sweep]]\nprocs = "2x1x1"\nsize = "16x8x8"\n')
-    folder = tmp_path / "c"
-    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), timeout=TIMEOUT)
+    folder = tmp_path / "c"  # given relative to the working directory
+    r = checkmpi("campaign", "run", str(spec), "--dir", "c", "--bin", str(halo_bin), cwd=tmp_path, timeout=TIMEOUT)
     assert_clean_error(r, 1, "1 of 1 runs are not ok")
     rec = records(folder)["s1-2x1x1-16x8x8-step2"]
     check_record(folder, rec)
