@@ -39,7 +39,7 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     if deadline is not None and time.time() >= deadline:
         return finish(cdir, record, "not_started", f"the submission's time limit "
                        f"({spec.time_limit(run.submission):g} s) was reached before this run started")
-    expected = expected_time(cdir, spec, run, p2p, launch)
+    expected = expected_time(cdir, spec, run, p2p, launch, deadline)
     record["expected"] = expected
     limit = None
     if expected["seconds"] is not None:
@@ -74,11 +74,12 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
         record["hostnames"] = list(dict.fromkeys(results.context.get("hostnames", [])))
     status, note = classify(done, results, problem)
     if done.timed_out:
-        status = "too_slow"
-        note = (f"stopped at the submission's time limit ({spec.time_limit(run.submission):g} s) after "
-                f"{done.seconds:.1f} s" if by_deadline else
-                f"stopped after {done.seconds:.1f} s, its limit: {spec.too_slow:g} x the expected "
-                f"{expected['seconds']:.2f} s, at least {spec.too_slow_min_s:g} s")
+        why = (f"at the submission's time limit ({spec.time_limit(run.submission):g} s) after {done.seconds:.1f} s"
+               if by_deadline else f"after {done.seconds:.1f} s, its limit: {spec.too_slow:g} x the expected "
+               f"{expected['seconds']:.2f} s, at least {spec.too_slow_min_s:g} s")
+        # Stopped before checkmpi-halo said a word, the launch itself hung (e.g. srun waiting for a step).
+        status = "not_started" if status == "not_started" else "too_slow"
+        note = f"stopped {why}" + (" before checkmpi-halo started" if status == "not_started" else "")
     return finish(cdir, record, status, note)
 
 
@@ -115,11 +116,12 @@ def _results(json_path: Path) -> tuple[HaloRun | None, str | None]:
 
 def classify(done: NativeRun, results: HaloRun | None, problem: str | None) -> tuple[str, str | None]:
     """ok, invalid, crashed or not_started from the exit status, output and results."""
-    # Started: rank 0 printed its header, or some rank spoke for itself ("checkmpi-halo: error: ...").
-    started = re.search(r"checkmpi-halo \d", done.stdout) is not None or \
-        any("checkmpi-halo:" in line for line in done.stderr_tail)
+    # Started: rank 0 printed its header, or some rank printed anything (the launcher tags it with
+    # the rank: a rank that crashed in MPI_Init still ran). Only the launcher spoke: it never started.
+    ranks = rank_tails(done.stderr_tail + done.stdout.splitlines())
+    started = re.search(r"checkmpi-halo \d", done.stdout) is not None or any(k != "launcher" for k in ranks)
     if done.returncode != 0 and not started:
-        tail = [line for _, lines in rank_tails(done.stderr_tail).items() for line in lines]
+        tail = ranks.get("launcher", [])
         return "not_started", "the job never started checkmpi-halo" + (f": {tail[-1]}" if tail else "")
     invalid = [s for s in results.ran() if not s.valid] if results else []
     if done.returncode == EXIT_INVALID or invalid:

@@ -6,6 +6,7 @@ campaign, plus that ping-pong job's wall time for the launch."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,10 @@ PINGPONG_ITERATIONS = 200  # per size: enough for a Hockney fit, short enough to
 PINGPONG_WARMUP = 10
 
 
-def expected_time(cdir: CampaignDir, spec: Spec, run: Run, p2p: Executable, launch: Launch) -> dict[str, Any]:
-    """{"seconds": float | None, "kind": "run" | "predict" | "none", "source": text}."""
+def expected_time(cdir: CampaignDir, spec: Spec, run: Run, p2p: Executable, launch: Launch,
+                  deadline: float | None) -> dict[str, Any]:
+    """{"seconds": float | None, "kind": "run" | "predict" | "none", "source": text}; a ping-pong
+    it has to run for that ends by `deadline` (epoch seconds) at the latest."""
     finished = []
     for k in range(1, spec.repetitions + 1):
         rec = cdir.read_record(Run(k, run.point, run.strategy).id)
@@ -35,7 +38,7 @@ def expected_time(cdir: CampaignDir, spec: Spec, run: Run, p2p: Executable, laun
         first = min(finished, key=lambda r: r["finished"])
         return {"seconds": first["elapsed_s"], "kind": "run",
                 "source": f"run {first['run']}, the first of this point and strategy to finish"}
-    pp = pingpong(cdir, spec, p2p, launch)
+    pp = pingpong(cdir, spec, p2p, launch, deadline)
     if pp["error"]:
         return {"seconds": None, "kind": "none", "source": f"no prediction: the ping-pong failed: {pp['error']}"}
     try:
@@ -55,7 +58,7 @@ def expected_time(cdir: CampaignDir, spec: Spec, run: Run, p2p: Executable, laun
                        "less its round trips)")}
 
 
-def pingpong(cdir: CampaignDir, spec: Spec, p2p: Executable, launch: Launch) -> dict[str, Any]:
+def pingpong(cdir: CampaignDir, spec: Spec, p2p: Executable, launch: Launch, deadline: float | None) -> dict[str, Any]:
     """DIR/p2p/pingpong.json and its record, made once per campaign (a failure is kept too:
     delete DIR/p2p to try again)."""
     folder = cdir.root / "p2p"
@@ -67,10 +70,11 @@ def pingpong(cdir: CampaignDir, spec: Spec, p2p: Executable, launch: Launch) -> 
     argv = [str(p2p.path), "pingpong", "-m", f"1:{largest_message(spec)}", "-i", str(PINGPONG_ITERATIONS),
             "-x", str(PINGPONG_WARMUP), "--json", str(json_path)]
     cmd, env = launch.command(2, argv, "checkmpi-p2p-pingpong")
-    done = run_native(cmd, env, PINGPONG_TIMEOUT, raise_on_timeout=False)
+    timeout = PINGPONG_TIMEOUT if deadline is None else max(0.1, min(PINGPONG_TIMEOUT, deadline - time.time()))
+    done = run_native(cmd, env, timeout, raise_on_timeout=False)
     error = None
     if done.timed_out:
-        error = f"stopped after {PINGPONG_TIMEOUT:g} s"
+        error = f"stopped after {done.seconds:.1f} s"
     elif done.returncode != 0 or not json_path.exists():
         tail = [line for line in done.stderr_tail if line.strip()][-1:]
         error = f"exit code {done.returncode}" + (f": {tail[0]}" if tail else "")

@@ -2,7 +2,8 @@
 machine (scripts/slurm-local.sh: two nodes of 8 CPUs, its own munge): the
 issue's spec with the orchestrator killed and started again, a scancel and
 resume, a submission whose time limit is too short, one that never leaves the
-queue, and `checkmpi run --launcher srun` inside an allocation."""
+queue, a step that cannot launch, `checkmpi run --launcher srun` inside an
+allocation, and MPICH through srun's PMI2."""
 
 from __future__ import annotations
 
@@ -164,6 +165,27 @@ def test_a_submission_pending_past_its_limit_did_not_start(slurm, tmp_path, halo
     assert job["state"] == "CANCELLED" and job["cancelled"] == "pending for more than 2 s"
     doc = json.loads((folder / "report.json").read_text())
     assert "1/1 submissions (100%) did not start at all" in doc["summary"]
+
+
+def test_a_step_that_cannot_launch_did_not_start(slurm, tmp_path, halo_bin):
+    # srun waits for a node with a feature no node has: the launch hangs until the time limit.
+    spec = _spec(tmp_path, "hang", '[launch]\ntime_limit_s = 4\n[halo]\nstrategies = ["step2"]\nitfin = 10\n'
+                 '[[sweep]]\nlocal = "8x8x8"\nnp = 2\n[slurm]\nsrun_args = ["--constraint=nosuch"]\npoll_s = 0.5\n')
+    folder = tmp_path / "campaign"
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm,
+                 timeout=TIMEOUT)
+    assert r.returncode == 1, r.stderr
+    pingpong = json.loads((folder / "p2p" / "pingpong.record.json").read_text())
+    assert pingpong["error"].startswith("stopped after") and pingpong["results"] is None
+    # Again: no ping-pong this time (its failure is kept), so the run has the whole limit to hang in.
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm,
+                 timeout=TIMEOUT)
+    assert r.returncode == 1, r.stderr
+    rec = records(folder)["s1-2x1x1-16x8x8-step2"]
+    assert rec["status"] == "not_started" and rec["attempt"] == 2 and rec["expected"]["kind"] == "none"
+    assert rec["note"].startswith("stopped at the submission's time limit (4 s)")
+    assert rec["note"].endswith("before checkmpi-halo started") and 3 < rec["elapsed_s"] < 30
+    assert any("Unable to create step" in line or "pending job step" in line for line in rec["errors"]["launcher"])
 
 
 def test_checkmpi_run_with_srun_inside_an_allocation(slurm, tmp_path, halo_bin):
