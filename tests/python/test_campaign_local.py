@@ -174,19 +174,25 @@ def test_crashed_runs_keep_each_ranks_errors_and_are_retried(tmp_path, halo_bin)
 
 
 def test_submission_time_limit_stops_a_run_and_the_rest_never_start(tmp_path, halo_bin):
-    spec = _spec(tmp_path, "limit", '[launch]\ntime_limit_s = 1.5\n[halo]\nstrategies = ["step2", "step7"]\n'
-                 'itfin = 20000\n[[sweep]]\nlocal = "64x64x64"\nnp = 1\n')
+    # Submission 1 has time; submission 2 (no ping-pong left to run) stops its first run after
+    # 3 s, about half of it, and never starts the second.
+    spec = _spec(tmp_path, "limit", 'repetitions = 2\n[launch]\ntime_limit_s = [300, 3]\n'
+                 '[halo]\nstrategies = ["step2"]\nitfin = 25000\n[[sweep]]\nlocal = "64x64x64"\nnp = 1\n'
+                 '[[sweep]]\nprocs = "1x1x1"\nsize = "8x8x8"\n')
     folder = tmp_path / "l"
     r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), timeout=TIMEOUT)
     assert r.returncode == 1, r.stderr
     recs = records(folder)
-    first, second = recs["s1-1x1x1-64x64x64-step2"], recs["s1-1x1x1-64x64x64-step7"]
-    assert first["status"] == "too_slow" and "stopped at the submission's time limit (1.5 s)" in first["note"]
+    first, second = recs["s2-1x1x1-64x64x64-step2"], recs["s2-1x1x1-8x8x8-step2"]
+    assert [recs[n]["status"] for n in ("s1-1x1x1-64x64x64-step2", "s1-1x1x1-8x8x8-step2")] == ["ok", "ok"]
+    assert recs["s1-1x1x1-64x64x64-step2"]["elapsed_s"] > 3
+    assert first["status"] == "too_slow" and "stopped at the submission's time limit (3 s)" in first["note"]
     assert first["elapsed_s"] < 10 and first["results"] is None
-    assert second["status"] == "not_started" and "time limit (1.5 s) was reached before" in second["note"]
+    assert "checkmpi-halo 0" in (folder / first["log"]).read_text()  # it had started
+    assert second["status"] == "not_started" and "time limit (3 s) was reached before" in second["note"]
     assert leftover_processes(folder) == []
     status = checkmpi("campaign", "status", str(folder), timeout=60)
-    assert [row[1] for row in rendered_table(status.stdout, "Campaign")] == ["failed (too_slow)",
+    assert [row[1] for row in rendered_table(status.stdout, "Campaign")] == ["done", "done", "failed (too_slow)",
                                                                              "failed (not_started)"]
 
 
