@@ -1,4 +1,4 @@
-"""The `checkmpi` command line: run, p2p, report, predict, export."""
+"""The `checkmpi` command line: run, p2p, report, predict, export, campaign."""
 
 from __future__ import annotations
 
@@ -93,6 +93,10 @@ def build_parser() -> Parser:
     exp.add_argument("--format", required=True, choices=("csv", "extrap"))
     exp.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
     exp.set_defaults(func=_export)
+
+    from checkmpi.campaign.cli import add_parser as add_campaign
+
+    add_campaign(sub)
     return top
 
 

@@ -36,14 +36,14 @@ class HaloPlan:
 
     @property
     def uses_input(self) -> bool:
-        return _has_option(self.passthrough, "--input")
+        return has_option(self.passthrough, "--input")
 
 
-def _has_option(argv: list[str], name: str) -> bool:
+def has_option(argv: list[str], name: str) -> bool:
     return any(a == name or a.startswith(name + "=") for a in argv)
 
 
-def _option_value(argv: list[str], name: str) -> str | None:
+def option_value(argv: list[str], name: str) -> str | None:
     """The last value given to a pass-through option (`--name V` or `--name=V`)."""
     value = None
     for i, a in enumerate(argv):
@@ -79,7 +79,7 @@ def plan_halo(args: argparse.Namespace, extra: list[str]) -> HaloPlan:
         plan.size = size
     elif not plan.uses_input:
         plan.dims = procs or dims_create(np)
-        edge = auto_edge(np, 8 if _option_value(extra, "--precision") == "double" else 4)
+        edge = auto_edge(np, 8 if option_value(extra, "--precision") == "double" else 4)
         plan.size = tuple(edge * d for d in plan.dims)  # type: ignore[assignment]
     return plan
 
@@ -118,7 +118,7 @@ def halo_argv(exe: Path, plan: HaloPlan, json_path: Path, outdir: Path, iters: i
         argv += ["--proc_x", str(plan.dims[0]), "--proc_y", str(plan.dims[1]), "--proc_z", str(plan.dims[2])]
     if iters is not None:
         argv += ["--itfin", str(iters)]
-        if not _has_option(plan.passthrough, "--icheck"):
+        if not has_option(plan.passthrough, "--icheck"):
             argv += ["--icheck", str(max(1, iters // checks))]
     if strategy:
         argv += ["--strategy", strategy]
@@ -159,7 +159,7 @@ class ProgressLine:
 def _launch(tool: str, args: argparse.Namespace) -> tuple[Executable, Launcher]:
     exe = find_executable(tool, args.bin)
     launcher = find_launcher(args.launcher, exe.path)
-    say(f"{tool}: {exe.path} (found via {exe.source}); launcher {launcher.path}"
+    say(f"{tool}: {exe.path} (found via {exe.source}); launcher {' '.join([launcher.path, *launcher.args])}"
         + (f" ({launcher.note})" if launcher.note else ""))
     return exe, launcher
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -54,8 +55,13 @@ def _is_executable(path: Path) -> bool:
 @dataclass(frozen=True)
 class Launcher:
     path: str
-    flavor: str  # "openmpi", "mpich" or "unknown"
+    flavor: str  # the MPI library: "openmpi", "mpich" or "unknown"
     note: str = ""  # why this launcher, when it is not the one asked for
+    kind: str = "mpirun"  # "mpirun" (the library's own, mpirun or mpiexec) or "srun"
+    args: tuple[str, ...] = ()  # options it always needs (srun: the PMI plugin)
+
+    def describe(self) -> str:
+        return " ".join([Path(self.path).name, *self.args])
 
 
 def _version_flavor(text: str) -> str:
@@ -99,6 +105,8 @@ def find_launcher(name: str, exe: Path) -> Launcher:
     if path is None:
         raise CheckmpiError(f"MPI launcher '{name}' not found on PATH (install Open MPI or MPICH, "
                             "or give --launcher)", EXIT_NATIVE)
+    if Path(path).name == "srun":
+        return srun_launcher(path, exe)
     flavor = launcher_flavor(path)
     wanted = binary_flavor(exe)
     if wanted == "unknown" or flavor == wanted:
@@ -114,11 +122,51 @@ def _pretty(flavor: str) -> str:
     return {"openmpi": "Open MPI", "mpich": "MPICH"}.get(flavor, "an unknown MPI")
 
 
-def mpi_command(launcher: Launcher, np: int, argv: list[str]) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment to start `argv` on `np` ranks."""
+# The PMI plugin srun needs to start ranks of each MPI library directly.
+SRUN_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2"}
+
+
+def srun_plugins(path: str) -> list[str]:
+    """What `srun --mpi=list` offers (e.g. pmix, pmix_v4, pmi2, none)."""
+    try:
+        out = subprocess.run([path, "--mpi=list"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    text = out.stdout + out.stderr
+    names = re.findall(r"^\s+(\w+)\s*$", text, re.MULTILINE)
+    names += [v for line in re.findall(r"versions available: (.*)", text) for v in re.split(r"[,\s]+", line) if v]
+    return names
+
+
+def srun_launcher(path: str, exe: Path) -> Launcher:
+    """srun with the PMI plugin the executable's MPI needs (PMIx for Open MPI, PMI2 for MPICH)."""
+    flavor = binary_flavor(exe)
+    offered = srun_plugins(path)
+    wanted = [SRUN_PLUGIN[flavor]] if flavor in SRUN_PLUGIN else ["pmix", "pmi2"]
+    plugin = next((p for p in wanted if p in offered), None)
+    if plugin is None:
+        raise CheckmpiError(f"srun cannot start {exe.name} ({_pretty(flavor)}): it needs srun --mpi="
+                            f"{' or '.join(wanted)}, and this Slurm offers {', '.join(offered) or 'no plugin'} "
+                            "(srun --mpi=list); use --launcher mpirun inside the allocation", EXIT_NATIVE)
+    return Launcher(path, flavor, kind="srun", args=(f"--mpi={plugin}",))
+
+
+def mpi_command(launcher: Launcher, np: int, argv: list[str], *, tag_output: bool = False,
+                per_node: int | None = None, extra: tuple[str, ...] = ()) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment to start `argv` on `np` ranks.
+
+    tag_output: every output line starts with its rank (for per-rank error
+    tails); per_node: at most this many ranks per node; extra: launcher
+    options placed before `argv`.
+    """
     env = dict(os.environ)
-    cmd = [launcher.path, "-n", str(np)]
-    if launcher.flavor == "openmpi":
+    cmd = [launcher.path, "-n", str(np), *launcher.args]
+    if launcher.kind == "srun":
+        if per_node:
+            cmd += ["-N", str(math.ceil(np / per_node)), f"--ntasks-per-node={per_node}"]
+        if tag_output:
+            cmd.append("--label")
+    elif launcher.flavor == "openmpi":
         # Open MPI refuses more ranks than cores, and root, unless told;
         # MPICH's hydra needs neither.
         if np > physical_cores():
@@ -126,7 +174,16 @@ def mpi_command(launcher: Launcher, np: int, argv: list[str]) -> tuple[list[str]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
             env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    return cmd + argv, env
+        if per_node:
+            cmd += ["--map-by", f"ppr:{per_node}:node"]
+        if tag_output:
+            cmd.append("--tag-output")
+    elif launcher.flavor == "mpich":
+        if per_node:
+            cmd += ["-ppn", str(per_node)]
+        if tag_output:
+            cmd.append("-prepend-rank")
+    return cmd + list(extra) + argv, env
 
 
 # checkmpi-halo's progress line: "[2/11] step1 (sendrecv-packx) ..."
@@ -139,14 +196,19 @@ class NativeRun:
     stdout: str
     stderr_tail: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    timed_out: bool = False  # stopped at its timeout (only returned with raise_on_timeout=False)
 
 
 def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
-               on_progress: Callable[[int, int, str, str], None] | None = None) -> NativeRun:
+               on_progress: Callable[[int, int, str, str], None] | None = None,
+               raise_on_timeout: bool = True, stderr_lines_kept: int = 200) -> NativeRun:
     """Runs an MPI job, reporting checkmpi-halo's progress lines as they appear.
 
     The tool prints "[i/N] id (alias) ..." and ends the line only when the
-    strategy is done, so stdout is read in raw chunks, not lines.
+    strategy is done, so stdout is read in raw chunks, not lines. A job past
+    its timeout is stopped (its whole process group); that is an error
+    unless raise_on_timeout is False, which returns it with timed_out set.
+    The last `stderr_lines_kept` lines of stderr are kept.
     """
     start = time.monotonic()
     try:
@@ -154,7 +216,7 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
                                 env=env, start_new_session=True)
     except OSError as e:
         raise CheckmpiError(f"cannot start {cmd[0]}: {e.strerror}", EXIT_NATIVE) from None
-    stderr_lines: deque[str] = deque(maxlen=200)
+    stderr_lines: deque[str] = deque(maxlen=stderr_lines_kept)
 
     def drain_stderr() -> None:
         assert proc.stderr is not None
@@ -192,10 +254,11 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
             timer.cancel()
     reader.join(timeout=5)
     elapsed = time.monotonic() - start
-    if timed_out.is_set():
+    if timed_out.is_set() and raise_on_timeout:
         raise CheckmpiError(f"{Path(cmd[0]).name} job timed out after {timeout:g} s and was stopped",
                             EXIT_NATIVE, list(stderr_lines)[-5:])
-    return NativeRun(proc.returncode, out.decode(errors="replace"), list(stderr_lines), elapsed)
+    return NativeRun(proc.returncode, out.decode(errors="replace"), list(stderr_lines), elapsed,
+                     timed_out.is_set())
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

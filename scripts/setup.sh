@@ -3,12 +3,25 @@
 # builds it: build/ with the default MPI (Open MPI), build-mpich/ with MPICH
 # when asked (--mpich), build-cuda/ (Open MPI, CUDA backend) when nvcc is on
 # PATH or in /usr/local/cuda/bin (CUDA itself is not installed here), and the
-# Python layer (the `checkmpi` command) into .venv. Safe to run again.
+# Python layer (the `checkmpi` command) into .venv. --slurm also installs
+# Slurm and munge, which the test suite's local Slurm cluster needs
+# (scripts/slurm-local.sh). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+mpich=0
+slurm=0
+for arg in "$@"; do
+  case $arg in
+    --mpich) mpich=1 ;;
+    --slurm) slurm=1 ;;
+    *) echo "setup: unknown option '$arg' (known: --mpich, --slurm)" >&2; exit 2 ;;
+  esac
+done
+
 packages=(g++ cmake ninja-build pkg-config libopenmpi-dev openmpi-bin mpich libmpich-dev libgtest-dev
   python3 python3-venv)
+[ "$slurm" -eq 0 ] || packages+=(slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -33,7 +46,7 @@ build() {  # build DIR [cmake options...]
 # Open MPI is the default MPI on Debian; name it so the choice does not
 # depend on which alternative happens to be selected.
 build build -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi
-if [ "${1:-}" = --mpich ]; then
+if [ "$mpich" -eq 1 ]; then
   build build-mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
 fi
 nvcc=$(command -v nvcc || true)
@@ -45,7 +58,7 @@ fi
 
 # The Python layer: a virtual environment with the checkmpi command and its
 # test dependencies (pip fetches them from PyPI the first time only).
-if [ ! -x .venv/bin/checkmpi ] || ! .venv/bin/python -c 'import numpy, matplotlib, rich, pytest' 2>/dev/null; then
+if [ ! -x .venv/bin/checkmpi ] || ! .venv/bin/python -c 'import numpy, matplotlib, rich, pytest, jsonschema' 2>/dev/null; then
   echo "setup: installing the checkmpi Python package into .venv"
   .venv/bin/python -c '' 2>/dev/null || python3 -m venv --clear .venv
   .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
