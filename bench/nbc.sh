@@ -6,8 +6,11 @@
 # shared memory, so it is not run). The configurations run interleaved,
 # ROUNDS times, their order rotating from round to round; per operation,
 # size and MPI_Test count the tables give the median overlap over the rounds
-# (and its range), then the medians of pure communication and of the
-# blocking collective.
+# (and its range); the medians of MPI_Wait after the compute and of the
+# MPI_Test calls over the median pure communication (where the
+# communication went: a wait of about 1 means nothing moved during the
+# compute); the medians of pure communication and of the blocking
+# collective (bench/nbc_summary.py).
 #   bench/nbc.sh [ROUNDS]   default 3; NBC_ARGS replaces the ops/sizes/counts
 #   below; NBC_KEEP=DIR keeps the JSON files there.
 # Timings on a shared machine are noisy: only figures taken together compare.
@@ -60,38 +63,4 @@ echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 names=()
 for c in "${configs[@]}"; do names+=("${c%%|*}"); done
-python3 - "$out" "$rounds" "${names[@]}" <<'PY'
-import json, statistics, sys
-out, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-for part in ("ops", "pencil"):
-    docs = {n: [json.load(open(f"{out}/{n}.{part}.{r}.json")) for r in range(1, rounds + 1)] for n in names}
-    threads = {n: docs[n][0]["context"]["progress_thread"]["active"] for n in names}
-    if part == "ops":
-        for n in names:
-            c = docs[n][0]["context"]
-            print(f"# {n}: {c['mpi_library'].split(',')[0]}; cpus {[p['cpu'] for p in c['placement']]}; "
-                  f"progress: {c['progress_thread']['note']}")
-    first = docs[names[0]][0]["results"]
-    key = lambda x: (x["op"], "x".join(map(str, x["grid"])) if "grid" in x else str(x["size"]))
-    tests = sorted({x["tests"] for x in first})
-    for op in dict.fromkeys(x["op"] for x in first):
-        rows = list(dict.fromkeys(key(x)[1] for x in first if x["op"] == op))
-        def values(n, k, t, f):
-            return [f(x) for d in docs[n] for x in d["results"] if key(x) == (op, k) and x["tests"] == t]
-        print(f"\n# {op}: OSU overlap (%), median of {rounds} rounds [min..max]; columns: config/MPI_Test calls"
-              + "; progress thread on: " + (", ".join(n for n in names if threads[n]) or "none"))
-        cols = [(n, t) for n in names for t in tests]
-        print(f"{'# size':<12}" + "".join(f"{n + '/' + str(t):>20}" for n, t in cols))
-        for k in rows:
-            cells = []
-            for n, t in cols:
-                v = values(n, k, t, lambda x: x["overlap"] if x["overlap"] is not None else float("nan"))
-                cells.append(f"{statistics.median(v):6.1f} [{min(v):4.0f}..{max(v):4.0f}]")
-            print(f"{k:<12}" + "".join(f"{c:>20}" for c in cells))
-        print(f"# {op}: medians over iterations, ranks and rounds (us): pure comm (post + wait) | blocking")
-        print(f"{'# size':<12}" + "".join(f"{n:>24}" for n in names))
-        for k in rows:
-            pure = [statistics.median(values(n, k, tests[0], lambda x: x["pure_comm"]["median"])) for n in names]
-            blk = [statistics.median(values(n, k, tests[0], lambda x: x["blocking"]["median"])) for n in names]
-            print(f"{k:<12}" + "".join(f"{p * 1e6:11.2f} |{b * 1e6:10.2f}" for p, b in zip(pure, blk)))
-PY
+python3 "$(dirname "$0")/nbc_summary.py" "$out" "$rounds" "${names[@]}"
