@@ -1,12 +1,16 @@
-// checkmpi-p2p: point-to-point latency, bandwidth, LogGP and datatype costs.
+// checkmpi-p2p: point-to-point latency, bandwidth, LogGP and datatype costs,
+// and the overlap of non-blocking collectives.
 #include <mpi.h>
 
 #include <exception>
 #include <iostream>
 
 #include "p2p/main.hpp"
+#include "p2p/progress.hpp"
 
 int main(int argc, char** argv) {
+  // The library reads its progress-thread setting in MPI_Init.
+  checkmpi::p2p::request_progress_thread(argc, argv);
   MPI_Init(&argc, &argv);
   int code = 1;
   try {

@@ -60,7 +60,8 @@ def build_parser() -> Parser:
                          "know go to checkmpi-p2p (e.g. -m 1:65536).")
     p2p.add_argument("mode", choices=P2P_MODES, help="measurement mode")
     # No -n here: checkmpi-p2p's own -n is loggp's message count.
-    p2p.add_argument("--np", type=int, help="ranks (default 2; ring: one per core)")
+    p2p.add_argument("--np", type=int, help="ranks (default 2; ring: one per core; nbc: P*Q of --pencil PxQ, "
+                     "else one per core, at least 2)")
     _launch_options(p2p)
     p2p.set_defaults(func=_p2p)
 

@@ -254,7 +254,7 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
 def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
     if args.np is not None and args.np < 1:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
-    np = args.np or (physical_cores() if args.mode == "ring" else 2)
+    np = args.np or _p2p_ranks(args.mode, extra)
     json_path = _results_path(args, f"p2p-{args.mode}")
     outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
     _prepare(json_path)
@@ -272,6 +272,21 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
         raise CheckmpiError("checkmpi-p2p found corrupted data (exit code 3); see its output in "
                             f"{outdir}/checkmpi-p2p.log", EXIT_INVALID)
     return 0
+
+
+def _p2p_ranks(mode: str, extra: list[str]) -> int:
+    """Default ranks: two; ring one per core; nbc P*Q of --pencil PxQ, else one per core (at least two)."""
+    if mode == "ring":
+        return physical_cores()
+    if mode != "nbc":
+        return 2
+    for i, arg in enumerate(extra):
+        value = arg.split("=", 1)[1] if arg.startswith("--pencil=") else (
+            extra[i + 1] if arg == "--pencil" and i + 1 < len(extra) else None)
+        dims = (value or "").split("x")
+        if len(dims) == 2 and all(d.isdigit() for d in dims):
+            return int(dims[0]) * int(dims[1])
+    return max(2, physical_cores())
 
 
 def _save_log(outdir: Path, name: str, text: str) -> None:

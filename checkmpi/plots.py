@@ -11,8 +11,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from checkmpi.model import MessageModel, Prediction
-from checkmpi.results import HaloRun, P2PRun, x_join
-from checkmpi.tables import measured_comm, measured_total, pick_unit
+from checkmpi.results import HaloRun, P2PRun, opt_float, x_join
+from checkmpi.tables import measured_comm, measured_total, nbc_means, pick_unit
 
 matplotlib.use("Agg")  # files only; never needs a display (no figure exists yet, so switching is allowed)
 
@@ -255,4 +255,87 @@ def ring(run: P2PRun, outdir: Path) -> Figure:
     return _save(fig, outdir, f"{run.name}-ring", "Ring exchange")
 
 
-P2P_PLOTS = {"pingpong": pingpong, "bw": bandwidth, "loggp": loggp, "datatype": datatype, "ring": ring}
+def _nbc_groups(run: P2PRun) -> tuple[list[str], list[int], bool]:
+    """The operations (in order), the MPI_Test counts, and whether these are pencil transposes."""
+    ops = list(dict.fromkeys(str(r["op"]) for r in run.results))
+    return ops, sorted({int(r["tests"]) for r in run.results}), "grid" in run.results[0]
+
+
+def nbc_overlap(run: P2PRun, outdir: Path) -> Figure:
+    """OSU's overlap against size: a line per operation and MPI_Test count."""
+    ops, tests, pencil = _nbc_groups(run)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for i, op in enumerate(ops):
+        for j, n in enumerate(tests):
+            pts = [r for r in run.results if r["op"] == op and int(r["tests"]) == n]
+            ax.plot([float(r["size"]) for r in pts], [opt_float(r.get("overlap")) for r in pts], ms=5,
+                    marker="os^Dv<>"[i % 7], ls=("-", "--", ":", "-.")[j % 4], color=f"C{i % 10}",
+                    label=f"{op}, {n} MPI_Test call{'' if n == 1 else 's'}")
+    ax.set_ylim(-3, 103)
+    thread = (run.context.get("progress_thread") or {}).get("active")
+    _size_axes(ax, "overlap (%), OSU's definition",
+               f"Overlap of communication with computation\n{run.name}: {run.context.get('nprocs', '?')} ranks, "
+               f"progress thread {'on' if thread else 'off'}",
+               xlabel="bytes one rank sends (the most over ranks)" if pencil else "message size (bytes)")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    return _save(fig, outdir, f"{run.name}-overlap", "Overlap of non-blocking collectives with computation")
+
+
+NBC_TOP = 3.0  # y range of the breakdown, in units of the pure communication time
+# Parts of post + compute + wait, bottom to top: (index in nbc_means, label, colour).
+NBC_PARTS = ((3, "init (post)", "#8172b3"), (2, "compute", "#4c72b0"), (4, "MPI_Test calls", "#55a868"),
+             (5, "MPI_Wait", "#dd8452"))
+
+
+def nbc_breakdown(run: P2PRun, outdir: Path) -> Figure:
+    """Per operation and size, post + compute + wait as stacked bars, every part
+    divided by the pure communication time: compute is about 1 (calibrated),
+    the bar's top is 1 with full overlap and 2 with none."""
+    ops, tests, pencil = _nbc_groups(run)
+    widest = max(len({int(r["size"]) for r in run.results if r["op"] == op}) for op in ops) * len(tests)
+    fig, axes = plt.subplots(len(ops), 1, figsize=(max(8.0, 0.3 * widest + 3), 3.0 * len(ops) + 0.6), squeeze=False,
+                             constrained_layout=True)
+    for ax, op in zip(axes[:, 0], ops):
+        rows = [r for r in run.results if r["op"] == op]
+        keys = list(dict.fromkeys(x_join(r["grid"]) if pencil else str(int(r["size"])) for r in rows))
+        at = {((x_join(r["grid"]) if pencil else str(int(r["size"]))), int(r["tests"])): r for r in rows}
+        x = np.arange(len(keys))
+        width = 0.8 / len(tests)
+        for j, n in enumerate(tests):
+            m = np.array([nbc_means(at[(k, n)]) for k in keys])
+            rel = m / m[:, 1:2]  # over pure comm
+            xs = x + (j - (len(tests) - 1) / 2) * width
+            bottom = np.zeros(len(keys))
+            for col, label, colour in NBC_PARTS:
+                ax.bar(xs, rel[:, col], width, bottom=bottom, color=colour, hatch=("", "//", "..", "xx")[j % 4],
+                       edgecolor="white", label=label if j == 0 else None)
+                bottom += rel[:, col]
+            # Beyond NBC_TOP (a noisy iteration in a mean): the value as text at the top.
+            for xv, total in zip(xs, bottom):
+                if total > NBC_TOP:
+                    ax.text(xv, NBC_TOP * 0.98, f"{total:.1f}", ha="center", va="top", fontsize=7, rotation=90)
+            blocking = rel[:, 0]
+            ax.plot(xs, np.minimum(blocking, NBC_TOP * 0.98), "x", color="black", ms=6,
+                    label="blocking collective (^: beyond the axis)" if j == 0 else None)
+            over = blocking > NBC_TOP
+            ax.plot(xs[over], np.full(int(over.sum()), NBC_TOP * 0.98), "^", color="black", ms=6)
+        ax.set_ylim(0, NBC_TOP)
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.axhline(2.0, color="grey", lw=0.8, ls=":")
+        ax.set_xticks(x, keys, rotation=45 if len(keys) > 10 else 0, fontsize=8)
+        ax.set_ylabel("time / pure comm")
+        ax.set_title(f"{op}: post + compute + wait; bars per {'grid' if pencil else 'size'}: "
+                     f"{', '.join(map(str, tests))} MPI_Test calls (left to right)", fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    axes[-1, 0].set_xlabel("grid (doubles)" if pencil else "message size (bytes)")
+    fig.suptitle(f"{run.name}: time breakdown (1 = pure comm; top at 1: fully hidden, at 2: not at all)", fontsize=9)
+    return _save(fig, outdir, f"{run.name}-breakdown", "Non-blocking collectives: time breakdown")
+
+
+def nbc(run: P2PRun, outdir: Path) -> list[Figure]:
+    return [nbc_overlap(run, outdir), nbc_breakdown(run, outdir)]
+
+
+# Each returns a Figure, or a list of them.
+P2P_PLOTS = {"pingpong": pingpong, "bw": bandwidth, "loggp": loggp, "datatype": datatype, "ring": ring, "nbc": nbc}

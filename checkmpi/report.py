@@ -74,7 +74,8 @@ def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: d
         rep.figures.append(plots.halo_comparison([r for r in halos if r.ran()], outdir))
     for run in p2ps:
         if run.results:
-            rep.figures.append(plots.P2P_PLOTS[run.mode](run, outdir))
+            made = plots.P2P_PLOTS[run.mode](run, outdir)
+            rep.figures += made if isinstance(made, list) else [made]
 
 
 def print_report(rep: Report, out: Console) -> None:

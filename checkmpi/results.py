@@ -22,7 +22,9 @@ KNOWN_SCHEMAS = {"checkmpi.halo": HALO_SCHEMA, "checkmpi.p2p": P2P_SCHEMA}
 # Timers every checkmpi-halo result has, in the order of its JSON (docs/halo.md,
 # "Timers"); newer tools add more (pack_x ... unpack_z), which are kept too.
 HALO_TIMERS = ("loop", "compute", "diag", "comm", "x", "y", "z", "pack", "unpack", "mpi")
-P2P_MODES = ("pingpong", "bw", "ring", "loggp", "datatype")
+P2P_MODES = ("pingpong", "bw", "ring", "loggp", "datatype", "nbc")
+# nbc's per-iteration times, each {"min", "median", "mean", "max"} over iterations and ranks.
+NBC_TIMES = ("blocking", "pure_comm", "init", "compute", "test", "wait", "overall")
 
 
 @dataclass(frozen=True)
@@ -240,13 +242,16 @@ class _Reader:
             raise self.fail("mode", f"is '{mode}', not one of {', '.join(P2P_MODES)}")
         results = self.get(doc, "results", "", list)
         needs = {"pingpong": ("size", "latency"), "bw": ("size", "bandwidth"), "ring": ("nprocs", "size", "time"),
-                 "loggp": ("size", "g_plus_Gs"), "datatype": ("count", "blocklen", "stride", "bytes")}[mode]
+                 "loggp": ("size", "g_plus_Gs"), "datatype": ("count", "blocklen", "stride", "bytes"),
+                 "nbc": ("size", "tests") + NBC_TIMES}[mode]
         for i, r in enumerate(results):
             where = f"results[{i}]"
             if not isinstance(r, dict):
                 raise self.fail(where, "is not an object")
+            if mode == "nbc":
+                self.get(r, "op", where, str)
             for key in needs:
-                if key in ("latency", "time"):
+                if key in ("latency", "time") + NBC_TIMES:
                     self.stats(r, key, where)
                 else:
                     self.get(r, key, where, (int, float))

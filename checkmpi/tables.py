@@ -168,7 +168,8 @@ MBS = 1e-6
 
 
 def p2p_tables(run: P2PRun) -> list[Table]:
-    build = {"pingpong": _pingpong, "bw": _bw, "ring": _ring, "loggp": _loggp, "datatype": _datatype}[run.mode]
+    build = {"pingpong": _pingpong, "bw": _bw, "ring": _ring, "loggp": _loggp, "datatype": _datatype,
+             "nbc": _nbc}[run.mode]
     tables = build(run)
     hockney = run.fits.get("hockney")
     if hockney and hockney.get("segments"):
@@ -247,6 +248,42 @@ def _datatype(run: P2PRun) -> list[Table]:
                        num(opt_float(fit.get("r2")), 4)])
         tables.append(f)
     return tables
+
+
+NBC_COLUMNS = ("blocking", "pure comm", "compute", "init", "MPI_Test", "MPI_Wait", "overall")
+
+
+def nbc_means(r: dict) -> list[float]:
+    """OSU's columns (seconds): blocking, pure comm, compute without its
+    MPI_Test calls, init, MPI_Test, MPI_Wait, overall; means over iterations and ranks."""
+    mean = {k: _stat(r, k, "mean") for k in ("blocking", "pure_comm", "compute", "init", "test", "wait", "overall")}
+    return [mean["blocking"], mean["pure_comm"], mean["compute"] - mean["test"], mean["init"], mean["test"],
+            mean["wait"], mean["overall"]]
+
+
+def _nbc(run: P2PRun) -> list[Table]:
+    """One OSU-style table per operation (pencil: per transpose)."""
+    note = (run.context.get("progress_thread") or {}).get("note", "not recorded")
+    out = []
+    for op in dict.fromkeys(r["op"] for r in run.results):
+        rows = [r for r in run.results if r["op"] == op]
+        pencil = "grid" in rows[0]
+        unit, scale = pick_unit(max(max(nbc_means(r)) for r in rows))
+        lead = ["grid", "Bytes"] if pencil else ["Size (B)"]
+        where = (f"{op} transpose on {x_join(rows[0]['pencil'])} pencils (MPI_Ialltoallv over {rows[0]['comm_size']} "
+                 "ranks)" if pencil else f"{op} on {rows[0]['nprocs']} ranks")
+        t = Table(f"{run.name}: {where}", lead + ["MPI_Test calls"] + [f"{c} ({unit})" for c in NBC_COLUMNS]
+                  + ["overlap (%)"],
+                  caption="means over iterations and ranks, as OSU; overall = init + compute + MPI_Test + MPI_Wait; "
+                  "compute ran for each rank's mean pure comm time; overlap = max(0, 100 - (overall - compute) / "
+                  "pure comm x 100)" + ("; Bytes: the most one rank sends" if pencil else "")
+                  + f"\nprogress thread: {note}")
+        for r in rows:
+            first = [x_join(r["grid"]), str(int(r["size"]))] if pencil else [str(int(r["size"]))]
+            t.rows.append(first + [str(int(r["tests"]))] + [num(v * scale, 2) for v in nbc_means(r)]
+                          + [num(opt_float(r.get("overlap")), 1)])
+        out.append(t)
+    return out
 
 
 def hockney_table(run: P2PRun) -> Table:

@@ -1,4 +1,4 @@
-// The five measurement modes and what they share.
+// The measurement modes and what they share.
 #pragma once
 
 #include <mpi.h>
@@ -16,7 +16,7 @@ namespace checkmpi::p2p {
 
 struct Session {
   const P2PConfig& cfg;
-  MPI_Comm comm;  // the ranks taking part: 0 and 1, or (ring) all
+  MPI_Comm comm;  // the ranks taking part: 0 and 1, or (ring, nbc) all
   int rank = 0, size = 0;
   double clock_cost = 0;
 };
@@ -30,13 +30,15 @@ struct ModeOutput {
   std::string table;  // OSU-style text, fitted parameters after it
 };
 
-// Pair modes run on ranks 0 and 1 of s.comm; ring is collective over all.
+// Pair modes run on ranks 0 and 1 of s.comm; ring and nbc are collective
+// over all.
 // ValidationError (-c) leaves `out` with the sizes measured before.
 void run_pingpong(const Session& s, ModeOutput& out);
 void run_bandwidth(const Session& s, ModeOutput& out);
 void run_ring(const Session& s, ModeOutput& out);
 void run_loggp(const Session& s, ModeOutput& out);
 void run_datatype(const Session& s, ModeOutput& out);
+void run_nbc(const Session& s, ModeOutput& out);
 
 // The loop for messages of `bytes`, timed on `timing`.
 Loop make_loop(const Session& s, long long bytes, bool timing);

@@ -82,7 +82,7 @@ need([p["rank"] for p in placement] == list(range(nprocs)), "placement ranks")
 for p in placement:
     need(p["hostname"] == ctx["hostnames"][p["rank"]] and isinstance(p["cpu"], int) and p["cpu"] >= -1
          and isinstance(p["node"], int), f"placement entry {p}")
-taking_part = nprocs if mode == "ring" else 2
+taking_part = nprocs if mode in ("ring", "nbc") else 2
 if taking_part == 2:
     need(ctx["same_node"] == (placement[0]["node"] == placement[1]["node"]), "same_node")
 else:
@@ -92,6 +92,13 @@ for key in ["mode", "buffer", "validate", "min_size", "max_size", "iterations", 
     need(key in cfg, f"config lacks {key}")
 need(cfg["buffer"] == "host", "buffer")
 need(results, "no results")
+if mode == "nbc":
+    pt = ctx["progress_thread"]
+    need(list(pt) == ["requested", "setting", "covers", "active", "thread_level", "note"], f"progress_thread {pt}")
+    need(pt["requested"] == cfg["progress_thread"], "progress_thread.requested != config")
+    need(pt["thread_level"] in ("MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                "MPI_THREAD_MULTIPLE"), f"thread_level {pt['thread_level']}")
+    need(not pt["active"] or pt["setting"] is not None, "active without a setting")
 sizes = powers(cfg["min_size"], cfg["max_size"])
 
 if mode in ("pingpong", "bw", "loggp"):
@@ -159,6 +166,53 @@ elif mode == "datatype":
             need(group == sorted(group) and len(set(group)) == len(group), f"blocklen {b}: bytes not ascending")
     f = fits["datatype"]
     need(list(f)[:3] == ["O", "o", "r2"] and finite(f["O"]) and finite(f["o"]), f"datatype fit {f}")
+
+elif mode == "nbc":
+    def parts(n, p):
+        """2DECOMP's distribute(): n // p each, the last n % p parts one more."""
+        return [n // p + (1 if i >= p - n % p else 0) for i in range(p)]
+
+    progress = cfg["progress"]
+    expected = []  # (op, size, tests) in the order measured
+    if cfg["pencil"] is None:
+        need(cfg["grids"] == [], "grids without --pencil")
+        for op in cfg["ops"]:
+            for size in sizes:
+                if op != "iallreduce" or size % 4 == 0:
+                    expected += [(op, size, n) for n in progress]
+    else:
+        P, Q = cfg["pencil"]
+        need(P * Q == nprocs and cfg["ops"] == ["x_to_y", "y_to_z"], f"pencil {cfg['pencil']}, ops {cfg['ops']}")
+        for nx, ny, nz in cfg["grids"]:
+            # bytes a rank sends: its whole input pencil (X for x_to_y, Y for y_to_z)
+            x2y = [8 * nx * a * b for a in parts(ny, P) for b in parts(nz, Q)]
+            y2z = [8 * ny * a * b for a in parts(nx, P) for b in parts(nz, Q)]
+            for op, sent, comm in (("x_to_y", x2y, P), ("y_to_z", y2z, Q)):
+                expected += [(op, max(sent), n) for n in progress]
+                for r in results:
+                    if r["op"] == op and r["grid"] == [nx, ny, nz]:
+                        need(r["bytes"] == {"min": min(sent), "max": max(sent)}, f"{op} {nx}x{ny}x{nz}: bytes {r['bytes']}")
+                        need(r["comm_size"] == comm and r["pencil"] == [P, Q], f"{op}: comm_size/pencil")
+    got = [(r["op"], r["size"], r["tests"]) for r in results]
+    need(got == expected, f"results {got} != expected {expected}")
+    for r in results:
+        what = f"{r['op']} size {r['size']} tests {r['tests']}"
+        need(r["nprocs"] == nprocs and r["iterations"] == iterations_for(r["size"]), f"{what}: nprocs/iterations")
+        for key in ("blocking", "pure_comm", "compute_target", "init", "compute", "wait", "overall"):
+            stats_ok(r[key], f"{what}: {key}")
+        t = r["test"]
+        need(list(t) == ["min", "median", "mean", "max"], f"{what}: test keys")
+        need(all(v == 0 for v in t.values()) if r["tests"] == 0 else t["mean"] > 0, f"{what}: test time {t}")
+        # overall = init + compute (with its tests) + wait, iteration by iteration
+        need(close(r["overall"]["mean"], r["init"]["mean"], r["compute"]["mean"], r["wait"]["mean"]),
+             f"{what}: overall != init + compute + wait")
+        # each rank computes for its own mean pure communication time, and at least that long
+        need(close(r["compute_target"]["mean"], r["pure_comm"]["mean"]), f"{what}: compute not calibrated")
+        need(r["compute"]["min"] >= r["compute_target"]["min"] * (1 - 1e-6), f"{what}: compute below target")
+        osu = max(0.0, 100 - (r["overall"]["mean"] - (r["compute"]["mean"] - t["mean"])) / r["pure_comm"]["mean"] * 100)
+        need(finite(r["overlap"]) and 0 <= r["overlap"] <= 100 and abs(r["overlap"] - osu) < 1e-4,
+             f"{what}: overlap {r['overlap']} != OSU's {osu}")
+    need(fits == {}, f"nbc fits {fits}")
 
 if problems:
     print("\n".join(problems))

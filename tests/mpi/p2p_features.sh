@@ -7,8 +7,8 @@ cd "$dir"
 p2p="$CHECKMPI_BIN/checkmpi-p2p"
 
 "$p2p" --help >help.txt || fail "--help exit $?"
-for word in pingpong bw ring loggp datatype --message-size --iterations --warmup --window --prtt-n --vectors \
-  --buffer --validate --json; do
+for word in pingpong bw ring loggp datatype nbc --message-size --iterations --warmup --window --prtt-n --vectors \
+  --op --progress --progress-thread --pencil --grid --buffer --validate --json; do
   grep -q -- "$word" help.txt || fail "--help does not mention $word"
 done
 grep -q -- --inject-corruption help.txt && fail "--help shows the test-only switch"

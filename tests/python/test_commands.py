@@ -65,6 +65,19 @@ def test_report_everything(tmp_path):
     assert "Size (B)" in out and "LogGP parameters" in out
 
 
+def test_report_nbc_tables_and_plots(tmp_path):
+    files = [DATA / "p2p_nbc.json", DATA / "p2p_nbc_pencil.json"]
+    r = checkmpi("report", *map(str, files), "--plots", str(tmp_path / "plots"), "--html", str(tmp_path / "r.html"),
+                 timeout=120)
+    assert r.returncode == 0, r.stderr
+    pngs = check_plots(tmp_path / "plots", ["p2p_nbc-overlap", "p2p_nbc-breakdown", "p2p_nbc_pencil-overlap",
+                                            "p2p_nbc_pencil-breakdown"])
+    html = check_html(tmp_path / "r.html", pngs)
+    for text in ("p2p_nbc: ialltoall on 2 ranks", "p2p_nbc: ibcast on 2 ranks",
+                 "p2p_nbc_pencil: y_to_z transpose on 2x2 pencils", "overlap (%)", "MPI_Test calls"):
+        assert text in r.stdout and text in html, text
+
+
 def test_report_one_run_prints_full_context_and_default_plot_folder(tmp_path):
     src = tmp_path / "run1.json"
     shutil.copy(DATA / "halo_4ranks.json", src)

@@ -209,6 +209,20 @@ def test_p2p_pingpong(tmp_path):
     assert (tmp_path / "pp" / "report.html").exists()
 
 
+@pytest.mark.skipif(not (BUILD_BIN / "checkmpi-p2p").exists(), reason="checkmpi-p2p is not built")
+def test_p2p_nbc_pencil_takes_its_ranks_from_the_grid(tmp_path):
+    r = checkmpi("p2p", "nbc", "--bin", str(BUILD_BIN), "--json", "nbc.json", "--pencil", "2x2", "--grid", "9x7x5",
+                 "-i", "3", "-x", "1", "--progress", "0,2", "-c", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "nbc.json").read_text())
+    assert doc["context"]["nprocs"] == 4 and doc["config"]["pencil"] == [2, 2] and doc["config"]["validate"]
+    assert [(x["op"], x["tests"]) for x in doc["results"]] == [("x_to_y", 0), ("x_to_y", 2), ("y_to_z", 0),
+                                                                ("y_to_z", 2)]
+    assert "nbc: x_to_y transpose on 2x2 pencils" in r.stdout
+    pngs = check_plots(tmp_path / "nbc" / "plots", ["nbc-overlap", "nbc-breakdown"])
+    check_html(tmp_path / "nbc" / "report.html", pngs)
+
+
 FAKE_P2P = """#!/bin/sh
 # Test double for checkmpi-p2p (the real tool is built separately): rank 0
 # records its arguments and writes a schema fixture to the --json path.

@@ -79,6 +79,27 @@ def test_load_p2p_fixtures(mode):
     assert isinstance(run, P2PRun) and run.mode == mode and run.results
 
 
+@pytest.mark.parametrize("name,ops", [("p2p_nbc", ["ialltoall", "ibcast"]), ("p2p_nbc_pencil", ["x_to_y", "y_to_z"])])
+def test_load_nbc_fixtures(name, ops):
+    """Recorded from real checkmpi-p2p nbc runs (make_fixtures.py nbc)."""
+    run = load(DATA / f"{name}.json")
+    assert isinstance(run, P2PRun) and run.mode == "nbc" and run.fits == {}
+    assert list(dict.fromkeys(r["op"] for r in run.results)) == ops
+    assert {r["tests"] for r in run.results} == {0, 4}
+    assert run.context["progress_thread"]["requested"] is False
+
+
+def test_load_names_a_missing_nbc_time(tmp_path):
+    doc = json.loads((DATA / "p2p_nbc.json").read_text())
+    del doc["results"][3]["pure_comm"]
+    with pytest.raises(CheckmpiError, match=r"results\[3\]\.pure_comm is missing"):
+        load(_write(tmp_path, "a.json", json.dumps(doc)))
+    doc = json.loads((DATA / "p2p_nbc.json").read_text())
+    doc["results"][0]["op"] = 7
+    with pytest.raises(CheckmpiError, match=r"results\[0\]\.op is not a str"):
+        load(_write(tmp_path, "b.json", json.dumps(doc)))
+
+
 def test_load_all_splits_kinds():
     halos, p2ps = load_all([str(DATA / "halo_4ranks.json"), str(DATA / "p2p_pingpong.json")])
     assert len(halos) == 1 and len(p2ps) == 1
@@ -207,6 +228,47 @@ def test_p2p_tables():
     assert {r[4] for r in dt[0].rows} == {"yes", "no"} and dt[1].rows[0][0] == "0.5000"
     for mode in ("bw", "ring"):
         assert tables.p2p_tables(load(DATA / f"p2p_{mode}.json"))[0].rows
+
+
+@pytest.mark.parametrize("name", ["p2p_nbc", "p2p_nbc_pencil"])
+def test_nbc_tables_are_osus_means(name):
+    run = load(DATA / f"{name}.json")
+    made = tables.p2p_tables(run)
+    ops = list(dict.fromkeys(r["op"] for r in run.results))
+    assert len(made) == len(ops)
+    pencil = name.endswith("pencil")
+    lead = 2 if pencil else 1
+    for t, op in zip(made, ops):
+        rows = [r for r in run.results if r["op"] == op]
+        assert len(t.rows) == len(rows)
+        unit = t.headers[lead + 1].split("(")[1].rstrip(")")
+        assert t.headers[-1] == "overlap (%)" and "max(0, 100 - (overall - compute) / pure comm" in t.caption
+        assert "Open MPI has no progress thread" in t.caption
+        for cells, r in zip(t.rows, rows):
+            m = {k: r[k]["mean"] * {"ms": 1e3, "us": 1e6, "s": 1}[unit] for k in
+                 ("blocking", "pure_comm", "compute", "test", "init", "wait", "overall")}
+            if pencil:
+                assert cells[:2] == ["x".join(map(str, r["grid"])), str(r["size"])]
+            else:
+                assert cells[0] == str(r["size"])
+            assert cells[lead] == str(r["tests"])
+            want = [m["blocking"], m["pure_comm"], m["compute"] - m["test"], m["init"], m["test"], m["wait"],
+                    m["overall"]]
+            assert [float(c) for c in cells[lead + 1:-1]] == pytest.approx(want, abs=0.006)
+            assert float(cells[-1]) == pytest.approx(r["overlap"], abs=0.051)
+    if pencil:
+        assert made[0].title.endswith("x_to_y transpose on 2x2 pencils (MPI_Ialltoallv over 2 ranks)")
+        assert made[0].headers[:2] == ["grid", "Bytes"]
+
+
+def test_nbc_default_ranks():
+    from checkmpi.grid import physical_cores
+    from checkmpi.jobs import _p2p_ranks
+
+    assert _p2p_ranks("nbc", ["--pencil", "2x4", "-c"]) == 8
+    assert _p2p_ranks("nbc", ["--pencil=3x2"]) == 6
+    assert _p2p_ranks("nbc", ["-m", "4:64"]) == max(2, physical_cores())
+    assert _p2p_ranks("pingpong", ["--pencil", "2x4"]) == 2
 
 
 def test_context_rows_say_what_ran_where():

@@ -104,15 +104,15 @@ TEST(P2POptions, ExplicitVectors) {
 }
 
 TEST(P2POptions, BufferBytesPerRank) {
-  EXPECT_EQ(buffer_bytes_per_rank(config({"pingpong", "-m", "1024"})), 2048);
-  EXPECT_EQ(buffer_bytes_per_rank(config({"ring", "-m", "1024"})), 3072);
+  EXPECT_EQ(buffer_bytes_per_rank(config({"pingpong", "-m", "1024"}), 2), 2048);
+  EXPECT_EQ(buffer_bytes_per_rank(config({"ring", "-m", "1024"}), 4), 3072);
   // Strided send and receive buffers plus two packing buffers.
-  EXPECT_EQ(buffer_bytes_per_rank(config({"datatype", "--vectors", "2:2:4,1:1:1"})), 2 * 24 + 2 * 16);
+  EXPECT_EQ(buffer_bytes_per_rank(config({"datatype", "--vectors", "2:2:4,1:1:1"}), 2), 2 * 24 + 2 * 16);
 }
 
 TEST(P2POptions, BadOptionsSayWhatIsWrong) {
-  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype)");
-  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype)");
+  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype, nbc)");
+  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype, nbc)");
   EXPECT_EQ(error_of({"pingpong", "extra"}), "unexpected argument 'extra'");
   EXPECT_EQ(error_of({"pingpong", "-m", "64:8"}), "message size range 64:8: MIN 64 is larger than MAX 8");
   EXPECT_EQ(error_of({"pingpong", "-m", "1:abc"}), "value of --message-size (MAX) is not an integer: 'abc'");

@@ -1,15 +1,38 @@
-"""Writes the synthetic fixtures beside this file (run it to regenerate them).
+"""Writes the fixtures beside this file (run it to regenerate them).
 
-checkmpi-p2p is written separately; these files follow the agreed schema
-(docs of the p2p tool) with synthetic but self-consistent numbers: the
-measurements are made from the very parameters the fits report, so tests
-can check the model against known values.
+Without arguments: the synthetic p2p fixtures. checkmpi-p2p was written
+separately; these files follow its schema with synthetic but
+self-consistent numbers: the measurements are made from the very parameters
+the fits report, so tests can check the model against known values.
+
+With `nbc`: p2p_nbc*.json, recorded from real runs of the built tool
+(build/bin/checkmpi-p2p, Open MPI; the commands are in NBC_RUNS).
 """
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
+REPO = HERE.parents[2]
+
+# checkmpi-p2p nbc runs, validated (-c), small enough for a fixture.
+NBC_RUNS = {
+    "p2p_nbc": (2, ["--op", "ialltoall,ibcast", "-m", "64:1024", "-i", "50", "-x", "5", "--progress", "0,4", "-c"]),
+    "p2p_nbc_pencil": (4, ["--pencil", "2x2", "--grid", "9x7x5,16x16x16", "-i", "20", "-x", "2", "--progress", "0,4",
+                           "-c"]),
+}
+
+
+def record_nbc() -> None:
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    for name, (np, args) in NBC_RUNS.items():
+        cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", str(np), str(REPO / "build" / "bin" / "checkmpi-p2p"),
+               "nbc", *args, "--json", str(HERE / f"{name}.json")]
+        print(" ".join(cmd))
+        subprocess.run(cmd, env=env, check=True, timeout=300, stdout=subprocess.DEVNULL)
 
 # Two Hockney regimes: eager up to 8 KiB, rendezvous above.
 EAGER = {"alpha": 0.4e-6, "beta": 5e9}
@@ -136,7 +159,9 @@ def halo_all_steps() -> dict:
     return doc
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and sys.argv[1:] == ["nbc"]:
+    record_nbc()
+elif __name__ == "__main__":
     for name, doc in (("p2p_pingpong", pingpong()), ("p2p_bw", bw()), ("p2p_ring", ring()),
                       ("p2p_loggp", loggp()), ("p2p_datatype", datatype()), ("halo_all_steps", halo_all_steps())):
         (HERE / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
