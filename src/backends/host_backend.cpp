@@ -137,7 +137,12 @@ void copy_runs(Real* dst, const Real* src, long offset, const Runs& r, bool stre
   while (left > 0) {
     const std::size_t n = std::min(r.len - within, left);
     const std::size_t at = r.first + plane * r.plane_step + row * r.row_step + within;
-    if (n < 16) {
+    if (n < 16) {  // a short run (the x faces of a masked update): mostly waiting for its lines, so prefetch
+      if (host_tuning()) {
+        const std::size_t ahead = at + kPrefetchAhead * r.row_step;
+        __builtin_prefetch(dst + ahead, 1, 0);
+        __builtin_prefetch(src + long(ahead) + offset, 0, 0);
+      }
       for (std::size_t i = 0; i < n; ++i) dst[at + i] = src[long(at + i) + offset];
     } else {
       copy_elements(dst + at, src + long(at) + offset, n, streaming);
