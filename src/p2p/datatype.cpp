@@ -34,7 +34,11 @@ void run_datatype(const Session& s, ModeOutput& out) {
   // The fit uses the non-contiguous tuples, where the engine has work to do
   // (all tuples when every one is contiguous).
   std::vector<double> bytes[2], overhead[2], packed_time[2];
+  size_t done = 0;
   for (const auto& v : s.cfg.vectors) {
+    progress(s, ++done, s.cfg.vectors.size(),
+             format("count %lld, blocklen %lld, stride %lld (%lld B)", v.count, v.blocklen, v.stride,
+                    v.payload_bytes()));
     MPI_Datatype type;
     MPI_Type_vector(int(v.count), int(v.blocklen), int(v.stride), MPI_FLOAT, &type);
     MPI_Type_commit(&type);
@@ -80,6 +84,9 @@ void run_datatype(const Session& s, ModeOutput& out) {
     r["contiguous"] = v.contiguous();
     r["datatype"] = stats_json(dt);
     r["packed"] = stats_json(pk);
+    const std::string tuple = format("count %lld, blocklen %lld, stride %lld", v.count, v.blocklen, v.stride);
+    note_tail(out, dt, tuple + " datatype");
+    note_tail(out, pk, tuple + " packed");
     r["overhead"] = extra;
     r["iterations"] = with_type.iterations;
     out.results.push(r);
@@ -100,6 +107,7 @@ void run_datatype(const Session& s, ModeOutput& out) {
   j["points"] = fit.points;
   j["tuples"] = group == 1 ? "non-contiguous" : "contiguous";
   out.fits["datatype"] = j;
+  note_fit(out, fit.r2, "datatype overhead fit");
   out.table += format("# datatype overhead = o + O*bytes over the %s tuples (median half round trips): "
                       "O = %.4f ns/B, o = %.3f us, R^2 = %.4f\n",
                       group == 1 ? "non-contiguous" : "contiguous", fit.O * 1e9, fit.o * 1e6, fit.r2);

@@ -21,7 +21,10 @@ void run_loggp(const Session& s, ModeOutput& out) {
   void* const recv_data = recv->data();
   out.table = "# Size    PRTT(1,0) (us)  PRTT(n,0) (us)  PRTT(n,d) (us)   o_s (us)   o_r (us)  g+G*s (us)\n";
   std::vector<LogGPPoint> points;
-  for (long long size : message_sizes(s.cfg)) {
+  const std::vector<long long> all_sizes = message_sizes(s.cfg);
+  for (size_t k = 0; k < all_sizes.size(); ++k) {
+    const long long size = all_sizes[k];
+    progress(s, k + 1, all_sizes.size(), format("%lld B", size));
     const int count = int(size);
     const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
     const Loop loop = make_loop(s, size, client);
@@ -116,6 +119,7 @@ void run_loggp(const Session& s, ModeOutput& out) {
   j["residuals"] = residuals;
   j["warnings"] = Json::array_of(fit.warnings);
   out.fits["loggp"] = j;
+  note_fit(out, fit.r2, "LogGP fit of g + G*s");
   out.table += format("# LogGP (n = %d): L = %.3f us, o_s = %.3f us, o_r = %.3f us, g = %.3f us, G = %.6f ns/B "
                       "(%.1f MB/s), R^2 = %.4f\n",
                       n, fit.L * 1e6, fit.o_s * 1e6, fit.o_r * 1e6, fit.g * 1e6, fit.G * 1e9, 1e-6 / fit.G, fit.r2);

@@ -32,6 +32,12 @@ Stats sample_stats(const Samples& s, double factor) {
 }
 
 double blocks_total(const Samples& s) {
+  if (s.values.empty()) return 0;
+  if (static_cast<long long>(s.values.size()) < s.blocks) {  // a subset: in no particular order
+    double sum = 0;
+    for (double v : s.values) sum += v;
+    return sum / double(s.values.size()) * double(s.iterations);
+  }
   double sum = 0;
   long long left = s.iterations;
   for (double v : s.values) {

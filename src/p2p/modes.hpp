@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "core/json.hpp"
 #include "p2p/buffer.hpp"
@@ -27,8 +28,18 @@ struct Session {
 struct ModeOutput {
   Json results = Json::array();
   Json fits = Json::object();
+  std::vector<std::string> noise;  // why results or fits are flagged noisy (core/samples.hpp thresholds)
   std::string table;  // OSU-style text, fitted parameters after it
 };
+
+// Flags `what` in out.noise when its p95 exceeds kNoiseTailRatio times its
+// median, or a fit when its R^2 is below kNoiseFitR2 (a fit without R^2,
+// e.g. from too few points, is not flagged).
+void note_tail(ModeOutput& out, const Stats& s, const std::string& what);
+void note_fit(ModeOutput& out, double r2, const std::string& what);
+
+// Rank 0 of s.comm: "[index/count] WHAT ..." on stdout as each size starts.
+void progress(const Session& s, std::size_t index, std::size_t count, const std::string& what);
 
 // Pair modes run on ranks 0 and 1 of s.comm; ring is collective over all.
 // ValidationError (-c) leaves `out` with the sizes measured before.

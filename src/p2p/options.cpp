@@ -87,7 +87,7 @@ CommandLine p2p_command_line() {
       {"vectors", 0, true, "datatype: COUNT:BLOCKLEN:STRIDE,... in floats (default: stride-4 sweep)"},
       {"buffer", 0, true, "where buffers live: host (default host)"},
       {"validate", 'c', false, "check received data every iteration, outside the timed region"},
-      {"json", 0, true, "write results as JSON (schema checkmpi.p2p/1) to this file"},
+      {"json", 0, true, "write results as JSON (schema checkmpi.p2p/2) to this file"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-corruption", 0, true, "test only: SIZE:OFFSET flips that payload byte before sending", true},

@@ -17,7 +17,10 @@ void run_pingpong(const Session& s, ModeOutput& out) {
   void* const recv_data = recv->data();
   out.table = "# Size       Latency (us)     Min (us)  Median (us)     Max (us)\n";
   std::vector<double> sizes, medians;
-  for (long long size : message_sizes(s.cfg)) {
+  const std::vector<long long> all_sizes = message_sizes(s.cfg);
+  for (size_t k = 0; k < all_sizes.size(); ++k) {
+    const long long size = all_sizes[k];
+    progress(s, k + 1, all_sizes.size(), format("%lld B", size));
     const int count = int(size);
     const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
     const Samples samples = run_loop(
@@ -39,6 +42,7 @@ void run_pingpong(const Session& s, ModeOutput& out) {
     r["size"] = size;
     r["iterations"] = samples.iterations;
     r["latency"] = stats_json(latency);
+    note_tail(out, latency, format("%lld B latency", size));
     r["bandwidth"] = double(size) / latency.median;
     r["block"] = samples.block;
     out.results.push(r);
@@ -61,7 +65,10 @@ void run_bandwidth(const Session& s, ModeOutput& out) {
   char ack[4] = {0, 0, 0, 0};
   out.table = "# Size      Bandwidth (MB/s)  Window median (us)\n";
   std::vector<double> sizes, per_message;
-  for (long long size : message_sizes(s.cfg)) {
+  const std::vector<long long> all_sizes = message_sizes(s.cfg);
+  for (size_t k = 0; k < all_sizes.size(); ++k) {
+    const long long size = all_sizes[k];
+    progress(s, k + 1, all_sizes.size(), format("%lld B", size));
     const int count = int(size);
     const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
     const Samples samples = run_loop(
@@ -90,6 +97,7 @@ void run_bandwidth(const Session& s, ModeOutput& out) {
     r["window"] = window;
     r["bandwidth"] = bandwidth;
     r["time"] = stats_json(time);
+    note_tail(out, time, format("%lld B window time", size));
     r["block"] = samples.block;
     out.results.push(r);
     out.table += format("%-10lld%18.2f%20.2f\n", size, bandwidth / 1e6, time.median * 1e6);

@@ -18,11 +18,15 @@ void run_ring(const Session& s, ModeOutput& out) {
   void* const from_right_data = from_right->data();
   out.table = "# Ranks  Size        Time (us)     Min (us)  Median (us)     Max (us)\n";
   std::vector<double> sizes, medians;  // of the largest ring, for the fit
+  const std::vector<long long> all_sizes = message_sizes(s.cfg);
+  const size_t steps = all_sizes.size() * size_t(s.size - 1);
+  size_t done = 0;
   for (int p = 2; p <= s.size; ++p) {
     on_first_ranks(s.comm, p, [&](MPI_Comm ring) {
       const Session rs{s.cfg, ring, s.rank, p, s.clock_cost};
       const int left = (s.rank + p - 1) % p, right = (s.rank + 1) % p;
-      for (long long size : message_sizes(s.cfg)) {
+      for (long long size : all_sizes) {
+        progress(rs, ++done, steps, format("ring of %d, %lld B", p, size));
         const int count = int(size);
         const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
         Samples samples = run_loop(
@@ -52,6 +56,7 @@ void run_ring(const Session& s, ModeOutput& out) {
         r["size"] = size;
         r["iterations"] = samples.iterations;
         r["time"] = stats_json(time);
+        note_tail(out, time, format("ring of %d, %lld B", p, size));
         r["block"] = samples.block;
         out.results.push(r);
         out.table += format("%-7d%-10lld%15.2f%13.2f%13.2f%13.2f\n", p, size, time.mean * 1e6, time.min * 1e6,

@@ -19,7 +19,8 @@ write_input file.input $((px * l)) $((py * m)) $((pz * n)) "$px" "$py" "$pz" $it
 run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" --backend host --strategy all --json r.json --outdir out "$@" >stdout 2>stderr ||
   fail "exit $? ($(tail -n 3 stderr))"
 
-grep -q '"schema": "checkmpi.halo/1"' r.json || fail "JSON has no schema"
+grep -q '"schema": "checkmpi.halo/2"' r.json || fail "JSON has no schema"
+check_schema r.json
 grep -q '"valid": false' r.json && fail "a strategy is invalid: $(grep '"error"' r.json)"
 strategies=$(sed -n 's/^ *"strategy": "\(.*\)",$/\1/p' r.json)
 [ "$(echo "$strategies" | wc -w)" -eq 11 ] || fail "expected step0-step10, got: $strategies"

@@ -33,12 +33,13 @@ grep -Eq 'decomposition  : proc_x=[0-9] proc_y=[0-9] proc_z=[0-9]' auto.txt || f
 
 # JSON: schema, context, config, per-strategy timers with min/mean/max.
 run_mpi 4 "${halo[@]}" --strategy step0,step2 --outdir j --json r.json --precision double >/dev/null || fail "json run"
-for key in '"schema": "checkmpi.halo/1"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
+for key in '"schema": "checkmpi.halo/2"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
   '"git_revision"' '"date"' '"precision": "double"' '"strategy": "step2"' '"alias": "sendrecv-pack"' \
   '"bytes_per_step"' '"loop": {' '"unpack": {' '"mean"' '"pack_x": {' '"unpack_z": {' '"mpi_buffers": "host"' \
   '"self_copy": false' '"backend": "host"' '"omp_threads": 1'; do
   grep -q "$key" r.json || fail "JSON lacks $key"
 done
+check_schema r.json auto.json
 # 2x2x1 grid of 4x4x8 blocks: planes of 6x10, 6x10, 6x6 cells, 3 fields, 2 signs, 8 bytes.
 grep -q "\"bytes_per_step\": $(((60 + 60 + 36) * 3 * 2 * 8))," r.json || fail "bytes_per_step"
 
@@ -51,6 +52,7 @@ grep -Eq '^checkmpi-halo: step1: validation failed at t=4: rank 3: field1\(4,1,1
 grep -q 'step1 sendrecv-packx .*INVALID' bad.txt || fail "table does not mark step1 invalid"
 grep -q 'step2 sendrecv-pack .*valid' bad.txt || fail "step2 did not finish after step1 failed"
 grep -q '"valid": false' bad.json || fail "JSON does not mark step1 invalid"
+check_schema bad.json
 grep -q 'FAILED at t=4' bad/step1/task.000003.log || fail "task log of the failing rank"
 # The hook also reaches step10, whose fields live in a swapped buffer.
 rc=0

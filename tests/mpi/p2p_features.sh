@@ -17,6 +17,7 @@ grep -q -- --inject-corruption help.txt && fail "--help shows the test-only swit
 run_mpi 2 "$p2p" datatype --vectors 1:16:16,2:4:4,2:2:4,64:1:4 -i 4 -x 1 --json dt.json >dt.txt 2>&1 ||
   fail "explicit vectors: $(tail -3 dt.txt)"
 python3 "$(dirname "$0")/p2p_check.py" dt.json datatype 2 || fail "explicit vectors JSON"
+check_schema dt.json
 python3 - <<'PY' || fail "explicit vectors: tuples, bytes or fit scope"
 import json
 d = json.load(open("dt.json"))
@@ -30,6 +31,7 @@ PY
 # Three ranks, a pair mode: ranks 0 and 1 measure, rank 2 waits.
 run_mpi 3 "$p2p" pingpong -m 1:64 -i 10 -x 1 --json three.json >three.txt 2>&1 || fail "3 ranks: $(tail -3 three.txt)"
 grep -q 'ranks 0 and 1 measure, the others wait' three.txt || fail "3 ranks: header"
+check_schema three.json
 python3 - <<'PY' || fail "3 ranks: JSON"
 import json
 d = json.load(open("three.json"))
