@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checkmpi.errors import EXIT_NATIVE, CheckmpiError
+from checkmpi.errors import EXIT_FAILED, CheckmpiError
 from checkmpi.grid import physical_cores
 
 
@@ -36,7 +36,7 @@ def find_executable(name: str, bin_dir: str | None = None) -> Executable:
             candidate = Path(folder) / name
             if _is_executable(candidate):
                 return Executable(candidate, f"{origin} {folder}")
-            raise CheckmpiError(f"{name} not found in {origin} directory '{folder}'", EXIT_NATIVE)
+            raise CheckmpiError(f"{name} not found in {origin} directory '{folder}'", EXIT_FAILED)
     local = Path("build/bin") / name
     if _is_executable(local):
         return Executable(local, "./build/bin")
@@ -44,7 +44,7 @@ def find_executable(name: str, bin_dir: str | None = None) -> Executable:
     if on_path:
         return Executable(Path(on_path), "PATH")
     raise CheckmpiError(f"{name} not found: looked in ./build/bin and on PATH (build it with "
-                        "'bash scripts/setup.sh', or point --bin DIR or CHECKMPI_BIN at its folder)", EXIT_NATIVE)
+                        "'bash scripts/setup.sh', or point --bin DIR or CHECKMPI_BIN at its folder)", EXIT_FAILED)
 
 
 def _is_executable(path: Path) -> bool:
@@ -98,7 +98,7 @@ def find_launcher(name: str, exe: Path) -> Launcher:
     path = shutil.which(name)
     if path is None:
         raise CheckmpiError(f"MPI launcher '{name}' not found on PATH (install Open MPI or MPICH, "
-                            "or give --launcher)", EXIT_NATIVE)
+                            "or give --launcher)", EXIT_FAILED)
     flavor = launcher_flavor(path)
     wanted = binary_flavor(exe)
     if wanted == "unknown" or flavor == wanted:
@@ -106,7 +106,7 @@ def find_launcher(name: str, exe: Path) -> Launcher:
     specific = shutil.which(f"mpiexec.{wanted}")
     if specific is None:
         raise CheckmpiError(f"{exe} is built with {_pretty(wanted)} but '{name}' is {_pretty(flavor)}, "
-                            f"and no mpiexec.{wanted} is on PATH; give --launcher", EXIT_NATIVE)
+                            f"and no mpiexec.{wanted} is on PATH; give --launcher", EXIT_FAILED)
     return Launcher(specific, wanted, f"{exe.name} uses {_pretty(wanted)}, '{name}' is {_pretty(flavor)}")
 
 
@@ -114,10 +114,12 @@ def _pretty(flavor: str) -> str:
     return {"openmpi": "Open MPI", "mpich": "MPICH"}.get(flavor, "an unknown MPI")
 
 
-def mpi_command(launcher: Launcher, np: int, argv: list[str]) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment to start `argv` on `np` ranks."""
+def mpi_command(launcher: Launcher, np: int, argv: list[str],
+                launcher_args: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment to start `argv` on `np` ranks;
+    `launcher_args` (--mpi-args) go to the launcher, before the program."""
     env = dict(os.environ)
-    cmd = [launcher.path, "-n", str(np)]
+    cmd = [launcher.path, "-n", str(np), *(launcher_args or [])]
     if launcher.flavor == "openmpi":
         # Open MPI refuses more ranks than cores, and root, unless told;
         # MPICH's hydra needs neither.
@@ -129,8 +131,9 @@ def mpi_command(launcher: Launcher, np: int, argv: list[str]) -> tuple[list[str]
     return cmd + argv, env
 
 
-# checkmpi-halo's progress line: "[2/11] step1 (sendrecv-packx) ..."
-PROGRESS = re.compile(r"\[(\d+)/(\d+)\] (\S+) \(([^)]*)\) \.\.\.")
+# The native tools' progress lines: "[2/11] step1 (sendrecv-packx) ..." (checkmpi-halo),
+# "[3/23] 4 B ..." (checkmpi-p2p).
+PROGRESS = re.compile(r"\[(\d+)/(\d+)\] ([^\n]*?) \.\.\.")
 
 
 @dataclass
@@ -142,18 +145,18 @@ class NativeRun:
 
 
 def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
-               on_progress: Callable[[int, int, str, str], None] | None = None) -> NativeRun:
-    """Runs an MPI job, reporting checkmpi-halo's progress lines as they appear.
+               on_progress: Callable[[int, int, str], None] | None = None) -> NativeRun:
+    """Runs an MPI job, reporting the tool's progress lines as they appear.
 
-    The tool prints "[i/N] id (alias) ..." and ends the line only when the
-    strategy is done, so stdout is read in raw chunks, not lines.
+    checkmpi-halo prints "[i/N] id (alias) ..." and ends the line only when
+    the strategy is done, so stdout is read in raw chunks, not lines.
     """
     start = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, start_new_session=True)
     except OSError as e:
-        raise CheckmpiError(f"cannot start {cmd[0]}: {e.strerror}", EXIT_NATIVE) from None
+        raise CheckmpiError(f"cannot start {cmd[0]}: {e.strerror}", EXIT_FAILED) from None
     stderr_lines: deque[str] = deque(maxlen=200)
 
     def drain_stderr() -> None:
@@ -181,7 +184,7 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
             if on_progress:
                 text = out.decode(errors="replace")
                 for m in list(PROGRESS.finditer(text))[seen:]:
-                    on_progress(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
+                    on_progress(int(m.group(1)), int(m.group(2)), m.group(3))
                     seen += 1
         proc.wait()
     except KeyboardInterrupt:
@@ -194,7 +197,7 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     elapsed = time.monotonic() - start
     if timed_out.is_set():
         raise CheckmpiError(f"{Path(cmd[0]).name} job timed out after {timeout:g} s and was stopped",
-                            EXIT_NATIVE, list(stderr_lines)[-5:])
+                            EXIT_FAILED, list(stderr_lines)[-5:])
     return NativeRun(proc.returncode, out.decode(errors="replace"), list(stderr_lines), elapsed)
 
 
@@ -221,7 +224,7 @@ def failure(tool: str, run: NativeRun) -> CheckmpiError:
     own = [line for line in lines if line.startswith(f"{tool}:")]
     tail = own[-4:] if own else lines[-6:]
     return CheckmpiError(f"{tool} failed with exit code {run.returncode}" + (":" if tail else " (no stderr)"),
-                         EXIT_NATIVE, tail)
+                         EXIT_FAILED, tail)
 
 
 def say(message: str) -> None:

@@ -89,18 +89,22 @@ def halo_directions(run: HaloRun, outdir: Path) -> Figure:
 
 
 def halo_comparison(runs: list[HaloRun], outdir: Path) -> Figure:
-    """Grouped bars: loop time per step of each strategy, one bar per run."""
+    """Grouped bars: median time per step of each strategy, one bar per run, whiskers its 95% CI."""
     ids = sorted({s.id: s.step for r in runs for s in r.ran()}.items(), key=lambda kv: kv[1])
-    unit, scale = pick_unit(max((s.per_step("loop") for r in runs for s in r.ran()), default=0.0))
+    unit, scale = pick_unit(max((s.step_time.median for r in runs for s in r.ran()), default=0.0))
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(ids) * max(1, len(runs) / 2) + 2), 4.2))
     x = np.arange(len(ids))
     width = 0.8 / len(runs)
     for k, run in enumerate(runs):
-        times = {s.id: s.per_step("loop") * scale for s in run.ran()}
-        ax.bar(x + (k - (len(runs) - 1) / 2) * width, [times.get(i, 0.0) for i, _ in ids], width,
+        ran = {s.id: s.step_time for s in run.ran()}
+        median = np.array([ran[i].median * scale if i in ran else 0.0 for i, _ in ids])
+        lo = np.array([ran[i].ci[0] * scale if i in ran and ran[i].ci else m for (i, _), m in zip(ids, median)])
+        hi = np.array([ran[i].ci[1] * scale if i in ran and ran[i].ci else m for (i, _), m in zip(ids, median)])
+        ax.bar(x + (k - (len(runs) - 1) / 2) * width, median, width,
+               yerr=np.vstack([median - lo, hi - median]), capsize=2,
                label=f"{run.name} ({run.nprocs} ranks, local {x_join(run.local)})")
     ax.set_xticks(x, [i for i, _ in ids])
-    ax.set_ylabel(f"loop time per step ({unit}), max over ranks")
+    ax.set_ylabel(f"median time per step ({unit}), 95% CI")
     ax.set_xlabel("strategy")
     ax.set_title("Comparison of runs", fontsize=10)
     ax.legend(fontsize=8)
