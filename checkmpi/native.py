@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections import deque
@@ -228,4 +229,11 @@ def failure(tool: str, run: NativeRun) -> CheckmpiError:
 
 
 def say(message: str) -> None:
-    print(f"checkmpi: {message}", file=sys.stderr, flush=True)
+    """One message on stderr; on a terminal, or with COLUMNS set, wrapped to its width (a log keeps it whole)."""
+    if not (sys.stderr.isatty() or os.environ.get("COLUMNS", "").isdigit()):
+        print(f"checkmpi: {message}", file=sys.stderr, flush=True)
+        return
+    width = shutil.get_terminal_size((80, 24)).columns
+    lines = textwrap.wrap(f"checkmpi: {message}", width=max(width, 40), subsequent_indent="  ",
+                          break_long_words=False, break_on_hyphens=False) or ["checkmpi:"]
+    print("\n".join(lines), file=sys.stderr, flush=True)
