@@ -60,4 +60,25 @@ run_mpi 4 "${halo[@]}" --outdir bad10 --strategy step7,step10 --inject-error ste
 [ $rc -eq 3 ] || fail "inject-error step10: exit $rc, expected 3"
 grep -q 'step10 overlap-masked .*INVALID' bad10.txt || fail "table does not mark step10 invalid"
 grep -q 'step7 isend-irecv .*valid' bad10.txt || fail "step7 should be valid"
+
+# --repeat 2: each strategy twice, interleaved; statistics over both runs.
+run_mpi 4 "${halo[@]}" --strategy step2,step7 --repeat 2 --outdir rep --json rep.json >rep.txt || fail "repeat run"
+check_schema rep.json
+[ "$(grep -Eo '^\[[0-9]/4\] step[27]' rep.txt | tr '\n' ' ')" = "[1/4] step2 [2/4] step7 [3/4] step2 [4/4] step7 " ] ||
+  fail "repeat order: $(grep -E '^\[' rep.txt)"
+python3 - <<'PY' || fail "repeat JSON"
+import json
+d = json.load(open("rep.json"))
+assert d["config"]["repeat"] == 2 and d["config"]["noise_thresholds"]["p95_over_median"] == 1.5
+for r in d["results"]:
+    assert r["runs"] == 2 and r["steps"] == 24 and len(r["repeat_medians"]) == 2, r
+    assert r["step_time"]["n"] == 4 * 24 and r["repeat_spread"] is not None
+PY
+grep -q '^step2 sendrecv-pack .*valid$' rep.txt || fail "repeat table"
+grep -q 'steps in 2 runs (--repeat)' rep/step2/task.000000.log || fail "task log of a repeated run"
+
+# A failure after the run (a task log that cannot be written) is exit 1, not 2.
+mkdir -p late/step2/task.000001.log
+expect_exit 1 'checkmpi-halo: error:' "rank 1: cannot write 'late/step2/task.000001.log'" 4 "${halo[@]}" \
+  --strategy step2 --outdir late
 echo "ok: features"
