@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Sets up, builds with Open MPI and with MPICH, and runs the whole test suite
+# Sets up everything the tests need (setup.sh --tests), builds with Open MPI
+# and with MPICH, and runs the whole test suite
 # against both; where set-up found nvcc, also the CUDA build's unit tests, its
 # gpu tests (reported skipped without a GPU) and host cases proving that the
 # CUDA-enabled binary runs on the host; then the Python layer's tests
 # (pytest). Exits non-zero if anything fails or no test ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --mpich
+bash scripts/setup.sh --tests
 for dir in build build-mpich; do
   echo "== ctest in $dir"
   (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$(nproc)")
