@@ -102,7 +102,8 @@ def print_report(rep: Report, out: Console) -> None:
 # ---- HTML -------------------------------------------------------------------------------------------
 
 CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1500px; padding: 0 1em; color: #222; }
+div.table { overflow-x: auto; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: .9em; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: .3em; }
@@ -130,7 +131,7 @@ def _html_table(table: T.Table, css_class: str = "") -> str:
             group = []
     cls = f' class="{css_class}"' if css_class else ""
     thead = f"<thead><tr>{head}</tr></thead>" if any(table.headers) else ""
-    out = f"<table{cls}><caption>{_e(table.title)}</caption>{thead}{''.join(body)}</table>"
+    out = f'<div class="table"><table{cls}><caption>{_e(table.title)}</caption>{thead}{"".join(body)}</table></div>'
     return out + (f'<p class="note">{_e(table.caption)}</p>' if table.caption else "")
 
 

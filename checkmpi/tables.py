@@ -67,10 +67,11 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     unit, scale = pick_unit(max((s.step_time.max for s in ran if s.step_time), default=0.0))
     digits = 2 if scale == 1e6 else 3
     if wide:
-        headers = (["strategy", f"median ({unit})", "95% CI", f"p5 ({unit})", f"p95 ({unit})", f"min ({unit})",
-                    f"max ({unit})", f"mean ({unit})", "spread", "loop (s)", "%comp", "%MPI"]
-                   + [f"{t} ({unit})" for t in ("x", "y", "z", "pack", "unpack")]
-                   + [f"{d} GB/s" for d in "xyz"] + [f"{d} msg KiB" for d in "xyz"] + ["validation"])
+        headers = (["strategy", f"median ({unit})", "95% CI"] + [f"{d} GB/s" for d in "xyz"]
+                   + [f"{d} msg KiB" for d in "xyz"]
+                   + [f"p5 ({unit})", f"p95 ({unit})", f"min ({unit})", f"max ({unit})", f"mean ({unit})", "spread",
+                      "loop (s)", "%comp", "%MPI"]
+                   + [f"{t} ({unit})" for t in ("x", "y", "z", "pack", "unpack")] + ["validation"])
     else:
         headers = ["strategy", "median", "95% CI", "p95/med", "%MPI", "x GB/s", "y GB/s", "z GB/s", "check"]
     table = Table(f"{run.name}: {run.describe()}; time per step in {unit}", headers)
@@ -88,12 +89,13 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
         mpi_share = _pct(s.timers["comm"].max, loop)
         gbs = [_gbs(s.bandwidth(x)) for x in "xyz"]
         if wide:
-            table.rows.append([label, num(d.median * scale, digits), _range(d.ci, scale, digits)]
+            table.rows.append([label, num(d.median * scale, digits), _range(d.ci, scale, digits)] + gbs
+                              + [_kib(s.directions[x]["message_bytes"]) for x in "xyz"]
                               + [num(v * scale, digits) for v in (d.p5, d.p95, d.min, d.max, d.mean)]
                               + [num(100 * s.repeat_spread, 1) + "%" if s.runs > 1 else "-", num(loop, 4),
                                  _pct(s.timers["compute"].max, loop), mpi_share]
                               + [num(s.per_step(t) * scale, digits) for t in ("x", "y", "z", "pack", "unpack")]
-                              + gbs + [_kib(s.directions[x]["message_bytes"]) for x in "xyz"] + [verdict])
+                              + [verdict])
         else:
             table.rows.append([label, num(d.median * scale, digits), _range(d.ci, scale, digits), tail, mpi_share,
                                *gbs, verdict])
