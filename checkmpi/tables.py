@@ -47,8 +47,20 @@ def _pct(part: float, whole: float) -> str:
     return num(100.0 * part / whole, 1) if whole > 0 else "-"
 
 
+def _short(value: float, digits: int) -> str:
+    """At most `digits` decimals, and no more than three significant digits' worth."""
+    if not value > 0:
+        return num(value, digits)
+    return f"{value:.{max(0, min(digits, 2 - math.floor(math.log10(value))))}f}"
+
+
 def _range(ci: tuple[float, float] | None, scale: float, digits: int) -> str:
-    return f"{ci[0] * scale:.{digits}f}-{ci[1] * scale:.{digits}f}" if ci else "-"
+    """A confidence interval as 'lo-hi', short enough for an 80-column table."""
+    return f"{_short(ci[0] * scale, digits)}-{_short(ci[1] * scale, digits)}" if ci else "-"
+
+
+def _ratio(value: float) -> str:
+    return num(value, 2 if value < 10 else 1 if value < 100 else 0)
 
 
 def _gbs(value: float) -> str:
@@ -84,7 +96,7 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
             continue
         d = s.step_time
         loop = s.timers["loop"].max
-        tail = num(d.tail, 2) + ("!" if s.noise else "")
+        tail = _ratio(d.tail) + ("!" if s.noise else "")
         verdict = "valid" if s.valid else "INVALID"
         mpi_share = _pct(s.timers["comm"].max, loop)
         gbs = [_gbs(s.bandwidth(x)) for x in "xyz"]
@@ -108,8 +120,9 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     runs = max((s.runs for s in ran), default=1)
     over = "ranks, steps" + (f" and {runs} runs" if runs > 1 else "")
     table.caption = (f"time per step over {over}, validation excluded: median, its 95% confidence interval, "
-                     f"p95/median (! = noisy: above {run.noise_thresholds.get('p95_over_median', '?')}, or runs "
-                     f"spread above {100 * run.noise_thresholds.get('repeat_spread', math.nan):.0f}%); %MPI: "
+                     f"p95/median (! = noisy: it or mean/median above "
+                     f"{run.noise_thresholds['p95_over_median']:g}, or runs spread above "
+                     f"{100 * run.noise_thresholds['repeat_spread']:.0f}%); %MPI: "
                      "exchange share of the loop; GB/s: payload sent in that direction over its time, slowest "
                      "rank" + ("" if wide else "; --wide for every figure"))
     sizes = message_sizes(ran)

@@ -91,6 +91,7 @@ Json distribution_json(const Distribution& d) {
 Json noise_thresholds_json() {
   Json j = Json::object();
   j["p95_over_median"] = kNoiseTailRatio;
+  j["mean_over_median"] = kNoiseMeanRatio;
   j["repeat_spread"] = kNoiseRepeatSpread;
   j["fit_r2"] = kNoiseFitR2;
   return j;

@@ -12,10 +12,13 @@
 namespace checkmpi {
 
 // Noise thresholds (docs/halo.md, "Statistics"): a result is flagged noisy
-// when its p95 exceeds kNoiseTailRatio times its median, when its repeats'
+// when its p95 exceeds kNoiseTailRatio times its median, when its mean does
+// (kNoiseMeanRatio: rare but long stalls, e.g. another process taking the
+// core for a time slice, that leave the p95 alone), when its repeats'
 // medians spread by more than kNoiseRepeatSpread of their median, and a fit
 // when its R^2 is below kNoiseFitR2.
 constexpr double kNoiseTailRatio = 1.5;
+constexpr double kNoiseMeanRatio = 1.5;
 constexpr double kNoiseRepeatSpread = 0.10;
 constexpr double kNoiseFitR2 = 0.9;
 
@@ -64,6 +67,7 @@ struct Distribution {
   double min = 0, p5 = 0, median = 0, mean = 0, p95 = 0, max = 0;
   double ci_low = 0, ci_high = 0;
   double tail_ratio() const { return p95 / median; }
+  double mean_ratio() const { return mean / median; }
 };
 
 // Sorts `values`. `mean` is their mean unless the caller knows a better one
@@ -82,7 +86,7 @@ Distribution scaled(const Distribution& d, double factor);
 // {"n", "min", "p5", "median", "mean", "p95", "max", "median_ci": [lo, hi] or null}
 Json distribution_json(const Distribution& d);
 
-// {"p95_over_median", "repeat_spread", "fit_r2"}: the thresholds above, for the JSON.
+// {"p95_over_median", "mean_over_median", "repeat_spread", "fit_r2"}: the thresholds above, for the JSON.
 Json noise_thresholds_json();
 
 // (max - min) / median of the values (per-repeat medians); NaN with fewer than two.

@@ -150,6 +150,9 @@ void summarise(StrategyResult& r, const Grid& g, Precision p, MPI_Comm comm) {
   if (r.step_time.tail_ratio() > kNoiseTailRatio)
     r.noise.push_back("p95/median " + number("%.2f", r.step_time.tail_ratio()) + " > " +
                       number("%.2f", kNoiseTailRatio));
+  if (r.step_time.mean_ratio() > kNoiseMeanRatio)
+    r.noise.push_back("mean/median " + number("%.2f", r.step_time.mean_ratio()) + " > " +
+                      number("%.2f", kNoiseMeanRatio));
   if (r.repeat_spread > kNoiseRepeatSpread)
     r.noise.push_back("repeat spread " + number("%.1f", 100 * r.repeat_spread) + "% > " +
                       number("%.0f", 100 * kNoiseRepeatSpread) + "%");

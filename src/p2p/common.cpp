@@ -34,6 +34,8 @@ std::string PayloadCheck::verify(const Buffer& received, int from, int me, long 
 void note_tail(ModeOutput& out, const Stats& s, const std::string& what) {
   if (s.tail_ratio() > kNoiseTailRatio)
     out.noise.push_back(format("%s: p95/median %.2f > %.2f", what.c_str(), s.tail_ratio(), kNoiseTailRatio));
+  if (s.mean_ratio() > kNoiseMeanRatio)
+    out.noise.push_back(format("%s: mean/median %.2f > %.2f", what.c_str(), s.mean_ratio(), kNoiseMeanRatio));
 }
 
 void note_fit(ModeOutput& out, double r2, const std::string& what) {

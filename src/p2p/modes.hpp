@@ -33,7 +33,7 @@ struct ModeOutput {
 };
 
 // Flags `what` in out.noise when its p95 exceeds kNoiseTailRatio times its
-// median, or a fit when its R^2 is below kNoiseFitR2 (a fit without R^2,
+// median or its mean kNoiseMeanRatio times, or a fit when its R^2 is below kNoiseFitR2 (a fit without R^2,
 // e.g. from too few points, is not flagged).
 void note_tail(ModeOutput& out, const Stats& s, const std::string& what);
 void note_fit(ModeOutput& out, double r2, const std::string& what);

@@ -192,8 +192,8 @@ def test_halo_table_numbers_match_json(name):
         assert row[0] == entry["strategy"]
         assert float(row[1]) == pytest.approx(d["median"] * scale, abs=6e-3)
         lo, hi = map(float, row[2].split("-"))
-        assert (lo, hi) == pytest.approx((d["median_ci"][0] * scale, d["median_ci"][1] * scale), abs=6e-3)
-        assert float(row[3].rstrip("!")) == pytest.approx(d["p95"] / d["median"], abs=6e-3)
+        assert (lo, hi) == pytest.approx((d["median_ci"][0] * scale, d["median_ci"][1] * scale), rel=5e-3, abs=6e-3)
+        assert float(row[3].rstrip("!")) == pytest.approx(d["p95"] / d["median"], rel=5e-3, abs=6e-3)
         assert row[3].endswith("!") == bool(entry["noise"])
         assert float(row[4]) == pytest.approx(100 * t["comm"]["max"] / t["loop"]["max"], abs=0.06)
         for col, x in zip((5, 6, 7), "xyz"):
@@ -258,7 +258,7 @@ def test_p2p_tables():
     first = pp.results[0]["latency"]
     assert float(t[0].rows[0][1]) == pytest.approx(first["median"] * 1e6, abs=0.006)
     lo, hi = map(float, t[0].rows[0][2].split("-"))
-    assert (lo, hi) == pytest.approx(tuple(v * 1e6 for v in first["median_ci"]), abs=0.006)
+    assert (lo, hi) == pytest.approx(tuple(v * 1e6 for v in first["median_ci"]), rel=5e-3, abs=0.006)
     fit = t[-1]
     seg = pp.fits["hockney"]["segments"][0]
     assert float(fit.rows[0][2]) == pytest.approx(seg["alpha"] * 1e6, abs=6e-4)

@@ -58,6 +58,16 @@ TEST(HaloNoise, HeavyTailIsFlagged) {
   EXPECT_TRUE(std::isnan(r.repeat_spread));  // one run: no spread
 }
 
+TEST(HaloNoise, RareLongStallsAreFlaggedByTheMean) {
+  // One step in fifty a hundred times slower (a time slice lost to another
+  // process): the p95 does not see it, the mean does.
+  const StrategyResult r = summarised({run_of(500, 1e-5, 1e-3, 50)});
+  EXPECT_NEAR(r.step_time.p95, 1e-5, 1e-15);
+  EXPECT_NEAR(r.step_time.mean, (49 * 1e-5 + 1e-3) / 50, 1e-15);
+  ASSERT_EQ(r.noise.size(), 1u);
+  EXPECT_EQ(r.noise[0], "mean/median 2.98 > 1.50");
+}
+
 TEST(HaloNoise, RepeatsThatDisagreeAreFlagged) {
   const StrategyResult r = summarised({run_of(50, 1e-5, 1e-5, 10), run_of(50, 1.3e-5, 1.3e-5, 10),
                                        run_of(50, 1.1e-5, 1.1e-5, 10)});
