@@ -58,7 +58,7 @@ def p2p_csv(runs: list[P2PRun]) -> str:
             for key, value in r.items():
                 if key in P2P_KEYS:
                     continue
-                if isinstance(value, dict):
+                if isinstance(value, dict) and "median" in value:  # a distribution (not "repeats")
                     for stat in DISTRIBUTION:
                         writer.writerow(fixed + [key, stat, "" if value[stat] is None else repr(value[stat]), "s"])
                 elif isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -46,6 +46,24 @@ void progress(const Session& s, std::size_t index, std::size_t count, const std:
   if (s.rank == 0) std::cout << "[" << index << "/" << count << "] " << what << " ...\n" << std::flush;
 }
 
+Json repeats_json(ModeOutput& out, const std::string& what,
+                  const std::vector<std::pair<std::string, const Pooled*>>& quantities, double factor) {
+  Json j = Json::object();
+  for (const auto& [name, pooled] : quantities) {
+    std::vector<double> medians;
+    for (double m : pooled->medians) medians.push_back(m * factor);
+    const double spread = relative_spread(medians);
+    Json q = Json::object();
+    q["medians"] = Json::array_of(medians);
+    q["spread"] = spread;
+    j[name] = q;
+    if (spread > kNoiseRepeatSpread)
+      out.noise.push_back(format("%s %s: repeat spread %.1f%% > %.0f%%", what.c_str(), name.c_str(), 100 * spread,
+                                 100 * kNoiseRepeatSpread));
+  }
+  return j;
+}
+
 namespace {
 
 Json hockney_json(const HockneyFit& fit) {

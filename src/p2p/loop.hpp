@@ -43,6 +43,14 @@ struct Samples {
   double total = 0;            // all timed iterations (timing rank only)
 };
 
+// One point of a sweep over its --repeat runs: every run's blocks together
+// (totals and counts summed, block the longest), and each run's median.
+struct Pooled {
+  Samples all;
+  std::vector<double> medians;
+  void add(const Samples& s);
+};
+
 // min, median and max over blocks, mean over all iterations (total time
 // over iterations, as OSU), all times `factor`.
 Stats sample_stats(const Samples& s, double factor = 1.0);

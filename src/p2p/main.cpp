@@ -55,6 +55,7 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
   c["large_threshold"] = cfg.large_threshold;
   c["window"] = cfg.window;
   c["n"] = cfg.n;
+  c["repeat"] = cfg.repeat;
   c["noise_thresholds"] = noise_thresholds_json();
   if (cfg.mode == Mode::Ring) {
     Json ranks = Json::array();

@@ -86,6 +86,7 @@ CommandLine p2p_command_line() {
       {"prtt-n", 'n', true, "loggp: messages per PRTT(n,.,s) (default 10)"},
       {"vectors", 0, true, "datatype: COUNT:BLOCKLEN:STRIDE,... in floats (default: stride-4 sweep)"},
       {"buffer", 0, true, "where buffers live: host (default host)"},
+      {"repeat", 0, true, "run the sweep N times, interleaved (1 2 4 ... 1 2 4 ...); statistics over all (default 1)"},
       {"validate", 'c', false, "check received data every iteration, outside the timed region"},
       {"json", 0, true, "write results as JSON (schema checkmpi.p2p/2) to this file"},
       {"help", 'h', false, "show this help and exit"},
@@ -121,6 +122,7 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   if (!cli.has("warmup")) cfg.warmup_large = d->warmup_large;
   cfg.window = positive(cli, "window", cfg.window);
   cfg.n = positive(cli, "prtt-n", cfg.n, 2);
+  cfg.repeat = positive(cli, "repeat", 1);
   if (cfg.window > INT_MAX / 2) throw UsageError("--window is too large: " + std::to_string(cfg.window));
 
   const std::string buffer = cli.get("buffer", "host");
