@@ -14,6 +14,7 @@ from rich.text import Text
 
 from checkmpi import __version__
 from checkmpi import tables as T
+from checkmpi.p2p_tables import p2p_tables
 from checkmpi.errors import EXIT_FAILED, CheckmpiError
 from checkmpi.model import MessageModel, case_of, copy_bandwidth_for, message_model, predict, select_strategies
 from checkmpi.results import HaloRun, P2PRun
@@ -52,7 +53,7 @@ def build(halos: list[HaloRun], p2ps: list[P2PRun], plots_dir: Path | None,
         predictions[run.name] = predict(case_of(run), known, model, bandwidth[0])
         rep.tables.append(T.predicted_vs_measured_table(run, predictions[run.name], model, bandwidth))
     for run in p2ps:
-        rep.tables.extend(T.p2p_tables(run))
+        rep.tables.extend(p2p_tables(run))
     rep.html_tables += rep.tables[shared:]
     if plots_dir is not None:
         _plots(rep, halos, p2ps, predictions, plots_dir)

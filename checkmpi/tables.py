@@ -17,7 +17,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from checkmpi.model import MessageModel, Prediction
-from checkmpi.results import Distribution, HaloRun, P2PRun, StrategyResult, opt_float, x_join
+from checkmpi.results import HaloRun, P2PRun, StrategyResult, x_join
 
 
 @dataclass
@@ -54,7 +54,7 @@ def _short(value: float, digits: int) -> str:
     return f"{value:.{max(0, min(digits, 2 - math.floor(math.log10(value))))}f}"
 
 
-def _range(ci: tuple[float, float] | None, scale: float, digits: int) -> str:
+def range_text(ci: tuple[float, float] | None, scale: float, digits: int) -> str:
     """A confidence interval as 'lo-hi', short enough for an 80-column table."""
     return f"{_short(ci[0] * scale, digits)}-{_short(ci[1] * scale, digits)}" if ci else "-"
 
@@ -101,7 +101,7 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
         mpi_share = _pct(s.timers["comm"].max, loop)
         gbs = [_gbs(s.bandwidth(x)) for x in "xyz"]
         if wide:
-            table.rows.append([label, num(d.median * scale, digits), _range(d.ci, scale, digits)] + gbs
+            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits)] + gbs
                               + [_kib(s.directions[x]["message_bytes"]) for x in "xyz"]
                               + [num(v * scale, digits) for v in (d.p5, d.p95, d.min, d.max, d.mean)]
                               + [num(100 * s.repeat_spread, 1) + "%" if s.runs > 1 else "-", num(loop, 4),
@@ -109,7 +109,7 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
                               + [num(s.per_step(t) * scale, digits) for t in ("x", "y", "z", "pack", "unpack")]
                               + [verdict])
         else:
-            table.rows.append([label, num(d.median * scale, digits), _range(d.ci, scale, digits), tail, mpi_share,
+            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits), tail, mpi_share,
                                *gbs, verdict])
         if not s.valid:
             notes.append(f"{s.id}: {s.error or 'failed validation'}")
@@ -250,117 +250,8 @@ def measured_total(s: StrategyResult) -> float:
     return s.per_step("loop", "mean") - (s.per_step("diag", "mean") if "diag" in s.timers else 0.0)
 
 
-# ---- point-to-point -------------------------------------------------------------------------------
-
-US = 1e6
-MBS = 1e-6
-
-
-def p2p_tables(run: P2PRun) -> list[Table]:
-    """The mode's table (a row per size), its fits, and the tool's noise warnings under the last."""
-    build = {"pingpong": _pingpong, "bw": _bw, "ring": _ring, "loggp": _loggp, "datatype": _datatype}[run.mode]
-    tables = build(run)
-    hockney = run.fits.get("hockney")
-    if hockney and hockney.get("segments"):
-        tables.append(hockney_table(run))
-    if run.noise:
-        last = tables[-1]
-        last.caption = "\n".join(filter(None, [last.caption] + [f"warning: {w}" for w in run.noise]))
-    return tables
-
-
-def _stat(r: dict, key: str, stat: str) -> float:
-    return opt_float(r[key].get(stat))
-
-
-def _spread(r: dict, key: str, digits: int = 2) -> list[str]:
-    """median, its 95% CI and p95 of a distribution, in microseconds."""
-    d = Distribution.of(r[key])
-    return [num(d.median * US, digits), _range(d.ci, US, digits), num(d.p95 * US, digits)]
-
-
-def _pingpong(run: P2PRun) -> list[Table]:
-    t = Table(f"{run.name}: ping-pong ({_pair(run)}), latency in us",
-              ["Size (B)", "median", "95% CI", "p95", "max", "mean", "MB/s"],
-              caption="latency: half round trip; median, its 95% CI and p95 over timed blocks, mean over all "
-                      "iterations (OSU's figure); MB/s: size / median latency")
-    for r in run.results:
-        t.rows.append([str(int(r["size"]))] + _spread(r, "latency")
-                      + [num(_stat(r, "latency", k) * US, 2) for k in ("max", "mean")]
-                      + [num(opt_float(r["bandwidth"]) * MBS, 1)])
-    return [t]
-
-
-def _bw(run: P2PRun) -> list[Table]:
-    t = Table(f"{run.name}: streaming bandwidth ({_pair(run)}), time per window in us",
-              ["Size (B)", "MB/s", "window", "median", "95% CI", "p95"],
-              caption="MB/s: bytes over the total time, as OSU; median, 95% CI and p95 of the time per window")
-    for r in run.results:
-        t.rows.append([str(int(r["size"])), num(opt_float(r["bandwidth"]) * MBS, 1), str(r["window"])]
-                      + _spread(r, "time"))
-    return [t]
-
-
-def _ring(run: P2PRun) -> list[Table]:
-    t = Table(f"{run.name}: ring exchange, time per iteration in us",
-              ["ranks", "Size (B)", "median", "95% CI", "p95", "max"],
-              caption="time per ring iteration, slowest rank (every rank sends to both neighbours)")
-    for r in run.results:
-        t.rows.append([str(int(r["nprocs"])), str(int(r["size"]))] + _spread(r, "time")
-                      + [num(_stat(r, "time", "max") * US, 2)])
-    return [t]
-
-
-def _loggp(run: P2PRun) -> list[Table]:
-    n = run.fits.get("loggp", {}).get("n", run.config.get("n", "n"))
-    t = Table(f"{run.name}: LogGP measurements ({_pair(run)}), microseconds",
-              ["Size (B)", "PRTT(1,0)", f"PRTT({n},0)", f"PRTT({n},d)", "o_s", "o_r", "g+G*s"])
-    for r in run.results:
-        t.rows.append([str(int(r["size"]))] + [num(float(r.get(k, float("nan"))) * US, 3) for k in (
-            "prtt_1_0", "prtt_n_0", "prtt_n_d", "o_s", "o_r", "g_plus_Gs")])
-    tables = [t]
-    fit = run.fits.get("loggp")
-    if fit:
-        p = Table(f"{run.name}: LogGP parameters", ["L (us)", "o_s (us)", "o_r (us)", "g (us)", "G (ns/B)", "R^2"],
-                  left_columns=0, caption="\n".join(f"warning: {w}" for w in fit.get("warnings", [])))
-        p.rows.append([num(float(fit[k]) * US, 3) for k in ("L", "o_s", "o_r", "g")]
-                      + [num(float(fit["G"]) * 1e9, 4), num(float(fit.get("r2", float("nan"))), 4)])
-        tables.append(p)
-    return tables
-
-
-def _datatype(run: P2PRun) -> list[Table]:
-    t = Table(f"{run.name}: MPI_Type_vector vs hand packing ({_pair(run)}), us",
-              ["count", "blocklen", "stride", "bytes", "contig", "type", "packed", "extra"],
-              left_columns=0,
-              caption="half round trip, medians: vector datatype (type) vs hand pack + contiguous send of the "
-                      "same bytes (packed); extra = type - packed")
-    for r in run.results:
-        t.rows.append([str(r["count"]), str(r["blocklen"]), str(r["stride"]), str(int(r["bytes"])),
-                       "yes" if r["contiguous"] else "no", num(_stat(r, "datatype", "median") * US, 3),
-                       num(_stat(r, "packed", "median") * US, 3), num(opt_float(r["overhead"]) * US, 3)])
-    tables = [t]
-    fit = run.fits.get("datatype")
-    if fit:
-        f = Table(f"{run.name}: datatype overhead fit", ["O (ns/B)", "o (us)", "R^2"], left_columns=0)
-        f.rows.append([num(opt_float(fit.get("O")) * 1e9, 4), num(opt_float(fit.get("o")) * US, 3),
-                       num(opt_float(fit.get("r2")), 4)])
-        tables.append(f)
-    return tables
-
-
-def hockney_table(run: P2PRun) -> Table:
-    fit = run.fits["hockney"]
-    t = Table(f"{run.name}: Hockney fit T(s) = alpha + s/beta", ["segment", "sizes (B)", "alpha (us)",
-              "beta (MB/s)", "R^2"], left_columns=2,
-              caption="breakpoints (B): " + (", ".join(str(int(b)) for b in fit.get("breakpoints", [])) or "none"))
-    for i, s in enumerate(fit["segments"]):
-        t.rows.append([str(i + 1), f"{int(s['min_size'])}-{int(s['max_size'])}", num(float(s["alpha"]) * US, 3),
-                       num(opt_float(s["beta"]) * MBS, 1), num(opt_float(s.get("r2")), 4)])
-    return t
-
-
-def _pair(run: P2PRun) -> str:
+def pair_text(run: P2PRun) -> str:
+    """Where the two measuring ranks ran, for titles."""
     same = run.context.get("same_node")
     return {True: "same node", False: "different nodes"}.get(same, f"{run.context.get('nprocs', '?')} ranks")
 
@@ -387,7 +278,7 @@ def context_rows(run: HaloRun | P2PRun) -> list[tuple[str, str]]:
     if isinstance(run, P2PRun):
         rows.append(("mode", run.mode))
         if run.context.get("same_node") is not None:
-            rows.append(("placement", _pair(run)))
+            rows.append(("placement", pair_text(run)))
     else:
         rows.append(("run", run.describe()))
         buffers = sorted({str(s.raw["mpi_buffers"]) for s in run.ran() if s.raw.get("mpi_buffers")})

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, UNIT, assert_clean_error, checkmpi, header_units
+from conftest import DATA, UNIT, assert_clean_error, checkmpi
 
 
 def png_size(path: Path) -> tuple[int, int]:

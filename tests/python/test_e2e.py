@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BUILD_BIN, DATA, MPICH_BIN, UNIT, assert_clean_error, checkmpi, header_units
+from conftest import BUILD_BIN, DATA, MPICH_BIN, UNIT, assert_clean_error, checkmpi
 from test_commands import check_html, check_plots
 
 LIMIT = ["--timeout", "180"]  # checkmpi's own bound on each MPI job

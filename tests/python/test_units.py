@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA
 
-from checkmpi import export, native, tables
+from checkmpi import export, native, p2p_tables, tables
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import dims_create, dims_for_size, factorisations, parse_triple
 from checkmpi.results import HALO_TIMERS, HaloRun, P2PRun, load, load_all
@@ -253,7 +253,7 @@ def test_comparison_table_per_step_and_per_byte():
 
 def test_p2p_tables():
     pp = load(DATA / "p2p_pingpong.json")
-    t = tables.p2p_tables(pp)
+    t = p2p_tables.p2p_tables(pp)
     assert t[0].headers[:3] == ["Size (B)", "median", "95% CI"] and len(t[0].rows) == len(pp.results)
     first = pp.results[0]["latency"]
     assert float(t[0].rows[0][1]) == pytest.approx(first["median"] * 1e6, abs=0.006)
@@ -264,13 +264,13 @@ def test_p2p_tables():
     assert float(fit.rows[0][2]) == pytest.approx(seg["alpha"] * 1e6, abs=6e-4)
     for warning in pp.noise:
         assert f"warning: {warning}" in fit.caption
-    lg = tables.p2p_tables(load(DATA / "p2p_loggp.json"))
+    lg = p2p_tables.p2p_tables(load(DATA / "p2p_loggp.json"))
     params = load(DATA / "p2p_loggp.json").fits["loggp"]
     assert float(lg[1].rows[0][0]) == pytest.approx(params["L"] * 1e6, abs=6e-4)
-    dt = tables.p2p_tables(load(DATA / "p2p_datatype.json"))
+    dt = p2p_tables.p2p_tables(load(DATA / "p2p_datatype.json"))
     assert {r[4] for r in dt[0].rows} == {"yes", "no"}
     for mode in ("bw", "ring"):
-        assert tables.p2p_tables(load(DATA / f"p2p_{mode}.json"))[0].rows
+        assert p2p_tables.p2p_tables(load(DATA / f"p2p_{mode}.json"))[0].rows
 
 
 def test_context_rows_say_what_ran_where():
@@ -291,8 +291,6 @@ def test_pick_unit():
 
 def test_tables_fit_80_columns_without_cutting_numbers(monkeypatch):
     """Every table of every fixture at COLUMNS=80: no line longer, no cell cut short."""
-    from rich.console import Console
-
     from checkmpi import report
 
     monkeypatch.setenv("COLUMNS", "80")
