@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections import deque
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checkmpi.errors import EXIT_NATIVE, CheckmpiError
+from checkmpi.errors import EXIT_FAILED, CheckmpiError
 from checkmpi.grid import physical_cores
 
 
@@ -37,7 +38,7 @@ def find_executable(name: str, bin_dir: str | None = None) -> Executable:
             candidate = Path(folder) / name
             if _is_executable(candidate):
                 return Executable(candidate, f"{origin} {folder}")
-            raise CheckmpiError(f"{name} not found in {origin} directory '{folder}'", EXIT_NATIVE)
+            raise CheckmpiError(f"{name} not found in {origin} directory '{folder}'", EXIT_FAILED)
     local = Path("build/bin") / name
     if _is_executable(local):
         return Executable(local, "./build/bin")
@@ -45,7 +46,7 @@ def find_executable(name: str, bin_dir: str | None = None) -> Executable:
     if on_path:
         return Executable(Path(on_path), "PATH")
     raise CheckmpiError(f"{name} not found: looked in ./build/bin and on PATH (build it with "
-                        "'bash scripts/setup.sh', or point --bin DIR or CHECKMPI_BIN at its folder)", EXIT_NATIVE)
+                        "'bash scripts/setup.sh', or point --bin DIR or CHECKMPI_BIN at its folder)", EXIT_FAILED)
 
 
 def _is_executable(path: Path) -> bool:
@@ -104,7 +105,7 @@ def find_launcher(name: str, exe: Path) -> Launcher:
     path = shutil.which(name)
     if path is None:
         raise CheckmpiError(f"MPI launcher '{name}' not found on PATH (install Open MPI or MPICH, "
-                            "or give --launcher)", EXIT_NATIVE)
+                            "or give --launcher)", EXIT_FAILED)
     if Path(path).name == "srun":
         return srun_launcher(path, exe)
     flavor = launcher_flavor(path)
@@ -114,7 +115,7 @@ def find_launcher(name: str, exe: Path) -> Launcher:
     specific = shutil.which(f"mpiexec.{wanted}")
     if specific is None:
         raise CheckmpiError(f"{exe} is built with {_pretty(wanted)} but '{name}' is {_pretty(flavor)}, "
-                            f"and no mpiexec.{wanted} is on PATH; give --launcher", EXIT_NATIVE)
+                            f"and no mpiexec.{wanted} is on PATH; give --launcher", EXIT_FAILED)
     return Launcher(specific, wanted, f"{exe.name} uses {_pretty(wanted)}, '{name}' is {_pretty(flavor)}")
 
 
@@ -147,17 +148,18 @@ def srun_launcher(path: str, exe: Path) -> Launcher:
     if plugin is None:
         raise CheckmpiError(f"srun cannot start {exe.name} ({_pretty(flavor)}): it needs srun --mpi="
                             f"{' or '.join(wanted)}, and this Slurm offers {', '.join(offered) or 'no plugin'} "
-                            "(srun --mpi=list); use --launcher mpirun inside the allocation", EXIT_NATIVE)
+                            "(srun --mpi=list); use --launcher mpirun inside the allocation", EXIT_FAILED)
     return Launcher(path, flavor, kind="srun", args=(f"--mpi={plugin}",))
 
 
-def mpi_command(launcher: Launcher, np: int, argv: list[str], *, tag_output: bool = False,
-                per_node: int | None = None, extra: tuple[str, ...] = ()) -> tuple[list[str], dict[str, str]]:
+def mpi_command(launcher: Launcher, np: int, argv: list[str], launcher_args: list[str] | None = None, *,
+                tag_output: bool = False, per_node: int | None = None) -> tuple[list[str], dict[str, str]]:
     """The command line and environment to start `argv` on `np` ranks.
 
-    tag_output: every output line starts with its rank (for per-rank error
-    tails); per_node: at most this many ranks per node; extra: launcher
-    options placed before `argv`.
+    launcher_args (--mpi-args): options for the launcher, placed last before
+    the program so that they can override checkmpi's; tag_output: every
+    output line starts with its rank (for per-rank error tails); per_node: at
+    most this many ranks per node.
     """
     env = dict(os.environ)
     cmd = [launcher.path, "-n", str(np), *launcher.args]
@@ -183,11 +185,12 @@ def mpi_command(launcher: Launcher, np: int, argv: list[str], *, tag_output: boo
             cmd += ["-ppn", str(per_node)]
         if tag_output:
             cmd.append("-prepend-rank")
-    return cmd + list(extra) + argv, env
+    return cmd + list(launcher_args or []) + argv, env
 
 
-# checkmpi-halo's progress line: "[2/11] step1 (sendrecv-packx) ..."
-PROGRESS = re.compile(r"\[(\d+)/(\d+)\] (\S+) \(([^)]*)\) \.\.\.")
+# The native tools' progress lines: "[2/11] step1 (sendrecv-packx) ..." (checkmpi-halo),
+# "[3/23] 4 B ..." (checkmpi-p2p).
+PROGRESS = re.compile(r"\[(\d+)/(\d+)\] ([^\n]*?) \.\.\.")
 
 
 @dataclass
@@ -200,12 +203,12 @@ class NativeRun:
 
 
 def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
-               on_progress: Callable[[int, int, str, str], None] | None = None,
+               on_progress: Callable[[int, int, str], None] | None = None,
                raise_on_timeout: bool = True, stderr_lines_kept: int = 200) -> NativeRun:
-    """Runs an MPI job, reporting checkmpi-halo's progress lines as they appear.
+    """Runs an MPI job, reporting the tool's progress lines as they appear.
 
-    The tool prints "[i/N] id (alias) ..." and ends the line only when the
-    strategy is done, so stdout is read in raw chunks, not lines. A job past
+    checkmpi-halo prints "[i/N] id (alias) ..." and ends the line only when
+    the strategy is done, so stdout is read in raw chunks, not lines. A job past
     its timeout is stopped (its whole process group); that is an error
     unless raise_on_timeout is False, which returns it with timed_out set.
     The last `stderr_lines_kept` lines of stderr are kept.
@@ -215,7 +218,7 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, start_new_session=True)
     except OSError as e:
-        raise CheckmpiError(f"cannot start {cmd[0]}: {e.strerror}", EXIT_NATIVE) from None
+        raise CheckmpiError(f"cannot start {cmd[0]}: {e.strerror}", EXIT_FAILED) from None
     stderr_lines: deque[str] = deque(maxlen=stderr_lines_kept)
 
     def drain_stderr() -> None:
@@ -243,7 +246,7 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
             if on_progress:
                 text = out.decode(errors="replace")
                 for m in list(PROGRESS.finditer(text))[seen:]:
-                    on_progress(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
+                    on_progress(int(m.group(1)), int(m.group(2)), m.group(3))
                     seen += 1
         proc.wait()
     except KeyboardInterrupt:
@@ -256,7 +259,7 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     elapsed = time.monotonic() - start
     if timed_out.is_set() and raise_on_timeout:
         raise CheckmpiError(f"{Path(cmd[0]).name} job timed out after {timeout:g} s and was stopped",
-                            EXIT_NATIVE, list(stderr_lines)[-5:])
+                            EXIT_FAILED, list(stderr_lines)[-5:])
     return NativeRun(proc.returncode, out.decode(errors="replace"), list(stderr_lines), elapsed,
                      timed_out.is_set())
 
@@ -284,8 +287,15 @@ def failure(tool: str, run: NativeRun) -> CheckmpiError:
     own = [line for line in lines if line.startswith(f"{tool}:")]
     tail = own[-4:] if own else lines[-6:]
     return CheckmpiError(f"{tool} failed with exit code {run.returncode}" + (":" if tail else " (no stderr)"),
-                         EXIT_NATIVE, tail)
+                         EXIT_FAILED, tail)
 
 
 def say(message: str) -> None:
-    print(f"checkmpi: {message}", file=sys.stderr, flush=True)
+    """One message on stderr; on a terminal, or with COLUMNS set, wrapped to its width (a log keeps it whole)."""
+    if not (sys.stderr.isatty() or os.environ.get("COLUMNS", "").isdigit()):
+        print(f"checkmpi: {message}", file=sys.stderr, flush=True)
+        return
+    width = shutil.get_terminal_size((80, 24)).columns
+    lines = textwrap.wrap(f"checkmpi: {message}", width=max(width, 40), subsequent_indent="  ",
+                          break_long_words=False, break_on_hyphens=False) or ["checkmpi:"]
+    print("\n".join(lines), file=sys.stderr, flush=True)

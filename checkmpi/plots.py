@@ -12,7 +12,8 @@ import numpy as np
 
 from checkmpi.model import MessageModel, Prediction
 from checkmpi.results import HaloRun, P2PRun, opt_float, x_join
-from checkmpi.tables import measured_comm, measured_total, nbc_means, pick_unit
+from checkmpi.p2p_tables import nbc_means
+from checkmpi.tables import measured_comm, measured_total, pick_unit
 
 matplotlib.use("Agg")  # files only; never needs a display (no figure exists yet, so switching is allowed)
 
@@ -78,8 +79,8 @@ def halo_directions(run: HaloRun, outdir: Path) -> Figure:
     ax.set_xticks(x, [s.id for s in ran])
     ax.set_ylabel(f"time per step ({unit})")
     xlabel = "strategy (bars: mean over ranks; whiskers: min to max)"
-    if any(s.step >= 7 for s in ran):  # docs/halo.md, "Timers"
-        xlabel += "\nstep7 on: all directions in flight at once; the wait for them is in no direction"
+    if any(s.raw["parts"]["schedule"] == "all-at-once" for s in ran):  # docs/halo.md, "Timers"
+        xlabel += "\nall directions in flight at once (step7 on): the wait for them is in no direction"
     ax.set_xlabel(xlabel)
     ax.set_title(f"Exchange time per direction\n{run.name}: {x_join(run.dims)} ranks, local {x_join(run.local)}",
                  fontsize=10)
@@ -89,18 +90,22 @@ def halo_directions(run: HaloRun, outdir: Path) -> Figure:
 
 
 def halo_comparison(runs: list[HaloRun], outdir: Path) -> Figure:
-    """Grouped bars: loop time per step of each strategy, one bar per run."""
+    """Grouped bars: median time per step of each strategy, one bar per run, whiskers its 95% CI."""
     ids = sorted({s.id: s.step for r in runs for s in r.ran()}.items(), key=lambda kv: kv[1])
-    unit, scale = pick_unit(max((s.per_step("loop") for r in runs for s in r.ran()), default=0.0))
+    unit, scale = pick_unit(max((s.step_time.median for r in runs for s in r.ran()), default=0.0))
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(ids) * max(1, len(runs) / 2) + 2), 4.2))
     x = np.arange(len(ids))
     width = 0.8 / len(runs)
     for k, run in enumerate(runs):
-        times = {s.id: s.per_step("loop") * scale for s in run.ran()}
-        ax.bar(x + (k - (len(runs) - 1) / 2) * width, [times.get(i, 0.0) for i, _ in ids], width,
+        ran = {s.id: s.step_time for s in run.ran()}
+        median = np.array([ran[i].median * scale if i in ran else 0.0 for i, _ in ids])
+        lo = np.array([ran[i].ci[0] * scale if i in ran and ran[i].ci else m for (i, _), m in zip(ids, median)])
+        hi = np.array([ran[i].ci[1] * scale if i in ran and ran[i].ci else m for (i, _), m in zip(ids, median)])
+        ax.bar(x + (k - (len(runs) - 1) / 2) * width, median, width,
+               yerr=np.vstack([median - lo, hi - median]), capsize=2,
                label=f"{run.name} ({run.nprocs} ranks, local {x_join(run.local)})")
     ax.set_xticks(x, [i for i, _ in ids])
-    ax.set_ylabel(f"loop time per step ({unit}), max over ranks")
+    ax.set_ylabel(f"median time per step ({unit}), 95% CI")
     ax.set_xlabel("strategy")
     ax.set_title("Comparison of runs", fontsize=10)
     ax.legend(fontsize=8)

@@ -6,7 +6,7 @@
 #   scripts/slurm-local.sh status [DIR]                         # exit 0 when it answers, 3 when not
 #   scripts/slurm-local.sh stop [DIR]
 #
-# Debian's slurm-wlm and munge (`bash scripts/setup.sh --slurm` installs
+# Debian's slurm-wlm and munge (`bash scripts/setup.sh --tests` installs
 # them), all state in DIR (default $CHECKMPI_SLURM_DIR, else
 # /tmp/checkmpi-slurm-$UID): its own munge key and socket, slurm.conf,
 # spool, logs and free ports, so it touches no system-wide Slurm or munge.
@@ -78,7 +78,7 @@ start() {
     command -v "$tool" >/dev/null || missing+=("$tool")
   done
   if [ ${#missing[@]} -gt 0 ]; then
-    say "error: ${missing[*]} not found; install Debian's slurm-wlm and munge (bash scripts/setup.sh --slurm)"
+    say "error: ${missing[*]} not found; install Debian's slurm-wlm and munge (bash scripts/setup.sh --tests)"
     exit 2
   fi
   stop_daemons

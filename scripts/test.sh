@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up, builds with Open MPI and with MPICH, and runs the whole test suite
+# Sets up everything the tests need (setup.sh --tests), builds with Open MPI
+# and with MPICH, and runs the whole test suite
 # against both; where set-up found nvcc, also the CUDA build's unit tests, its
 # gpu tests (reported skipped without a GPU) and host cases proving that the
 # CUDA-enabled binary runs on the host; then the Python layer's tests
@@ -8,7 +9,7 @@
 # test ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --mpich --slurm
+bash scripts/setup.sh --tests
 for dir in build build-mpich; do
   echo "== ctest in $dir"
   (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$(nproc)")

@@ -11,7 +11,7 @@ from checkmpi import tables as T
 from checkmpi.campaign.plan import Run, nodes_for, plan, sweep_points
 from checkmpi.campaign.records import CampaignDir
 from checkmpi.campaign.spec import Spec, load_spec
-from checkmpi.errors import EXIT_NATIVE, CheckmpiError
+from checkmpi.errors import EXIT_FAILED, CheckmpiError
 from checkmpi.native import Executable, find_executable, say
 from checkmpi.results import x_join
 
@@ -146,7 +146,7 @@ def _summarise(cdir: CampaignDir, spec: Spec, runs: list[Run]) -> int:
     bad = rep.counts["runs"] - rep.counts["ok"]
     if bad:
         raise CheckmpiError(f"{bad} of {rep.counts['runs']} runs are not ok ('checkmpi campaign status {cdir.root}'); "
-                            "run the same command again to redo them", EXIT_NATIVE)
+                            "run the same command again to redo them", EXIT_FAILED)
     return 0
 
 

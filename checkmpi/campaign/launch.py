@@ -30,7 +30,7 @@ class Launch:
             # One rank failing ends the step at once instead of leaving the others waiting.
             extra = ("--kill-on-bad-exit=1", "-J", name, *self.srun_args)
         per_node = self.ranks_per_node if self.executor == "slurm" else None
-        return mpi_command(self.launcher, np, argv, tag_output=True, per_node=per_node, extra=extra)
+        return mpi_command(self.launcher, np, argv, list(extra), tag_output=True, per_node=per_node)
 
     def as_json(self) -> dict[str, Any]:
         return {"executor": self.executor, "launcher": self.launcher.describe(), "kind": self.launcher.kind,

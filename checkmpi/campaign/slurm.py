@@ -27,7 +27,7 @@ from checkmpi.campaign.plan import Run, max_ranks, nodes_for
 from checkmpi.campaign.records import CampaignDir, needs_work, now_iso, write_atomic, write_json
 from checkmpi.campaign.spec import Spec
 from checkmpi.campaign.status import Progress
-from checkmpi.errors import EXIT_NATIVE, CheckmpiError
+from checkmpi.errors import EXIT_FAILED, CheckmpiError
 from checkmpi.native import say
 
 SUBMISSION_SCHEMA = "checkmpi.campaign-submission/1"
@@ -132,7 +132,7 @@ class SlurmCampaign:
     def __init__(self, cdir: CampaignDir, spec: Spec, runs: list[Run], bin_dir: Path):
         for tool in ("sbatch", "squeue", "scancel", "scontrol"):
             if shutil.which(tool) is None:
-                raise CheckmpiError(f"executor slurm needs Slurm's {tool} on PATH", EXIT_NATIVE)
+                raise CheckmpiError(f"executor slurm needs Slurm's {tool} on PATH", EXIT_FAILED)
         self.cdir, self.spec, self.runs, self.bin_dir = cdir, spec, runs, bin_dir
         self.by_id = {r.id: r for r in runs}
         self.subs = {k: load_submission(cdir, k) for k in range(1, spec.repetitions + 1)}
@@ -149,7 +149,7 @@ class SlurmCampaign:
         in_queue = queue([j["job_id"] for s in self.subs.values() for j in s["jobs"] if not j["collected"]])
         if in_queue is None:
             raise CheckmpiError("squeue does not answer; is Slurm up (SLURM_CONF)? Run the same command again "
-                                "once it is", EXIT_NATIVE)
+                                "once it is", EXIT_FAILED)
         for k, sub in self.subs.items():
             for job in sub["jobs"]:
                 if not job["collected"]:
@@ -191,7 +191,7 @@ class SlurmCampaign:
         write_atomic(script, batch_script(self.cdir, self.spec, k, attempt, run_ids, self.bin_dir, output))
         out = _cmd(["sbatch", "--parsable", str(script)])
         if out.returncode != 0 or not out.stdout.strip():
-            raise CheckmpiError(f"sbatch refused submission {k}: {(out.stderr or out.stdout).strip()}", EXIT_NATIVE)
+            raise CheckmpiError(f"sbatch refused submission {k}: {(out.stderr or out.stdout).strip()}", EXIT_FAILED)
         job_id = out.stdout.strip().split(";")[0]
         sub["jobs"].append({"job_id": job_id, "attempt": attempt, "runs": run_ids, "script": self.cdir.rel(script),
                             "output": self.cdir.rel(output), "submitted": now_iso(), "state": "SUBMITTED",
@@ -207,7 +207,7 @@ class SlurmCampaign:
             self.silent_since = self.silent_since or now
             if now - self.silent_since > SQUEUE_SILENCE_S:
                 raise CheckmpiError(f"squeue has not answered for {SQUEUE_SILENCE_S} s; the jobs go on without "
-                                    "this command: run it again to follow them", EXIT_NATIVE)
+                                    "this command: run it again to follow them", EXIT_FAILED)
             return
         self.silent_since = None
         for job_id in list(self.live):

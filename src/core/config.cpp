@@ -29,10 +29,11 @@ CommandLine halo_command_line() {
       {"reverse", 0, false, "reversed propagation (field(i) = field(i+1))"},
       {"precision", 0, true, "single|double (default single)"},
       {"warmup", 0, true, "untimed iterations before each timed loop (default 0)"},
+      {"repeat", 0, true, "run each strategy N times, interleaved (A B C A B C ...); statistics over all (default 1)"},
       {"sync", 0, true, "barrier|none: barriers after each direction, as CheckMPI (default barrier)"},
       {"self-copy", 0, false, "where a rank is its own neighbour, copy locally instead of through MPI"},
       {"outdir", 'o', true, "directory for per-strategy output (default .)"},
-      {"json", 0, true, "write results as JSON (schema checkmpi.halo/1) to this file"},
+      {"json", 0, true, "write results as JSON (schema checkmpi.halo/2) to this file"},
       {"memcpy-probe", 0, false, "also measure memcpy bandwidth (JSON probes; used by bench/)"},
       {"backend", 0, true, "auto|host|cuda: where fields and kernels live (default auto: cuda if built with it "
                            "and every rank sees a GPU)"},
@@ -110,6 +111,7 @@ void check_config(const HaloConfig& c, const std::set<std::string>& given) {
   if (c.icheck <= 0) throw UsageError("icheck must be positive, got " + std::to_string(c.icheck));
   if (c.border <= 0) throw UsageError("border must be positive, got " + std::to_string(c.border));
   if (c.warmup < 0) throw UsageError("--warmup must not be negative, got " + std::to_string(c.warmup));
+  if (c.repeat < 1) throw UsageError("--repeat must be at least 1, got " + std::to_string(c.repeat));
 }
 
 }  // namespace
@@ -142,6 +144,7 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   else if (precision == "double") c.precision = Precision::Double;
   else throw UsageError("--precision must be single or double, got '" + precision + "'");
   c.warmup = cli.get_int("warmup", 0);
+  c.repeat = cli.get_int("repeat", 1);
   const std::string sync = cli.get("sync", "barrier");
   if (sync == "barrier") c.sync = SyncMode::Barrier;
   else if (sync == "none") c.sync = SyncMode::None;

@@ -32,6 +32,7 @@ struct HaloConfig {
   bool reverse = false;
   Precision precision = Precision::Single;
   long long warmup = 0;
+  long long repeat = 1;     // runs of each strategy, interleaved (A B C A B C ...)
   SyncMode sync = SyncMode::Barrier;
   bool self_copy = false;   // self-exchanges as local copies instead of MPI
   BackendRequest backend = BackendRequest::Auto;

@@ -21,13 +21,28 @@ std::string first_error(MPI_Comm comm, const std::string& local_error, int& fail
   return std::string(text.begin(), text.end());
 }
 
-void agree(MPI_Comm comm, const std::string& local_error) {
+namespace {
+
+// The lowest failing rank's message, prefixed with its rank; "" if none failed.
+std::string agreed_message(MPI_Comm comm, const std::string& local_error) {
   int size = 1, first = -1;
   MPI_Comm_size(comm, &size);
   std::string message = first_error(comm, local_error, first);
-  if (first < 0) return;
+  if (first < 0) return "";
   if (size > 1 && first != 0) message = "rank " + std::to_string(first) + ": " + message;
-  throw UsageError(message);
+  return message;
+}
+
+}  // namespace
+
+void agree(MPI_Comm comm, const std::string& local_error) {
+  const std::string message = agreed_message(comm, local_error);
+  if (!message.empty()) throw UsageError(message);
+}
+
+void agree_run(MPI_Comm comm, const std::string& local_error) {
+  const std::string message = agreed_message(comm, local_error);
+  if (!message.empty()) throw RunError(message);
 }
 
 }  // namespace checkmpi

@@ -1,5 +1,6 @@
 #include "halo/json_output.hpp"
 
+#include "core/samples.hpp"
 #include "halo/text_output.hpp"
 
 namespace checkmpi {
@@ -31,6 +32,7 @@ Json traits_json(const Traits& t) {
   j["messages"] = t.messages;
   j["mpi_bytes"] = by_direction(t.mpi_bytes);
   j["halo_bytes"] = by_direction(t.halo_bytes);
+  j["message_bytes"] = by_direction(t.message_bytes);
   j["kernel_passes"] = t.kernel_passes;
   j["overlaps"] = t.overlaps;
   return j;
@@ -42,7 +44,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
                   const BackendChoice& backend, const std::vector<StrategyResult>& results,
                   const std::vector<Skipped>& skipped) {
   Json root = Json::object();
-  root["schema"] = "checkmpi.halo/1";
+  root["schema"] = "checkmpi.halo/2";
   Json context = context_json(ctx);
   context["precision"] = precision_name(cfg.precision);
   context["dims"] = Json::array_of(std::vector<int>(dec.dims.begin(), dec.dims.end()));
@@ -79,6 +81,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["precision"] = precision_name(cfg.precision);
   config["reverse"] = cfg.reverse;
   config["warmup"] = cfg.warmup;
+  config["repeat"] = cfg.repeat;
   config["sync"] = cfg.sync == SyncMode::Barrier ? "barrier" : "none";
   config["self_copy"] = cfg.self_copy;
   config["self_exchange"] = self_exchange(cfg, dec);
@@ -88,6 +91,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["require_gpu_aware"] = cfg.require_gpu_aware;
   config["stage"] = cfg.stage;
   config["compute"] = compute_mode_name(cfg.compute);
+  config["noise_thresholds"] = noise_thresholds_json();
   root["config"] = config;
   Json list = Json::array();
   for (const auto& r : results) {
@@ -98,6 +102,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     j["valid"] = r.valid;
     j["error"] = r.error.empty() ? Json() : Json(r.error);
     j["steps"] = r.steps;
+    j["runs"] = r.runs;
     j["mpi_buffers"] = r.mpi_buffers;
     j["note"] = r.note.empty() ? Json() : Json(r.note);
     Json timers = Json::object();
@@ -107,6 +112,19 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     j["traits"] = traits_json(r.traits);
     j["bytes_per_step"] = static_cast<unsigned long long>(r.bytes_per_step);
     j["compute_bytes_per_step"] = static_cast<unsigned long long>(r.compute_bytes_per_step);
+    j["step_time"] = distribution_json(r.step_time);
+    j["repeat_medians"] = Json::array_of(r.repeat_medians);
+    j["repeat_spread"] = r.repeat_spread;
+    Json directions = Json::object();
+    for (int d = 0; d < 3; ++d) {
+      Json dir = Json::object();
+      dir["bytes_per_step"] = static_cast<long long>(r.traits.halo_bytes[d]);
+      dir["message_bytes"] = static_cast<long long>(r.traits.message_bytes[d]);
+      dir["bandwidth"] = stats_json(r.bandwidth[size_t(d)]);
+      directions[std::string(1, "xyz"[d])] = dir;
+    }
+    j["directions"] = directions;
+    j["noise"] = Json::array_of(r.noise);
     list.push(j);
   }
   root["results"] = list;

@@ -59,20 +59,34 @@ int halo_main(int argc, char** argv) {
         std::cout << "skipped " << k.info->id << " (" << k.info->alias << "): " << k.reason << "\n";
     }
 
-    std::vector<StrategyResult> results;
-    for (size_t i = 0; i < chosen.size(); ++i) {
-      const StrategyInfo& info = *chosen[i];
-      if (rank == 0)
-        std::cout << "[" << i + 1 << "/" << chosen.size() << "] " << info.id << " (" << info.alias << ") ..."
-                  << std::flush;
-      results.push_back(cfg.precision == Precision::Single ? run_strategy<float>(info, dec, cfg, backend)
-                                                           : run_strategy<double>(info, dec, cfg, backend));
-      const auto& r = results.back();
-      write_task_log(r, dec, cfg);
-      if (rank == 0) {
-        std::cout << " " << fixed(r.timer("loop").max, 3) << " s, " << (r.valid ? "valid" : "INVALID") << "\n";
-        if (!r.valid) std::cerr << "checkmpi-halo: " << info.id << ": " << r.error << "\n";
+    // Each strategy cfg.repeat times, interleaved (A B C A B C ...), so
+    // that drift over the job reaches every strategy alike.
+    std::vector<StrategyResult> results(chosen.size());
+    const long long runs = cfg.repeat * static_cast<long long>(chosen.size());
+    long long done = 0;
+    for (long long rep = 0; rep < cfg.repeat; ++rep) {
+      for (size_t i = 0; i < chosen.size(); ++i) {
+        const StrategyInfo& info = *chosen[i];
+        StrategyResult& r = results[i];
+        r.info = &info;
+        ++done;
+        if (!r.valid) continue;  // a strategy that failed validation is not run again
+        if (rank == 0)
+          std::cout << "[" << done << "/" << runs << "] " << info.id << " (" << info.alias << ") ..." << std::flush;
+        add_run(r,
+                cfg.precision == Precision::Single ? run_strategy<float>(info, dec, cfg, backend)
+                                                   : run_strategy<double>(info, dec, cfg, backend),
+                dec.comm);
+        if (rank == 0) {
+          std::cout << " " << per_step_text(r.repeat_medians.back()) << " per step (median), "
+                    << (r.valid ? "valid" : "INVALID") << "\n";
+          if (!r.valid) std::cerr << "checkmpi-halo: " << info.id << ": " << r.error << "\n";
+        }
       }
+    }
+    for (auto& r : results) {
+      summarise(r, dec.comm);
+      write_task_log(r, dec, cfg);
     }
 
     Json doc = results_json(cfg, dec, ctx, backend, results, skipped);
@@ -83,22 +97,31 @@ int halo_main(int argc, char** argv) {
         std::cout << (backend.kind == BackendKind::Cuda ? "device-to-device cudaMemcpy" : "memcpy")
                   << " bandwidth: " << fixed(bw.mean / 1e9, 2) << " GB/s per rank (mean)\n";
     }
+    bool all_valid = true;
+    for (const auto& r : results) all_valid = all_valid && r.valid;
+    int code = all_valid ? kExitOk : kExitInvalid;
     if (rank == 0) {
       print_table(results);
       if (!cfg.json.empty()) {
-        if (!write_file(cfg.json, doc.dump() + "\n"))
+        if (!write_file(cfg.json, doc.dump() + "\n")) {
           std::cerr << "checkmpi-halo: error: cannot write JSON file '" << cfg.json << "'\n";
-        else std::cout << "results written to " << cfg.json << "\n";
+          code = kExitInternal;
+        } else {
+          std::cout << "results written to " << cfg.json << "\n";
+        }
       }
     }
-    bool all_valid = true;
-    for (const auto& r : results) all_valid = all_valid && r.valid;
+    MPI_Bcast(&code, 1, MPI_INT, 0, dec.comm);
     free_decomposition(dec);
-    return all_valid ? kExitOk : kExitInvalid;
+    return code;
   } catch (const UsageError& e) {
     if (rank == 0) std::cerr << "checkmpi-halo: error: " << e.what() << "\n";
     free_decomposition(dec);
     return kExitUsage;
+  } catch (const RunError& e) {  // after the run started: every rank throws it together
+    if (rank == 0) std::cerr << "checkmpi-halo: error: " << e.what() << "\n";
+    free_decomposition(dec);
+    return kExitInternal;
   }
 }
 

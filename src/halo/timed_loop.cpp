@@ -1,6 +1,7 @@
 #include "halo/timed_loop.hpp"
 
 #include <string>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "core/output.hpp"
@@ -46,8 +47,8 @@ class BackendFields {
 }  // namespace
 
 template <class Real>
-StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
-                            const BackendChoice& choice) {
+StrategyRun run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
+                         const BackendChoice& choice) {
   const Grid& g = dec.grid;
   const InitialProfiles<Real> initial(g);
   Fields<Real> fields(g);
@@ -55,8 +56,7 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
   const auto backend = make_backend<Real>(choice);
   BackendFields<Real> on_backend(*backend, fields);
   on_backend.upload(on_backend.ptrs);
-  StrategyResult r;
-  r.info = &info;
+  StrategyRun r;
   StepTimers& timers = r.local;
   HaloState<Real> state{dec, g, on_backend.ptrs, cfg, timers, *backend};
   auto strategy = make_strategy<Real>(info, cfg.compute);
@@ -70,45 +70,56 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
 
   const std::string dir = cfg.outdir + "/" + info.id;
   ProfileFiles profiles(dir, dec.rank);
-  agree(dec.comm, profiles.error());
+  agree_run(dec.comm, profiles.error());
 
   // Test hook: one wrong cell on the last rank after the first step.
   const bool corrupt = cfg.inject_error == info.id && dec.rank == dec.size - 1;
+  Reservoir samples(samples_per_rank(dec.size));  // allocated here, not in the loop
 
   MPI_Barrier(dec.comm);
   MPI_Pcontrol(1);
   const double start = MPI_Wtime();
+  double last = start;  // one clock read per step: the step's end is the next one's start
   for (long long t = 1; t <= cfg.itfin && r.failed_at == 0; ++t) {
+    const double excluded = timers.excluded;
     strategy->step(state);
     if (corrupt && t == 1) {
       on_backend.download(state.f);
       fields.f[0][g.index(1, 1, 1)] += Real(1);
       on_backend.upload(state.f);
     }
+    const double now = MPI_Wtime();
+    const double step = now - last - (timers.excluded - excluded);  // without mock's untimed exchange
+    samples.add(step);
+    r.step_sum += step;
+    last = now;
     r.steps = t;
     if (t % cfg.icheck != 0 && t != cfg.itfin) continue;
-    Timed diag(timers.diag);
-    on_backend.download(state.f);
-    if (t % cfg.icheck == 0) profiles.write(fields, t);
-    r.mismatch = validate(fields, initial, t, cfg.reverse);
-    long long bad = 0;
-    MPI_Allreduce(&r.mismatch.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
-    if (bad > 0) {
-      r.failed_at = t;
-      try {
-        agree(dec.comm, r.mismatch.count ? r.mismatch.describe() : "");
-      } catch (const UsageError& e) {
-        r.error = "validation failed at t=" + std::to_string(t) + ": " + e.what() + ", " +
-                  std::to_string(bad) + " in all";
+    {
+      Timed diag(timers.diag);
+      on_backend.download(state.f);
+      if (t % cfg.icheck == 0) profiles.write(fields, t);
+      r.mismatch = validate(fields, initial, t, cfg.reverse);
+      long long bad = 0;
+      MPI_Allreduce(&r.mismatch.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
+      if (bad > 0) {
+        r.failed_at = t;
+        try {
+          agree(dec.comm, r.mismatch.count ? r.mismatch.describe() : "");
+        } catch (const UsageError& e) {
+          r.error = "validation failed at t=" + std::to_string(t) + ": " + e.what() + ", " +
+                    std::to_string(bad) + " in all";
+        }
       }
     }
+    last = MPI_Wtime();  // diagnostics stay out of the step samples
   }
   timers.loop = MPI_Wtime() - start - timers.excluded;
   MPI_Pcontrol(0);
   r.valid = r.failed_at == 0;
-  agree(dec.comm, profiles.close());
+  r.step_samples = std::move(samples.values());
+  agree_run(dec.comm, profiles.close());
 
-  summarise_timers(r, dec.comm);
   r.mpi_buffers = strategy->mpi_buffers();
   r.parts = info.parts;
   r.parts.compute = resolved_compute(info.parts, cfg.compute == ComputeMode::TwoPass ? Compute::TwoPass
@@ -122,9 +133,9 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
   return r;
 }
 
-template StrategyResult run_strategy<float>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
-                                            const BackendChoice&);
-template StrategyResult run_strategy<double>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
-                                             const BackendChoice&);
+template StrategyRun run_strategy<float>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
+                                         const BackendChoice&);
+template StrategyRun run_strategy<double>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
+                                          const BackendChoice&);
 
 }  // namespace checkmpi

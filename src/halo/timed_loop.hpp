@@ -1,6 +1,6 @@
 // One strategy's run: fields initialised on the chosen backend, warm-up, the
-// timed loop with validation and profiles at every check, and the timers'
-// statistics over ranks. Collective over the decomposition's communicator.
+// timed loop with validation and profiles at every check, this rank's timers
+// and per-step times. Collective over the decomposition's communicator.
 #pragma once
 
 #include "core/config.hpp"
@@ -11,7 +11,7 @@
 namespace checkmpi {
 
 template <class Real>
-StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
-                            const BackendChoice& choice);
+StrategyRun run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
+                         const BackendChoice& choice);
 
 }  // namespace checkmpi

@@ -62,6 +62,8 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
   c["large_threshold"] = cfg.large_threshold;
   c["window"] = cfg.window;
   c["n"] = cfg.n;
+  c["repeat"] = cfg.repeat;
+  c["noise_thresholds"] = noise_thresholds_json();
   if (cfg.mode == Mode::Ring) {
     Json ranks = Json::array();
     for (int p = 2; p <= nprocs; ++p) ranks.push(p);
@@ -176,11 +178,12 @@ int p2p_main(int argc, char** argv) {
     }
     const int code = invalid.empty() ? kExitOk : kExitInvalid;
     if (rank != 0) return code;
+    for (const std::string& why : out.noise) out.table += "# warning: " + why + "\n";
     std::cout << out.table << std::flush;
     if (!invalid.empty()) std::cerr << "checkmpi-p2p: validation failed: " << invalid << "\n";
     if (cfg.json.empty()) return code;
     Json doc = Json::object();
-    doc["schema"] = "checkmpi.p2p/1";
+    doc["schema"] = "checkmpi.p2p/2";
     Json context = context_json(ctx);
     context["placement"] = placement_json(where);
     context["same_node"] = participants(cfg, nprocs) == 2 ? Json(where[0].node == where[1].node) : Json();
@@ -191,6 +194,7 @@ int p2p_main(int argc, char** argv) {
     doc["mode"] = mode_name(cfg.mode);
     doc["results"] = out.results;
     doc["fits"] = out.fits;
+    doc["noise"] = Json::array_of(out.noise);
     doc["valid"] = invalid.empty();
     doc["error"] = invalid.empty() ? Json() : Json(invalid);
     if (!write_file(cfg.json, doc.dump() + "\n")) {

@@ -177,8 +177,9 @@ CommandLine p2p_command_line() {
       {"pencil", 0, true, "nbc: PxQ pencil transposes (2DECOMP&FFT) of --grid instead of --op; P*Q = ranks"},
       {"grid", 0, true, "nbc --pencil: NXxNYxNZ,... doubles (default 16^3,32^3,64^3,128^3)"},
       {"buffer", 0, true, "where buffers live: host (default host)"},
+      {"repeat", 0, true, "run the sweep N times, interleaved (1 2 4 ... 1 2 4 ...); statistics over all (default 1)"},
       {"validate", 'c', false, "check received data every iteration, outside the timed region"},
-      {"json", 0, true, "write results as JSON (schema checkmpi.p2p/1) to this file"},
+      {"json", 0, true, "write results as JSON (schema checkmpi.p2p/2) to this file"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-corruption", 0, true, "test only: SIZE:OFFSET flips that payload byte before sending", true},
@@ -213,6 +214,7 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   if (!cli.has("warmup")) cfg.warmup_large = d->warmup_large;
   cfg.window = positive(cli, "window", cfg.window);
   cfg.n = positive(cli, "prtt-n", cfg.n, 2);
+  cfg.repeat = positive(cli, "repeat", 1);
   if (cfg.window > INT_MAX / 2) throw UsageError("--window is too large: " + std::to_string(cfg.window));
 
   const std::string buffer = cli.get("buffer", "host");

@@ -43,6 +43,7 @@ struct P2PConfig {
   long long large_threshold = 8192;
   long long window = 64;  // bw: sends in flight
   long long n = 10;       // loggp: messages per PRTT(n, ., s)
+  long long repeat = 1;   // sweeps, interleaved: every size once, then again
   std::vector<VectorShape> vectors;  // datatype: the tuples measured, in order
   bool default_sweep = true;         // datatype: vectors come from the default sweep
   // nbc

@@ -97,6 +97,7 @@ struct Traits {
   int messages = 0;                      // MPI messages (collective blocks, puts) per step in the timed loop
   std::size_t mpi_bytes[3] = {0, 0, 0};  // bytes they carry, by direction (both signs)
   std::size_t halo_bytes[3] = {0, 0, 0}; // halo planes moved per step, by direction, however they travel
+  std::size_t message_bytes[3] = {0, 0, 0};  // one message's payload, by direction
   int kernel_passes = 1;                 // sweeps over the fields per step
   bool overlaps = false;                 // compute runs while messages are in flight
   std::size_t total_mpi_bytes() const { return mpi_bytes[0] + mpi_bytes[1] + mpi_bytes[2]; }

@@ -26,8 +26,11 @@ class Carrier {
   virtual bool takes_device_memory() const { return false; }
   // Whether `c` goes through MPI (false: a shared-memory read, or no MPI at all).
   virtual bool through_mpi(const Engine<Real>& e, const Channel& c) const { return !e.local(c); }
+  // Whether one message carries the three fields' planes of a direction and
+  // sign even where the channels are per field (one datatype per neighbour).
+  virtual bool bundles_fields() const { return false; }
   // MPI messages per step: one per channel through MPI, unless the carrier
-  // bundles channels (one datatype message per neighbour).
+  // bundles channels.
   virtual int messages(const Engine<Real>& e) const {
     int n = 0;
     for (const Channel& c : e.channels()) n += through_mpi(e, c);

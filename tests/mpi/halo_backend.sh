@@ -22,6 +22,7 @@ expect_error "--backend must be auto, host or cuda, got 'gpu'" --backend gpu
 run_mpi $np "$halo" --backend host --require-gpu-aware --stage --json host.json --outdir host >host.txt 2>&1 ||
   fail "host run with --require-gpu-aware --stage: $(tail -3 host.txt)"
 grep -Eq '^  backend        : host, [0-9]+ OpenMP threads? per rank$' host.txt || fail "host header"
+check_schema host.json
 json_is host.json 'doc["context"]["backend"] == "host" and doc["context"]["gpus"] is None'
 rows=$("$halo" --list-strategies | grep -c '^ *pack=')
 json_is host.json 'doc["context"]["gpu_aware_mpi"] in (True, False, None)'
@@ -46,6 +47,7 @@ fi
 
 # auto: cuda exactly where a GPU is visible; the header says which.
 run_mpi $np "$halo" --json auto.json --outdir auto >auto.txt 2>&1 || fail "auto run: $(tail -3 auto.txt)"
+check_schema auto.json
 if [ $gpu -eq 0 ]; then
   grep -Eq '^  backend        : host, ' auto.txt || fail "auto did not fall back to host: $(grep backend auto.txt)"
   if [ "${CHECKMPI_CUDA_BUILD:-OFF}" = ON ]; then

@@ -38,6 +38,7 @@ for s in step0 step1 step2 neighbor-alltoallw shm-window mpi-pack; do
 done
 stage=0
 for a in "$@"; do [ "$a" = --stage ] && stage=1; done
+check_schema r.json
 python3 - r.json "$np" "$stage" <<'PY' || fail "JSON check"
 import json, sys
 doc = json.load(open(sys.argv[1]))

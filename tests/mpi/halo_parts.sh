@@ -25,7 +25,8 @@ json_is c.json 'all(r["valid"] for r in doc["results"])'
 # Traits: z has one rank and --self-copy, so only x and y go through MPI.
 # Local 6x5x8: planes of 7x10 (x), 8x10 (y), 8x7 (z) cells, 3 fields, 2 signs, 4 bytes.
 json_is c.json 'doc["results"][0]["traits"] == {"messages": 4, "mpi_bytes": {"x": 1680, "y": 1920, "z": 0},
-  "halo_bytes": {"x": 1680, "y": 1920, "z": 1344}, "kernel_passes": 1, "overlaps": True}'
+  "halo_bytes": {"x": 1680, "y": 1920, "z": 1344}, "message_bytes": {"x": 840, "y": 960, "z": 672},
+  "kernel_passes": 1, "overlaps": True}'
 json_is c.json 'doc["results"][0]["bytes_per_step"] == 1680 + 1920'
 run_mpi $np "${halo[@]}" --strategy pack=kernel,transport=isend-irecv --json r7.json --outdir r7 >/dev/null 2>&1 ||
   fail "step7 as a composition"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """p2p_check.py FILE MODE NPROCS [flat-ok]: checks a checkmpi-p2p JSON file
-(schema checkmpi.p2p/1) for MODE run on NPROCS ranks; prints what is wrong,
+(schema checkmpi.p2p/2) for MODE run on NPROCS ranks; prints what is wrong,
 exits 1. flat-ok: a Hockney segment may have beta null (time not growing with
 size), which is what ranks oversubscribing the cores measure."""
 import json
@@ -32,10 +32,14 @@ def finite(x):
 
 
 def stats_ok(s, what):
-    if not need(isinstance(s, dict) and list(s) == ["min", "median", "mean", "max"], f"{what}: keys {s}"):
+    keys = ["n", "min", "p5", "median", "mean", "p95", "max", "median_ci"]
+    if not need(isinstance(s, dict) and list(s) == keys, f"{what}: keys {s}"):
         return
-    need(all(finite(v) and v > 0 for v in s.values()), f"{what}: not all positive: {s}")
-    need(s["min"] <= s["median"] <= s["max"], f"{what}: median outside [min, max]: {s}")
+    need(isinstance(s["n"], int) and s["n"] >= 1, f"{what}: n {s['n']}")
+    need(all(finite(s[k]) and s[k] > 0 for k in keys[1:7]), f"{what}: not all positive: {s}")
+    need(s["min"] <= s["p5"] <= s["median"] <= s["p95"] <= s["max"], f"{what}: percentiles out of order: {s}")
+    ci = s["median_ci"]
+    need((ci is None and s["n"] < 6) or (ci[0] <= s["median"] <= ci[1]), f"{what}: median_ci {ci}")
     need(s["min"] * (1 - 1e-9) <= s["mean"] <= s["max"] * (1 + 1e-9), f"{what}: mean outside [min, max]: {s}")
 
 
@@ -67,10 +71,11 @@ def hockney_ok(h, sizes):
         need(s["r2"] is None or s["r2"] <= 1 + 1e-9, f"hockney: r2 {s['r2']}")
 
 
-need(list(doc) == ["schema", "context", "config", "mode", "results", "fits", "valid", "error"],
+need(list(doc) == ["schema", "context", "config", "mode", "results", "fits", "noise", "valid", "error"],
      f"top-level keys {list(doc)}")
 need(doc["valid"] is True and doc["error"] is None, "valid/error of a clean run")
-need(doc["schema"] == "checkmpi.p2p/1", "schema")
+need(doc["schema"] == "checkmpi.p2p/2", "schema")
+need(all(isinstance(w, str) for w in doc["noise"]), "noise")
 need(doc["mode"] == mode and doc["config"]["mode"] == mode, "mode")
 ctx, cfg, results, fits = doc["context"], doc["config"], doc["results"], doc["fits"]
 halo_keys = ["tool", "version", "git_revision", "date", "mpi_library", "mpi_standard", "nprocs", "nodes",

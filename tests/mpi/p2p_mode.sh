@@ -13,6 +13,7 @@ run_mpi "$np" "$CHECKMPI_BIN/checkmpi-p2p" "$mode" --json r.json "$@" >out.txt 2
 flat=""
 [ "$np" -le "$(nproc)" ] || flat=flat-ok
 python3 "$(dirname "$0")/p2p_check.py" r.json "$mode" "$np" $flat || fail "JSON check ($(cat out.txt))"
+check_schema r.json
 [ "$(grep -c '^checkmpi-p2p ' out.txt)" -eq 1 ] || fail "header printed more than once"
 case $mode in
   pingpong) heading='# Size       Latency (us)' ;;

@@ -83,11 +83,13 @@ def rendered_table(text: str, title: str) -> list[list[str]]:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip().startswith(title))
     rule = next(i for i in range(start, len(lines)) if "───" in lines[i])
+    columns = len(re.split(r"\s{2,}", lines[rule - 1].strip()))
     rows = []
     for line in lines[rule + 1:]:
-        if not line.strip():
+        cells = re.split(r"\s{2,}", line.strip())
+        if not line.strip() or len(cells) != columns:  # a blank line or the caption ends the body
             break
-        rows.append(re.split(r"\s{2,}", line.strip()))
+        rows.append(cells)
     return rows
 
 

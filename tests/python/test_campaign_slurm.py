@@ -202,7 +202,7 @@ def test_checkmpi_run_with_srun_inside_an_allocation(slurm, tmp_path, halo_bin):
     assert doc["context"]["nprocs"] == 4 and all(s["valid"] for s in doc["results"])
 
 
-@pytest.mark.skipif(not (MPICH_BIN / "checkmpi-halo").exists(), reason="no MPICH build (bash scripts/setup.sh --mpich)")
+@pytest.mark.skipif(not (MPICH_BIN / "checkmpi-halo").exists(), reason="no MPICH build (bash scripts/setup.sh --tests)")
 def test_mpich_runs_start_with_srun_and_pmi2(slurm, tmp_path):
     spec = _spec(tmp_path, "mpich", '[launch]\nranks_per_node = 2\n[halo]\nstrategies = ["step7"]\nitfin = 20\n'
                  '[[sweep]]\nlocal = "8x8x8"\nnp = [2, 4]\n[slurm]\npoll_s = 0.5\n')

@@ -135,7 +135,7 @@ TEST(P2POptions, BadOptionsSayWhatIsWrong) {
   EXPECT_EQ(error_of({"pingpong", "--inject-corruption", "8:8"}), "--inject-corruption: OFFSET must lie inside SIZE");
 }
 
-TEST(P2PStats, MinMedianMeanMax) {
+TEST(P2PStats, MinMedianMeanMaxAndPercentiles) {
   const Stats odd = summarize({3, 1, 2});
   EXPECT_EQ(odd.min, 1);
   EXPECT_EQ(odd.median, 2);
@@ -144,6 +144,9 @@ TEST(P2PStats, MinMedianMeanMax) {
   EXPECT_EQ(summarize({4, 1, 3, 2}).median, 2.5);
   EXPECT_TRUE(std::isnan(summarize({}).median));
   EXPECT_EQ(scaled(odd, 0.5).max, 1.5);
+  EXPECT_EQ(odd.n, 3);
+  EXPECT_DOUBLE_EQ(odd.p5, 1.1);  // linear interpolation between order statistics
+  EXPECT_DOUBLE_EQ(odd.p95, 2.9);
 }
 
 TEST(P2PLoop, BlocksKeepClockReadsUnderOnePercent) {
