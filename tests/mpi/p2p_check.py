@@ -202,12 +202,22 @@ elif mode == "nbc":
     need(got == expected, f"results {got} != expected {expected}")
     for r in results:
         what = f"{r['op']} size {r['size']} tests {r['tests']}"
-        need(r["nprocs"] == nprocs and r["iterations"] == iterations_for(r["size"]), f"{what}: nprocs/iterations")
+        runs = cfg["repeat"]
+        need(r["nprocs"] == nprocs and r["iterations"] == iterations_for(r["size"]) * runs,
+             f"{what}: nprocs/iterations")
         for key in ("blocking", "pure_comm", "compute_target", "init", "compute", "wait", "overall"):
             stats_ok(r[key], f"{what}: {key}")
+        # every iteration of every rank and run; the targets: one per rank and run
+        need(all(r[k]["n"] == r["iterations"] * nprocs for k in ("blocking", "pure_comm", "overall")),
+             f"{what}: n is not iterations x ranks")
+        need(r["compute_target"]["n"] == nprocs * runs, f"{what}: compute_target n {r['compute_target']['n']}")
         t = r["test"]
-        need(list(t) == ["min", "median", "mean", "max"], f"{what}: test keys")
-        need(all(v == 0 for v in t.values()) if r["tests"] == 0 else t["mean"] > 0, f"{what}: test time {t}")
+        if r["tests"] == 0:  # no MPI_Test call: every sample is zero
+            need(all(t[k] == 0 for k in ("min", "p5", "median", "mean", "p95", "max")), f"{what}: test time {t}")
+        else:
+            stats_ok(t, f"{what}: test")
+        need(sorted(r["repeats"]) == ["blocking", "overall", "pure_comm"]
+             and all(len(q["medians"]) == runs for q in r["repeats"].values()), f"{what}: repeats {r['repeats']}")
         # overall = init + compute (with its tests) + wait, iteration by iteration
         need(close(r["overall"]["mean"], r["init"]["mean"], r["compute"]["mean"], r["wait"]["mean"]),
              f"{what}: overall != init + compute + wait")

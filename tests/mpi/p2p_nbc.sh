@@ -2,7 +2,9 @@
 # p2p_nbc.sh: mode nbc beyond what p2p_mode.sh checks: -c catches a damaged
 # byte in an all-to-all and in a pencil transpose (exit 3, one line, JSON
 # with what passed before); a pencil grid that does not match the ranks is
-# bad input; --progress-thread is recorded as this MPI library honours it.
+# bad input; --progress-thread is recorded as this MPI library honours it;
+# --repeat runs the points interleaved and pools them. Every JSON file
+# validates against the schema.
 source "$(dirname "$0")/lib.sh"
 dir=$(scratch)
 cd "$dir"
@@ -17,6 +19,7 @@ expect_corruption() {
   shift 2
   rm -f bad.json
   expect_exit 3 'checkmpi-p2p: validation failed: ' "$want" "$np" "$p2p" nbc "$@" -c "${small[@]}" --json bad.json
+  check_schema bad.json
   python3 - "$(grep 'validation failed: ' err.txt)" <<'PY' || fail "args [$*]: JSON of the failed run"
 import json, sys
 d = json.load(open("bad.json"))
@@ -45,6 +48,7 @@ expect_usage_error checkmpi-p2p 4 "grid 8x3x8 is too small for 1x4 pencils" nbc 
 run_mpi 2 "$p2p" nbc --op ibcast -m 4:8 "${small[@]}" --progress 0,2 --progress-thread --json pt.json >pt.txt 2>&1 ||
   fail "--progress-thread: $(tail -3 pt.txt)"
 grep -q '^  progress    : ' pt.txt || fail "no progress line in the header"
+check_schema pt.json
 python3 - <<'PY' || fail "--progress-thread: context $(python3 -c 'import json; print(json.load(open("pt.json"))["context"]["progress_thread"])')"
 import json
 d = json.load(open("pt.json"))
@@ -61,7 +65,27 @@ PY
 # Without it the thread is off, and the rows for each MPI_Test count are printed.
 run_mpi 2 "$p2p" nbc --op iallreduce -m 4:4 "${small[@]}" --progress 0,5 --json off.json >off.txt 2>&1 ||
   fail "nbc without --progress-thread: $(tail -3 off.txt)"
+check_schema off.json
 python3 -c 'import json; pt = json.load(open("off.json"))["context"]["progress_thread"]; assert not pt["requested"] and not pt["active"], pt' ||
   fail "progress thread active without --progress-thread"
 [ "$(grep -Ec '^4 +[05] ' off.txt)" -eq 2 ] || fail "table rows for --progress 0,5: $(cat off.txt)"
-echo "ok: nbc validation, bad input, progress thread"
+
+# --repeat 2: every point twice, interleaved (progress lines in that order);
+# each result pools both runs and lists each run's medians.
+run_mpi 2 "$p2p" nbc --op ialltoall,ibcast -m 4:8 "${small[@]}" --progress 0,3 --repeat 2 --json rep.json >rep.txt 2>&1 ||
+  fail "nbc --repeat 2: $(tail -3 rep.txt)"
+check_schema rep.json
+python3 "$(dirname "$0")/p2p_check.py" rep.json nbc 2 || fail "nbc --repeat 2: JSON check"
+want="[1/8] ialltoall, 4 B [2/8] ialltoall, 8 B [3/8] ibcast, 4 B [4/8] ibcast, 8 B "
+want+="[5/8] ialltoall, 4 B [6/8] ialltoall, 8 B [7/8] ibcast, 4 B [8/8] ibcast, 8 B "
+[ "$(grep -Eo '^\[[0-9]/8\] [a-z]+, [0-9]+ B' rep.txt | tr '\n' ' ')" = "$want" ] ||
+  fail "nbc --repeat order: $(grep -E '^\[' rep.txt)"
+python3 - <<'PY' || fail "nbc --repeat 2: pooled runs"
+import json
+d = json.load(open("rep.json"))
+assert d["config"]["repeat"] == 2 and len(d["results"]) == 8
+for r in d["results"]:
+    assert r["iterations"] == 4 and r["pure_comm"]["n"] == 4 * 2, r  # 2 iterations x 2 runs, 2 ranks
+    assert all(len(q["medians"]) == 2 and q["spread"] is not None for q in r["repeats"].values()), r["repeats"]
+PY
+echo "ok: nbc validation, bad input, progress thread, repeat"
