@@ -10,10 +10,11 @@ US = 1e6
 MBS = 1e-6
 
 
-def p2p_tables(run: P2PRun) -> list[Table]:
-    """The mode's table (a row per size), its fits, and the tool's noise warnings under the last."""
+def p2p_tables(run: P2PRun, wide: bool = False) -> list[Table]:
+    """The mode's table (a row per size), its fits, and the tool's noise
+    warnings under the last; `wide`: every column (nbc), else 80 columns."""
     build = {"pingpong": _pingpong, "bw": _bw, "ring": _ring, "loggp": _loggp, "datatype": _datatype,
-             "nbc": _nbc}[run.mode]
+             "nbc": lambda r: _nbc(r, wide)}[run.mode]
     tables = build(run)
     hockney = run.fits.get("hockney")
     if hockney and hockney.get("segments"):
@@ -104,37 +105,45 @@ def _datatype(run: P2PRun) -> list[Table]:
     return tables
 
 
-NBC_COLUMNS = ("blocking", "pure comm", "compute", "init", "MPI_Test", "MPI_Wait", "overall")
+# OSU's columns (osu_ialltoall prints size, overall, compute, pure comm and
+# overlap), the blocking twin beside them; --wide adds the parts of overall.
+NBC_COLUMNS = ("blocking", "pure comm", "compute", "overall")
+NBC_WIDE_COLUMNS = ("blocking", "pure comm", "compute", "init", "MPI_Test", "MPI_Wait", "overall")
 
 
-def nbc_means(r: dict) -> list[float]:
-    """OSU's columns (seconds): blocking, pure comm, compute without its
-    MPI_Test calls, init, MPI_Test, MPI_Wait, overall; means over iterations and ranks."""
+def nbc_means(r: dict) -> dict[str, float]:
+    """OSU's figures (seconds, means over iterations, ranks and runs) by
+    column name; compute without its MPI_Test calls, as OSU prints it."""
     mean = {k: _stat(r, k, "mean") for k in ("blocking", "pure_comm", "compute", "init", "test", "wait", "overall")}
-    return [mean["blocking"], mean["pure_comm"], mean["compute"] - mean["test"], mean["init"], mean["test"],
-            mean["wait"], mean["overall"]]
+    return {"blocking": mean["blocking"], "pure comm": mean["pure_comm"], "compute": mean["compute"] - mean["test"],
+            "init": mean["init"], "MPI_Test": mean["test"], "MPI_Wait": mean["wait"], "overall": mean["overall"]}
 
 
-def _nbc(run: P2PRun) -> list[Table]:
+def _nbc(run: P2PRun, wide: bool) -> list[Table]:
     """One OSU-style table per operation (pencil: per transpose)."""
     note = (run.context.get("progress_thread") or {}).get("note", "not recorded")
+    columns = NBC_WIDE_COLUMNS if wide else NBC_COLUMNS
     out = []
     for op in dict.fromkeys(r["op"] for r in run.results):
         rows = [r for r in run.results if r["op"] == op]
         pencil = "grid" in rows[0]
-        unit, scale = pick_unit(max(max(nbc_means(r)) for r in rows))
+        unit, scale = pick_unit(max(max(nbc_means(r).values()) for r in rows))
         lead = ["grid", "Bytes"] if pencil else ["Size (B)"]
         where = (f"{op} transpose on {x_join(rows[0]['pencil'])} pencils (MPI_Ialltoallv over {rows[0]['comm_size']} "
                  "ranks)" if pencil else f"{op} on {rows[0]['nprocs']} ranks")
-        t = Table(f"{run.name}: {where}", lead + ["MPI_Test calls"] + [f"{c} ({unit})" for c in NBC_COLUMNS]
-                  + ["overlap (%)"],
-                  caption="means over iterations and ranks, as OSU; overall = init + compute + MPI_Test + MPI_Wait; "
-                  "compute ran for each rank's mean pure comm time; overlap = max(0, 100 - (overall - compute) / "
-                  "pure comm x 100)" + ("; Bytes: the most one rank sends" if pencil else "")
-                  + f"\nprogress thread: {note}")
+        t = Table(f"{run.name}: {where}, times in {unit}", lead + ["MPI_Test calls" if wide else "tests"]
+                  + list(columns) + ["overlap (%)"], left_columns=len(lead),
+                  caption=("means over iterations, ranks and runs, as OSU; " + ("" if wide else "tests: MPI_Test calls "
+                           "during the compute; ") + "compute: the compute phase without its MPI_Test calls, run for "
+                           "each rank's mean pure comm time; overall = init + compute + MPI_Test + MPI_Wait; "
+                           "overlap = max(0, 100 - (overall - compute) / pure comm x 100)"
+                           + ("; Bytes: the most one rank sends" if pencil else "")
+                           + ("" if wide else "; --wide for init, MPI_Test and MPI_Wait")
+                           + f"\nprogress thread: {note}"))
         for r in rows:
             first = [x_join(r["grid"]), str(int(r["size"]))] if pencil else [str(int(r["size"]))]
-            t.rows.append(first + [str(int(r["tests"]))] + [num(v * scale, 2) for v in nbc_means(r)]
+            means = nbc_means(r)
+            t.rows.append(first + [str(int(r["tests"]))] + [num(means[c] * scale, 2) for c in columns]
                           + [num(opt_float(r.get("overlap")), 1)])
         out.append(t)
     return out

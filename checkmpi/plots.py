@@ -287,9 +287,9 @@ def nbc_overlap(run: P2PRun, outdir: Path) -> Figure:
 
 
 NBC_TOP = 3.0  # y range of the breakdown, in units of the pure communication time
-# Parts of post + compute + wait, bottom to top: (index in nbc_means, label, colour).
-NBC_PARTS = ((3, "init (post)", "#8172b3"), (2, "compute", "#4c72b0"), (4, "MPI_Test calls", "#55a868"),
-             (5, "MPI_Wait", "#dd8452"))
+# Parts of post + compute + wait, bottom to top: (column of nbc_means, label, colour).
+NBC_PARTS = (("init", "init (post)", "#8172b3"), ("compute", "compute", "#4c72b0"),
+             ("MPI_Test", "MPI_Test calls", "#55a868"), ("MPI_Wait", "MPI_Wait", "#dd8452"))
 
 
 def nbc_breakdown(run: P2PRun, outdir: Path) -> Figure:
@@ -307,19 +307,19 @@ def nbc_breakdown(run: P2PRun, outdir: Path) -> Figure:
         x = np.arange(len(keys))
         width = 0.8 / len(tests)
         for j, n in enumerate(tests):
-            m = np.array([nbc_means(at[(k, n)]) for k in keys])
-            rel = m / m[:, 1:2]  # over pure comm
+            means = [nbc_means(at[(k, n)]) for k in keys]
+            rel = {c: np.array([m[c] / m["pure comm"] for m in means]) for c in means[0]}  # over pure comm
             xs = x + (j - (len(tests) - 1) / 2) * width
             bottom = np.zeros(len(keys))
             for col, label, colour in NBC_PARTS:
-                ax.bar(xs, rel[:, col], width, bottom=bottom, color=colour, hatch=("", "//", "..", "xx")[j % 4],
+                ax.bar(xs, rel[col], width, bottom=bottom, color=colour, hatch=("", "//", "..", "xx")[j % 4],
                        edgecolor="white", label=label if j == 0 else None)
-                bottom += rel[:, col]
+                bottom += rel[col]
             # Beyond NBC_TOP (a noisy iteration in a mean): the value as text at the top.
             for xv, total in zip(xs, bottom):
                 if total > NBC_TOP:
                     ax.text(xv, NBC_TOP * 0.98, f"{total:.1f}", ha="center", va="top", fontsize=7, rotation=90)
-            blocking = rel[:, 0]
+            blocking = rel["blocking"]
             ax.plot(xs, np.minimum(blocking, NBC_TOP * 0.98), "x", color="black", ms=6,
                     label="blocking collective (^: beyond the axis)" if j == 0 else None)
             over = blocking > NBC_TOP

@@ -42,7 +42,7 @@ def build(halos: list[HaloRun], p2ps: list[P2PRun], plots_dir: Path | None,
     for run in halos:
         rep.tables.append(T.halo_table(run, wide))
         rep.html_tables.append(T.halo_table(run, wide=True))
-    shared = len(rep.tables)  # the tables after the halo ones are the same in both
+    shared = len(rep.tables)  # the comparison and the predictions are the same in both
     if len(halos) > 1:
         rep.tables.append(T.comparison_table(halos))
     predictions = {}
@@ -52,9 +52,10 @@ def build(halos: list[HaloRun], p2ps: list[P2PRun], plots_dir: Path | None,
         bandwidth = copy_bandwidth_for(run, copy_bandwidth)
         predictions[run.name] = predict(case_of(run), known, model, bandwidth[0])
         rep.tables.append(T.predicted_vs_measured_table(run, predictions[run.name], model, bandwidth))
-    for run in p2ps:
-        rep.tables.extend(p2p_tables(run))
     rep.html_tables += rep.tables[shared:]
+    for run in p2ps:
+        rep.tables.extend(p2p_tables(run, wide))
+        rep.html_tables.extend(p2p_tables(run, wide=True))
     if plots_dir is not None:
         _plots(rep, halos, p2ps, predictions, plots_dir)
     return rep

@@ -75,8 +75,11 @@ def test_report_nbc_tables_and_plots(tmp_path):
                                                     "p2p_nbc_pencil-breakdown"])
     html = check_html(tmp_path / "rep" / "report.html", pngs)
     for text in ("p2p_nbc: ialltoall on 2 ranks", "p2p_nbc: ibcast on 2 ranks",
-                 "p2p_nbc_pencil: y_to_z transpose on 2x2 pencils", "overlap (%)", "MPI_Test calls"):
+                 "p2p_nbc_pencil: y_to_z transpose on 2x2 pencils", "overlap (%)", "pure comm"):
         assert text in r.stdout and text in html, text
+    for text in ("MPI_Test calls", "MPI_Wait"):  # the parts of overall: in the HTML's wide tables
+        assert text in html, text
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
 
 
 def test_report_one_run_prints_full_context_and_default_folder(tmp_path):

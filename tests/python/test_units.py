@@ -104,7 +104,7 @@ def test_load_p2p_fixtures(mode):
 
 @pytest.mark.parametrize("name,ops", [("p2p_nbc", ["ialltoall", "ibcast"]), ("p2p_nbc_pencil", ["x_to_y", "y_to_z"])])
 def test_load_nbc_fixtures(name, ops):
-    """Recorded from real checkmpi-p2p nbc runs (make_fixtures.py nbc)."""
+    """Recorded from real checkmpi-p2p nbc runs (record_fixtures.sh)."""
     run = load(DATA / f"{name}.json")
     assert isinstance(run, P2PRun) and run.mode == "nbc" and run.fits == {}
     assert list(dict.fromkeys(r["op"] for r in run.results)) == ops
@@ -119,8 +119,12 @@ def test_load_names_a_missing_nbc_time(tmp_path):
         load(_write(tmp_path, "a.json", json.dumps(doc)))
     doc = json.loads((DATA / "p2p_nbc.json").read_text())
     doc["results"][0]["op"] = 7
-    with pytest.raises(CheckmpiError, match=r"results\[0\]\.op is not a str"):
+    with pytest.raises(CheckmpiError, match=r"results\[0\]\.op is 7, not one of ialltoall, "):
         load(_write(tmp_path, "b.json", json.dumps(doc)))
+    doc = json.loads((DATA / "p2p_nbc.json").read_text())
+    del doc["context"]["progress_thread"]
+    with pytest.raises(CheckmpiError, match=r"context\.progress_thread is missing"):
+        load(_write(tmp_path, "c.json", json.dumps(doc)))
 
 
 def test_load_all_splits_kinds():
@@ -294,35 +298,39 @@ def test_p2p_tables():
         assert p2p_tables.p2p_tables(load(DATA / f"p2p_{mode}.json"))[0].rows
 
 
+@pytest.mark.parametrize("wide", [False, True])
 @pytest.mark.parametrize("name", ["p2p_nbc", "p2p_nbc_pencil"])
-def test_nbc_tables_are_osus_means(name):
+def test_nbc_tables_are_osus_means(name, wide):
     run = load(DATA / f"{name}.json")
-    made = tables.p2p_tables(run)
+    made = p2p_tables.p2p_tables(run, wide)
     ops = list(dict.fromkeys(r["op"] for r in run.results))
     assert len(made) == len(ops)
     pencil = name.endswith("pencil")
     lead = 2 if pencil else 1
+    columns = ["blocking", "pure comm", "compute"] + (["init", "MPI_Test", "MPI_Wait"] if wide else []) + ["overall"]
     for t, op in zip(made, ops):
         rows = [r for r in run.results if r["op"] == op]
         assert len(t.rows) == len(rows)
-        unit = t.headers[lead + 1].split("(")[1].rstrip(")")
-        assert t.headers[-1] == "overlap (%)" and "max(0, 100 - (overall - compute) / pure comm" in t.caption
+        assert t.headers[lead:] == ["MPI_Test calls" if wide else "tests"] + columns + ["overlap (%)"]
+        scale = _unit(t.title)
+        assert "max(0, 100 - (overall - compute) / pure comm" in t.caption
         assert "Open MPI has no progress thread" in t.caption
         for cells, r in zip(t.rows, rows):
-            m = {k: r[k]["mean"] * {"ms": 1e3, "us": 1e6, "s": 1}[unit] for k in
-                 ("blocking", "pure_comm", "compute", "test", "init", "wait", "overall")}
+            m = {k: r[k]["mean"] * scale for k in ("blocking", "pure_comm", "compute", "test", "init", "wait", "overall")}
             if pencil:
                 assert cells[:2] == ["x".join(map(str, r["grid"])), str(r["size"])]
             else:
                 assert cells[0] == str(r["size"])
             assert cells[lead] == str(r["tests"])
-            want = [m["blocking"], m["pure_comm"], m["compute"] - m["test"], m["init"], m["test"], m["wait"],
-                    m["overall"]]
-            assert [float(c) for c in cells[lead + 1:-1]] == pytest.approx(want, abs=0.006)
+            want = {"blocking": m["blocking"], "pure comm": m["pure_comm"], "compute": m["compute"] - m["test"],
+                    "init": m["init"], "MPI_Test": m["test"], "MPI_Wait": m["wait"], "overall": m["overall"]}
+            assert [float(c) for c in cells[lead + 1:-1]] == pytest.approx([want[c] for c in columns], abs=0.006)
             assert float(cells[-1]) == pytest.approx(r["overlap"], abs=0.051)
     if pencil:
-        assert made[0].title.endswith("x_to_y transpose on 2x2 pencils (MPI_Ialltoallv over 2 ranks)")
+        assert "x_to_y transpose on 2x2 pencils (MPI_Ialltoallv over 2 ranks), times in " in made[0].title
         assert made[0].headers[:2] == ["grid", "Bytes"]
+    for warning in run.noise:  # the tool's noise flags, under the last table
+        assert f"warning: {warning}" in made[-1].caption
 
 
 def test_nbc_default_ranks():

@@ -28,6 +28,10 @@ run 2 "$p2p" bw -m 1:1048576 -i 10 -x 2 --json "$here/p2p_bw.json"
 run 4 "$p2p" ring -m 1:65536 -i 20 -x 2 --json "$here/p2p_ring.json"
 run 2 "$p2p" loggp -m 1:65536 -i 50 -x 5 --json "$here/p2p_loggp.json"
 run 2 "$p2p" datatype -m 4:65536 -i 20 -x 2 --json "$here/p2p_datatype.json"
+# nbc, validated: two operations with and without MPI_Test calls, and the
+# transposes of 2x2 pencils on an uneven and an even grid.
+run 2 "$p2p" nbc --op ialltoall,ibcast -m 64:1024 -i 50 -x 5 --progress 0,4 -c --json "$here/p2p_nbc.json"
+run 4 "$p2p" nbc --pencil 2x2 --grid 9x7x5,16x16x16 -i 20 -x 2 --progress 0,4 -c --json "$here/p2p_nbc_pencil.json"
 # Paths that differ between machines would only add noise to diffs.
 sed -i "s|\"outdir\": \"[^\"]*\"|\"outdir\": \"out\"|" "$here"/halo_*.json
 echo "fixtures recorded in $here from $bin"
