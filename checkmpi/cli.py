@@ -39,8 +39,9 @@ def _launch_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> Parser:
     top = Parser(prog="checkmpi", description="Runs checkmpi's MPI benchmarks and reports their results.",
                  allow_abbrev=False)
-    top.add_argument("--version", action="version", version=f"checkmpi {__version__}")
-    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    top.add_argument("--version", action="version", version=f"checkmpi {__version__}", help="print and exit")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                             help="what to do (COMMAND -h: its options)")
 
     run = sub.add_parser("run", allow_abbrev=False, help="run checkmpi-halo (no options: the main job)",
                          description="Runs checkmpi-halo through MPI. With no options it is the main job: one "

@@ -8,7 +8,7 @@ import csv
 import io
 import json
 
-from checkmpi.results import HaloRun, P2PRun
+from checkmpi.results import HaloRun, P2PRun, x_join
 
 CSV_COLUMNS = ("file", "date", "mpi_library", "nprocs", "proc_x", "proc_y", "proc_z", "lx", "ly", "lz", "l", "m",
                "n", "precision", "strategy", "alias", "valid", "steps", "timer", "stat", "seconds",
@@ -37,10 +37,12 @@ def to_csv(runs: list[HaloRun]) -> str:
 
 
 DISTRIBUTION = ("min", "p5", "median", "mean", "p95", "max")
-P2P_COLUMNS = ("file", "date", "mpi_library", "mode", "nprocs", "ranks", "size", "count", "blocklen", "stride",
-               "quantity", "stat", "value", "unit")
+P2P_COLUMNS = ("file", "date", "mpi_library", "mode", "nprocs", "ranks", "size", "count", "blocklen", "stride", "op",
+               "grid", "tests", "quantity", "stat", "value", "unit")
 # Keys of a p2p result that say which measurement it is, not what was measured.
-P2P_KEYS = ("nprocs", "size", "count", "blocklen", "stride", "bytes", "contiguous", "iterations", "block", "window")
+P2P_KEYS = ("nprocs", "size", "count", "blocklen", "stride", "bytes", "contiguous", "iterations", "block", "window",
+            "op", "grid", "pencil", "comm_size", "tests", "warmup")
+UNITS = {"bandwidth": "B/s", "overlap": "%"}  # of single values; every other one is a time in seconds
 
 
 def p2p_csv(runs: list[P2PRun]) -> str:
@@ -54,7 +56,8 @@ def p2p_csv(runs: list[P2PRun]) -> str:
         for r in run.results:
             fixed = [str(run.path), run.context.get("date", ""), run.context.get("mpi_library", ""), run.mode,
                      run.context.get("nprocs", ""), r.get("nprocs", ""), r.get("size", r.get("bytes", "")),
-                     r.get("count", ""), r.get("blocklen", ""), r.get("stride", "")]
+                     r.get("count", ""), r.get("blocklen", ""), r.get("stride", ""), r.get("op", ""),
+                     x_join(r["grid"]) if "grid" in r else "", r.get("tests", "")]
             for key, value in r.items():
                 if key in P2P_KEYS:
                     continue
@@ -62,7 +65,7 @@ def p2p_csv(runs: list[P2PRun]) -> str:
                     for stat in DISTRIBUTION:
                         writer.writerow(fixed + [key, stat, "" if value[stat] is None else repr(value[stat]), "s"])
                 elif isinstance(value, (int, float)) and not isinstance(value, bool):
-                    writer.writerow(fixed + [key, "value", repr(value), "B/s" if key == "bandwidth" else "s"])
+                    writer.writerow(fixed + [key, "value", repr(value), UNITS.get(key, "s")])
     return out.getvalue()
 
 

@@ -252,7 +252,8 @@ def _halo(path: Path, doc: dict[str, Any]) -> HaloRun:
     strategies = []
     for r in doc["results"]:
         strategies.append(StrategyResult(
-            id=r["strategy"], alias=r["alias"], step=_step_of(r, r["strategy"]), valid=r["valid"], error=r["error"], steps=r["steps"],
+            id=r["strategy"], alias=r["alias"], step=_step_of(r, r["strategy"]), valid=r["valid"], error=r["error"],
+            steps=r["steps"],
             timers={name: _stats(t) for name, t in r["timers"].items()}, bytes_per_step=r["bytes_per_step"],
             compute_bytes_per_step=r["compute_bytes_per_step"], step_time=Distribution.of(r["step_time"]),
             runs=r["runs"], repeat_medians=[opt_float(m) for m in r["repeat_medians"]],

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import textwrap
 from dataclasses import dataclass, field
 
 from rich import box
@@ -64,7 +65,8 @@ def _ratio(value: float) -> str:
 
 
 def _gbs(value: float) -> str:
-    return num(value / 1e9, 2)
+    """GB/s in at most four characters below 10000 GB/s."""
+    return _ratio(value / 1e9)
 
 
 def _kib(value: float) -> str:
@@ -85,7 +87,7 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
                       "loop (s)", "%comp", "%MPI"]
                    + [f"{t} ({unit})" for t in ("x", "y", "z", "pack", "unpack")] + ["validation"])
     else:
-        headers = ["strategy", "median", "95% CI", "p95/med", "%MPI", "x GB/s", "y GB/s", "z GB/s", "check"]
+        headers = ["strategy", "median", "95% CI", "tail", "%MPI", "x GB/s", "y GB/s", "z GB/s", "check"]
     table = Table(f"{run.name}: {run.describe()}; time per step in {unit}", headers)
     notes = []  # validation errors, noise, the tool's notes: under the table
     for s in run.strategies:
@@ -120,7 +122,7 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     runs = max((s.runs for s in ran), default=1)
     over = "ranks, steps" + (f" and {runs} runs" if runs > 1 else "")
     table.caption = (f"time per step over {over}, validation excluded: median, its 95% confidence interval, "
-                     f"p95/median (! = noisy: it or mean/median above "
+                     f"{'' if wide else 'tail: '}p95/median (! = noisy: it or mean/median above "
                      f"{run.noise_thresholds['p95_over_median']:g}, or runs spread above "
                      f"{100 * run.noise_thresholds['repeat_spread']:.0f}%); %MPI: "
                      "exchange share of the loop; GB/s: payload sent in that direction over its time, slowest "
@@ -331,16 +333,36 @@ def console(wide: bool = False) -> Console:
     return Console() if sys.stdout.isatty() else Console(width=80, color_system=None)
 
 
+FIRST_WORD_MAX = 24  # longer words in a first column may still be cut (checkmpi-halo's ids are at most 18)
+
+
+def _fitted_headers(table: Table, widest: list[int], width: int) -> list[str]:
+    """The headers, those of number columns wrapped to their numbers' width
+    when the table would be wider than `width` (rich, left to itself,
+    narrows the widest columns first, which cuts names)."""
+    natural = sum(max(len(h), w) for h, w in zip(table.headers, widest)) + 2 * (len(table.headers) - 1)
+    if natural <= width:
+        return table.headers
+    return [h if i < table.left_columns or len(h) <= w else
+            textwrap.fill(h, max([w] + [len(word) for word in h.split()]))
+            for i, (h, w) in enumerate(zip(table.headers, widest))]
+
+
 def render(table: Table, out: Console) -> None:
     # No padding at the outer edges: every column counts on an 80-column terminal.
     rich = RichTable(title=table.title, box=box.SIMPLE_HEAD, title_justify="left", show_header=any(table.headers),
                      pad_edge=False, show_edge=False, collapse_padding=True)
-    for i, header in enumerate(table.headers):
+    widest = [max((len(row[i]) for row in table.rows if i < len(row)), default=0) for i in range(len(table.headers))]
+    for i, header in enumerate(_fitted_headers(table, widest, out.width)):
         # Numbers are never cut or wrapped: their column is as wide as its widest cell; headers and
-        # names wrap instead.
-        widest = max((len(row[i]) for row in table.rows if i < len(row)), default=0)
+        # names wrap instead, and the first column's words (strategy ids, sizes) are not cut either.
         name = i < table.left_columns
-        rich.add_column(header, justify="left" if name else "right", min_width=None if name else widest)
+        if name and i == 0:
+            min_width = min(max((len(w) for row in table.rows if row for w in row[0].split()), default=0),
+                            FIRST_WORD_MAX)
+        else:
+            min_width = None if name else widest[i]
+        rich.add_column(header, justify="left" if name else "right", min_width=min_width)
     for i, row in enumerate(table.rows):
         rich.add_row(*row, end_section=i in table.section_after and i != len(table.rows) - 1)
     out.print(rich)

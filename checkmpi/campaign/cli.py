@@ -20,30 +20,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     camp = sub.add_parser("campaign", allow_abbrev=False, help="many runs: sweeps, strategies, repeated "
                           "submissions, here or through Slurm (docs/campaign.md)",
                           description="Campaigns of checkmpi-halo runs from a TOML spec (docs/campaign.md).")
-    verbs = camp.add_subparsers(dest="verb", metavar="VERB", required=True)
+    verbs = camp.add_subparsers(dest="verb", metavar="VERB", required=True,
+                                help="plan, run, status, report (step: what a Slurm batch script calls)")
     p = verbs.add_parser("plan", allow_abbrev=False, help="list every run and the submissions")
-    p.add_argument("spec", metavar="SPEC.toml")
+    p.add_argument("spec", metavar="SPEC.toml", help="the campaign's spec (TOML, docs/campaign.md)")
     p.set_defaults(func=_plan)
     r = verbs.add_parser("run", allow_abbrev=False, help="run (or resume) the campaign into DIR")
-    r.add_argument("spec", metavar="SPEC.toml")
+    r.add_argument("spec", metavar="SPEC.toml", help="the campaign's spec (TOML, docs/campaign.md)")
     r.add_argument("--dir", required=True, metavar="DIR", help="where the records go; run again to resume")
     r.add_argument("--bin", metavar="DIR", help="folder of the native executables (else $CHECKMPI_BIN, "
                    "./build/bin, PATH)")
     r.set_defaults(func=_run)
     s = verbs.add_parser("status", allow_abbrev=False, help="done / running / failed / missing, per run")
-    s.add_argument("dir", metavar="DIR")
+    s.add_argument("dir", metavar="DIR", help="the campaign's folder (campaign run --dir)")
     s.set_defaults(func=_status)
     rep = verbs.add_parser("report", allow_abbrev=False, help="the campaign's tables, plots, HTML and JSON")
-    rep.add_argument("dir", metavar="DIR")
+    rep.add_argument("dir", metavar="DIR", help="the campaign's folder (campaign run --dir)")
     rep.add_argument("--html", metavar="FILE", help="also write one self-contained HTML page")
     rep.add_argument("--json", metavar="FILE", help="also write the report as JSON (checkmpi.campaign/1)")
     rep.add_argument("--plots", metavar="DIR", help="folder for the plots of --html (default DIR/plots)")
     rep.set_defaults(func=_report)
     st = verbs.add_parser("step", allow_abbrev=False, help="run one run of DIR and record it (what a Slurm "
                           "batch script calls for each job step)")
-    st.add_argument("dir", metavar="DIR")
-    st.add_argument("run", metavar="RUN")
-    st.add_argument("--bin", metavar="DIR")
+    st.add_argument("dir", metavar="DIR", help="the campaign's folder")
+    st.add_argument("run", metavar="RUN", help="the run's id, as the plan names it")
+    st.add_argument("--bin", metavar="DIR", help="folder of the native executables")
     st.set_defaults(func=_step)
 
 

@@ -163,7 +163,10 @@ def test_export_csv_and_extrap(tmp_path):
                  "-o", str(out))
     assert r.returncode == 0 and r.stdout == ""
     lines = [json.loads(x) for x in out.read_text().splitlines()]
-    assert len(lines) == (3 + 11) * 16 and all({"params", "callpath", "metric", "value"} <= x.keys() for x in lines)
+    strategies = sum(len(json.loads((DATA / f).read_text())["results"]) for f in ("halo_4ranks.json",
+                                                                               "halo_all_steps.json"))
+    assert strategies == 3 + 20  # every strategy that ran: 11 steps and 9 of checkmpi's own rows
+    assert len(lines) == strategies * 16 and all({"params", "callpath", "metric", "value"} <= x.keys() for x in lines)
     r = checkmpi("export", "--format", "csv", str(DATA / "p2p_pingpong.json"), str(DATA / "p2p_ring.json"))
     assert r.returncode == 0 and r.stdout.startswith("file,date,mpi_library,mode,")
 
@@ -247,11 +250,17 @@ def test_usage_errors(args, fragment):
 def test_every_option_has_help():
     from checkmpi.cli import build_parser
 
-    top = build_parser()
-    commands = top._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    for name, sub in commands.items():
-        for action in sub._actions:
-            assert action.help, f"checkmpi {name} {action.option_strings or action.dest}: no help"
+    def check(parser, name: str) -> int:
+        """Every action of `parser` and of its subcommands, at any depth; how many were checked."""
+        seen = 0
+        for action in parser._actions:
+            assert action.help, f"{name} {action.option_strings or action.dest}: no help"
+            seen += 1
+            for verb, sub in getattr(action, "choices", None).items() if action.nargs == "A..." else ():
+                seen += check(sub, f"{name} {verb}")
+        return seen
+
+    assert check(build_parser(), "checkmpi") > 50
 
 
 def test_null_fits_are_shown_as_missing_not_a_crash(tmp_path):
