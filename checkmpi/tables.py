@@ -333,9 +333,6 @@ def console(wide: bool = False) -> Console:
     return Console() if sys.stdout.isatty() else Console(width=80, color_system=None)
 
 
-FIRST_WORD_MAX = 24  # longer words in a first column may still be cut (checkmpi-halo's ids are at most 18)
-
-
 def _fitted_headers(table: Table, widest: list[int], width: int) -> list[str]:
     """The headers, those of number columns wrapped to their numbers' width
     when the table would be wider than `width` (rich, left to itself,
@@ -357,15 +354,16 @@ def render(table: Table, out: Console) -> None:
         # Numbers are never cut or wrapped: their column is as wide as its widest cell; headers and
         # names wrap instead, and the first column's words (strategy ids, sizes) are not cut either.
         name = i < table.left_columns
-        if name and i == 0:
+        if name and i == 0:  # up to half the width: a longer word (a path) may still be cut
             min_width = min(max((len(w) for row in table.rows if row for w in row[0].split()), default=0),
-                            FIRST_WORD_MAX)
+                            out.width // 2)
         else:
             min_width = None if name else widest[i]
         rich.add_column(header, justify="left" if name else "right", min_width=min_width)
     for i, row in enumerate(table.rows):
         rich.add_row(*row, end_section=i in table.section_after and i != len(table.rows) - 1)
     out.print(rich)
-    if table.caption:  # below the table, wrapped to the width like everything else
+    if table.caption:  # below the table after a blank line (where its rows end), wrapped to the width
+        out.print()
         out.print(Text(table.caption, style="dim"))
     out.print()

@@ -76,26 +76,24 @@ def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
     table = T.Table(f"Campaign '{spec.name}': {len(runs)} runs = {spec.repetitions} submissions x "
                     f"{len(runs) // spec.repetitions // len(spec.strategies)} points x {len(spec.strategies)} "
                     f"strategies, {spec.itfin} steps each",
-                    ["run", "submission", "sweep", "ranks", "grid", "global size", "local size", "strategy"]
-                    + (["nodes"] if slurm else []), left_columns=1)
+                    ["run", "sweep", "ranks", "local size"] + (["nodes"] if slurm else []), left_columns=1)
     for i, r in enumerate(runs):
         p = r.point
-        table.rows.append([r.id, str(r.submission), ",".join(map(str, sweeps[p])), str(p.np), x_join(p.procs),
-                           x_join(p.size), x_join(p.local), r.strategy]
+        table.rows.append([r.id, ",".join(map(str, sweeps[p])), str(p.np), x_join(p.local)]
                           + ([str(nodes_for(p.np, spec.ranks_per_node))] if slurm else []))
         if i + 1 < len(runs) and runs[i + 1].submission != r.submission:
             table.section_after.add(i)
-    table.caption = "in execution order; " + "; ".join(f"sweep {sw.index}: {sw.name}" for sw in spec.sweeps)
-    subs = T.Table("Submissions", ["submission", "runs", "time limit (s)", "first run", "last run"]
-                   + (["sbatch options"] if slurm else []), left_columns=1)
+    table.caption = ("in execution order, a submission after another; run: s<submission>-<grid of ranks>-<global "
+                     "size>-<strategy>; " + "; ".join(f"sweep {sw.index}: {sw.name}" for sw in spec.sweeps))
+    subs = T.Table("Submissions", ["submission", "runs", "time limit (s)", "first run", "last run"], left_columns=1)
+    options = []  # sbatch's, under the table: a line each
     for k in range(1, spec.repetitions + 1):
         mine = [r for r in runs if r.submission == k]
-        row = [str(k), str(len(mine)), f"{spec.time_limit(k):g}", mine[0].id, mine[-1].id]
+        subs.rows.append([str(k), str(len(mine)), f"{spec.time_limit(k):g}", mine[0].id, mine[-1].id])
         if slurm:
             from checkmpi.campaign.slurm import sbatch_options
 
-            row.append(" ".join(sbatch_options(spec, k)))
-        subs.rows.append(row)
+            options.append(f"submission {k}: sbatch {' '.join(sbatch_options(spec, k))}")
     if slurm:
         subs.caption = ("one batch script per submission, its runs as job steps in order; inside the allocation "
                         "each run starts with srun and the PMI plugin its MPI needs (PMIx for Open MPI, PMI2 for "
@@ -105,6 +103,7 @@ def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
             f"; ranks_per_node = {spec.ranks_per_node} applies to Slurm only" if spec.ranks_per_node else "")
     subs.caption += (f"; a run is stopped as too slow after {spec.too_slow:g} x its expected time, or at the "
                      "submission's time limit")
+    subs.caption = "\n".join([subs.caption, *options])
     return [table, subs]
 
 

@@ -354,5 +354,5 @@ def write_json_report(rep: CampaignReport, path: Path) -> None:
 
 
 def write_html_report(rep: CampaignReport, path: Path) -> None:
-    page = R.Report(contexts=[rep.context], tables=rep.tables, figures=rep.figures)
+    page = R.Report(contexts=[rep.context], html_tables=rep.tables, figures=rep.figures)
     write_atomic(path, R.to_html(page, f"checkmpi campaign: {rep.spec.name}"))

@@ -85,9 +85,10 @@ def _alive(marker: dict[str, Any]) -> bool:
 
 
 def status_table(cdir: CampaignDir, runs: list[Run]) -> tuple[T.Table, Counter]:
-    table = T.Table(f"Campaign {cdir.root}", ["run", "state", "attempts", "elapsed (s)", "expected (s)", "note"],
+    table = T.Table(f"Campaign {cdir.root}", ["run", "state", "attempts", "elapsed (s)", "expected (s)"],
                     left_columns=2)
     counts: Counter = Counter()
+    notes = []  # under the table: a run's note can be a sentence
     for run in runs:
         record = cdir.read_record(run.id)
         state = run_state(cdir, run.id, record)
@@ -96,7 +97,9 @@ def status_table(cdir: CampaignDir, runs: list[Run]) -> tuple[T.Table, Counter]:
         expected = (r.get("expected") or {}).get("seconds")
         table.rows.append([run.id, state, str(r.get("attempt", "-")),
                            T.num(r["elapsed_s"], 2) if r.get("elapsed_s") is not None else "-",
-                           T.num(expected, 2) if expected is not None else "-", r.get("note") or ""])
-    table.caption = ", ".join(f"{counts[k]} {k}" for k in ("done", "running", "failed", "missing")) \
-        + f" of {len(runs)} runs"
+                           T.num(expected, 2) if expected is not None else "-"])
+        if r.get("note"):
+            notes.append(f"{run.id}: {r['note']}")
+    table.caption = "\n".join([", ".join(f"{counts[k]} {k}" for k in ("done", "running", "failed", "missing"))
+                               + f" of {len(runs)} runs", *notes])
     return table, counts

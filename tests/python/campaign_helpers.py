@@ -83,14 +83,17 @@ def rendered_table(text: str, title: str) -> list[list[str]]:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip().startswith(title))
     rule = next(i for i in range(start, len(lines)) if "───" in lines[i])
-    columns = len(re.split(r"\s{2,}", lines[rule - 1].strip()))
     rows = []
     for line in lines[rule + 1:]:
-        cells = re.split(r"\s{2,}", line.strip())
-        if not line.strip() or len(cells) != columns:  # a blank line or the caption ends the body
+        if not line.strip():  # the end of the body, or of a section: a caption comes after a blank line
             break
-        rows.append(cells)
+        rows.append(re.split(r"\s{2,}", line.strip()))
     return rows
+
+
+def flat(text: str) -> str:
+    """`text` with every run of whitespace as one space: what was printed, whatever the wrapping."""
+    return " ".join(text.split())
 
 
 def validate_report(doc: dict) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from campaign_helpers import flat
 from conftest import REPO, assert_clean_error, checkmpi
 
 from checkmpi.campaign.plan import nodes_for, plan, points
@@ -119,8 +120,8 @@ def test_plan_command_lists_every_run_and_submission():
     assert r.returncode == 0, r.stderr
     for run in plan(load_spec(TINY)):
         assert run.id in r.stdout
-    assert "20 runs = 2 submissions x 5 points x 2 strategies" in r.stdout
-    assert "ranks_per_node = 2 applies to Slurm only" in r.stdout
+    assert "20 runs = 2 submissions x 5 points x 2 strategies" in flat(r.stdout)  # the title, wrapped
+    assert "ranks_per_node = 2 applies to Slurm only" in flat(r.stdout)  # in the caption, wrapped at 80
 
 
 def test_plan_command_errors(tmp_path):
@@ -154,4 +155,4 @@ def test_slurm_plan_and_batch_script(tmp_path):
     assert lines[-1] == "exit $rc"
     r = checkmpi("campaign", "plan", str(path), timeout=60)
     assert r.returncode == 0, r.stderr
-    assert "--nodes=2 --ntasks-per-node=2 --time=6 --partition=gpu" in r.stdout
+    assert "--nodes=2 --ntasks-per-node=2 --time=6 --partition=gpu" in flat(r.stdout)  # a cell, wrapped at 80
