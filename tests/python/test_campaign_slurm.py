@@ -130,8 +130,10 @@ def test_scancel_of_a_running_submission_then_resume(slurm, tmp_path, halo_bin):
 
 
 def test_a_time_limit_too_short_for_one_submission(slurm, tmp_path, halo_bin):
+    # Each run takes 2 to 3 s here (30000 steps; one of 40 steps ends within 1.5 s): submission 2
+    # can finish none of them.
     spec = _spec(tmp_path, "short", 'repetitions = 2\n[launch]\nranks_per_node = 2\ntime_limit_s = [120, 1.5]\n'
-                 '[halo]\nstrategies = ["step2", "step7"]\nitfin = 40\n[[sweep]]\nprocs = "2x1x1"\n'
+                 '[halo]\nstrategies = ["step2", "step7"]\nitfin = 30000\n[[sweep]]\nprocs = "2x1x1"\n'
                  'size = ["32x32x32", "48x48x48"]\n[slurm]\npoll_s = 0.5\n')
     folder = tmp_path / "campaign"
     r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm,
