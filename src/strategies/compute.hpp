@@ -49,7 +49,6 @@ class ComputeStep {
   // `next` (see Engine::adopt_fields).
   void adopt(HaloState<Real>& s, FieldPtrs<Real> current, FieldPtrs<Real> next);
   int parity() const { return parity_; }
-  Compute mode() const { return mode_; }
 
  private:
   void shift_into_other(HaloState<Real>& s, const std::array<Box, 3>& boxes);
