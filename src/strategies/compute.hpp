@@ -3,7 +3,6 @@
 // split around the messages in flight (interior or masked overlap).
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <vector>
 
