@@ -3,11 +3,18 @@
 // for like a message), or MPI_Neighbor_alltoallw with derived datatypes
 // straight on the fields, no packing.
 //
+// The decomposition's neighbour table is where every strategy takes its
+// peers from (so the routing check and its misrouting test hook cover every
+// transport). It is the Cartesian communicator's neighbourhood, except under
+// that test hook: then the same six neighbours, in the same order, form a
+// distributed graph instead.
+//
 // A Cartesian communicator orders each rank's neighbours x-, x+, y-, y+, z-,
 // z+. Towards the neighbour below a rank sends its Down message (plane 1)
 // and from it receives its Up message (halo 0); towards the one above, the
 // reverse. Channels under --self-copy get zero counts and a local copy.
 #include <array>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +25,39 @@
 namespace checkmpi {
 
 namespace {
+
+// The communicator whose neighbourhood is the decomposition's neighbour
+// table; a new one (to be freed) only when the table is not the Cartesian one.
+class Neighbourhood {
+ public:
+  explicit Neighbourhood(const Decomposition& dec) : comm_(dec.comm) {
+    std::array<int, 6> peers{};
+    bool cartesian = true;
+    for (int d = 0; d < 3; ++d) {
+      int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
+      MPI_Cart_shift(dec.comm, d, 1, &lo, &hi);
+      peers[std::size_t(2 * d)] = dec.neighbour[std::size_t(d)][0];
+      peers[std::size_t(2 * d + 1)] = dec.neighbour[std::size_t(d)][1];
+      cartesian = cartesian && lo == peers[std::size_t(2 * d)] && hi == peers[std::size_t(2 * d + 1)];
+    }
+    int all = 0;
+    MPI_Allreduce(&cartesian, &all, 1, MPI_INT, MPI_LAND, dec.comm);
+    if (all) return;
+    MPI_Dist_graph_create_adjacent(dec.comm, 6, peers.data(), MPI_UNWEIGHTED, 6, peers.data(), MPI_UNWEIGHTED,
+                                   MPI_INFO_NULL, 0, &owned_);
+    comm_ = owned_;
+  }
+  ~Neighbourhood() {
+    if (owned_ != MPI_COMM_NULL) MPI_Comm_free(&owned_);
+  }
+  Neighbourhood(const Neighbourhood&) = delete;
+  Neighbourhood& operator=(const Neighbourhood&) = delete;
+  MPI_Comm comm() const { return comm_; }
+
+ private:
+  MPI_Comm comm_;
+  MPI_Comm owned_ = MPI_COMM_NULL;
+};
 
 // The channel sent to (way 0) or received from (way 1) neighbour slot
 // 2 * dir + side (side 0: below, 1: above).
@@ -84,7 +124,8 @@ class AlltoallvCarrier final : public Carrier<Real> {
     if (e.block_elements() > std::size_t(2147483647))
       throw UsageError("local block too large for " + std::string(name(e.parts().transport)) +
                        ": its message displacements exceed 2^31 elements");
-    swap_ = matches_by_position(e.state().dec.comm, e.parts().transport);
+    hood_ = std::make_unique<Neighbourhood>(e.state().dec);
+    swap_ = matches_by_position(hood_->comm(), e.parts().transport);
     for (int slot = 0; slot < 6; ++slot)
       for (int way = 0; way < 2; ++way) {
         const bool swapped = way == 0 && swap_[std::size_t(slot / 2)];
@@ -97,7 +138,7 @@ class AlltoallvCarrier final : public Carrier<Real> {
   void post(Engine<Real>& e) override {
     for (const Channel& c : e.channels())
       if (e.local(c)) e.copy_locally(c);
-    const MPI_Comm comm = e.state().dec.comm;
+    const MPI_Comm comm = hood_->comm();
     const MPI_Datatype t = mpi_type<Real>();
     if (nonblocking_)
       MPI_Ineighbor_alltoallv(e.send_block(), counts_[0].data(), displs_[0].data(), t, e.recv_block(),
@@ -120,6 +161,7 @@ class AlltoallvCarrier final : public Carrier<Real> {
   }
 
   bool nonblocking_;
+  std::unique_ptr<Neighbourhood> hood_;
   std::array<bool, 3> swap_{};
   std::array<std::array<int, 6>, 2> counts_{}, displs_{};  // [send, recv][slot]
   MPI_Request request_ = MPI_REQUEST_NULL;
@@ -150,7 +192,8 @@ class AlltoallwCarrier final : public Carrier<Real> {
 
   void setup(Engine<Real>& e) override {
     HaloState<Real>& s = e.state();
-    swap_ = matches_by_position(s.dec.comm, Transport::NeighborAlltoallw);
+    hood_ = std::make_unique<Neighbourhood>(s.dec);
+    swap_ = matches_by_position(hood_->comm(), Transport::NeighborAlltoallw);
     for (int slot = 0; slot < 6; ++slot) {
       const int dir = slot / 2;
       MPI_Datatype plane_type = make_plane_datatype(s.grid, dir, mpi_type<Real>());
@@ -173,11 +216,12 @@ class AlltoallwCarrier final : public Carrier<Real> {
     for (const Channel& c : e.channels())
       if (e.local(c)) e.copy_locally(c);
     MPI_Neighbor_alltoallw(MPI_BOTTOM, counts_[0].data(), displs_.data(), types_[0].data(), MPI_BOTTOM,
-                           counts_[1].data(), displs_.data(), types_[1].data(), e.state().dec.comm);
+                           counts_[1].data(), displs_.data(), types_[1].data(), hood_->comm());
   }
   void finish(Engine<Real>&) override {}  // received in place: nothing to unpack
 
  private:
+  std::unique_ptr<Neighbourhood> hood_;
   std::array<bool, 3> swap_{};
   std::array<std::array<MPI_Datatype, 6>, 2> types_{};
   std::array<std::array<int, 6>, 2> counts_{};

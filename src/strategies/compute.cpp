@@ -1,5 +1,6 @@
 #include "strategies/compute.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace checkmpi {

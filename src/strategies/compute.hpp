@@ -3,7 +3,6 @@
 // split around the messages in flight (interior or masked overlap).
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -49,7 +48,6 @@ class ComputeStep {
   // `next` (see Engine::adopt_fields).
   void adopt(HaloState<Real>& s, FieldPtrs<Real> current, FieldPtrs<Real> next);
   int parity() const { return parity_; }
-  Compute mode() const { return mode_; }
 
  private:
   void shift_into_other(HaloState<Real>& s, const std::array<Box, 3>& boxes);
