@@ -1,4 +1,5 @@
-// checkmpi-p2p: point-to-point latency, bandwidth, LogGP and datatype costs.
+// checkmpi-p2p: point-to-point latency, bandwidth, LogGP and datatype costs,
+// and the overlap of non-blocking collectives.
 #include <mpi.h>
 
 #include <exception>
@@ -6,10 +7,13 @@
 
 #include "core/atomic_file.hpp"
 #include "p2p/main.hpp"
+#include "p2p/progress.hpp"
 
 int main(int argc, char** argv) {
-  // Only the main thread calls MPI (OpenMP threads and the watchdog do not;
-  // the watchdog's one exception is MPI_Abort, see core/watchdog.hpp).
+  // The library reads its progress-thread setting in MPI_Init. Only the main
+  // thread calls MPI (OpenMP threads and the watchdog do not; the watchdog's
+  // one exception is MPI_Abort, see core/watchdog.hpp).
+  checkmpi::p2p::request_progress_thread(argc, argv);
   int provided = MPI_THREAD_SINGLE;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   checkmpi::remove_temporaries_on_signals();

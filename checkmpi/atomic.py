@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from checkmpi.errors import EXIT_WRITE, CheckmpiError
+from checkmpi.errors import EXIT_FAILED, CheckmpiError
 
 _counter = itertools.count()
 
@@ -39,7 +39,7 @@ def replacing(path: Path) -> Iterator[Path]:
         os.replace(temp, path)
         temp = None
     except OSError as e:
-        raise CheckmpiError(f"cannot write '{path}': {e.strerror or e}", EXIT_WRITE) from None
+        raise CheckmpiError(f"cannot write '{path}': {e.strerror or e}", EXIT_FAILED) from None
     finally:
         if temp is not None:
             temp.unlink(missing_ok=True)

@@ -1,4 +1,4 @@
-"""The `checkmpi` command line: run, p2p, report, predict, export."""
+"""The `checkmpi` command line: run, p2p, report, predict, export, campaign."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports mistakes as one line through CheckmpiError."""
 
     def error(self, message: str):  # type: ignore[override]
-        raise CheckmpiError(f"{self.prog}: {message} (see '{self.prog} --help')")
+        raise CheckmpiError(f"{message} (see '{self.prog} --help')")
 
 
 def _launch_options(p: argparse.ArgumentParser) -> None:
@@ -26,26 +26,32 @@ def _launch_options(p: argparse.ArgumentParser) -> None:
                    "./build/bin, PATH)")
     p.add_argument("--launcher", default="mpirun", metavar="NAME",
                    help="MPI launcher: mpirun (default) or mpiexec; Open MPI and MPICH are told apart")
+    p.add_argument("--mpi-args", default="", metavar='"ARGS"',
+                   help='options for the launcher, e.g. --mpi-args "--hostfile hosts --bind-to core --map-by '
+                        'socket" (split as the shell would)')
     p.add_argument("--json", metavar="FILE", help="where the results go (default results/<kind>-<time>.json)")
     p.add_argument("--outdir", metavar="DIR", help="per-run output, log and report (default: the JSON path "
                    "without .json)")
     p.add_argument("--no-report", action="store_true", help="print the tables only; no plots or HTML")
+    p.add_argument("--wide", action="store_true", help="tables with every figure (default: fit 80 columns)")
     p.add_argument("--timeout", type=float, metavar="S", help="stop the MPI job after S seconds")
 
 
 def build_parser() -> Parser:
     top = Parser(prog="checkmpi", description="Runs checkmpi's MPI benchmarks and reports their results.",
                  allow_abbrev=False)
-    top.add_argument("--version", action="version", version=f"checkmpi {__version__}")
-    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    top.add_argument("--version", action="version", version=f"checkmpi {__version__}", help="print and exit")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                             help="what to do (COMMAND -h: its options)")
 
     run = sub.add_parser("run", allow_abbrev=False, help="run checkmpi-halo (no options: the main job)",
                          description="Runs checkmpi-halo through MPI. With no options it is the main job: one "
                          "rank per core, an automatic decomposition, a per-rank size and step count that take "
-                         "about half a minute, every strategy. Options it does not know go to checkmpi-halo "
-                         "(e.g. --precision double, --warmup 10, --reverse).")
+                         "about half a minute, every strategy; a file.input in the working directory supplies "
+                         "sizes, grid and steps instead, as in CheckMPI. Options it does not know go to "
+                         "checkmpi-halo (e.g. --precision double, --warmup 10, --reverse, --repeat 3).")
     run.add_argument("-n", "--np", type=int, help="ranks (default: --procs, else one per core)")
-    run.add_argument("--procs", metavar="PxQxR", help="rank grid, e.g. 2x2x2 (default: balanced)")
+    run.add_argument("--procs", metavar="PxQxR", help="rank grid, e.g. 2x2x2 (default: balanced, or file.input's)")
     size = run.add_mutually_exclusive_group()
     size.add_argument("--size", metavar="LXxLYxLZ", help="global size")
     size.add_argument("--local", metavar="LxMxN", help="size per rank (global = local x grid)")
@@ -58,19 +64,23 @@ def build_parser() -> Parser:
 
     p2p = sub.add_parser("p2p", allow_abbrev=False, help="run checkmpi-p2p MODE",
                          description="Runs checkmpi-p2p MODE through MPI and reports it; options it does not "
-                         "know go to checkmpi-p2p (e.g. -m 1:65536).")
+                         "know go to checkmpi-p2p (e.g. -m 1:65536; loggp's message count is --prtt-n).")
     p2p.add_argument("mode", choices=P2P_MODES, help="measurement mode")
-    # No -n here: checkmpi-p2p's own -n is loggp's message count.
-    p2p.add_argument("--np", type=int, help="ranks (default 2; ring: one per core)")
+    p2p.add_argument("-n", "--np", type=int, help="ranks (default 2; ring: one per core; nbc: P*Q of --pencil PxQ, "
+                     "else one per core, at least 2)")
     _launch_options(p2p)
     p2p.set_defaults(func=_p2p)
 
-    rep = sub.add_parser("report", allow_abbrev=False, help="tables, plots and HTML from results files")
-    rep.add_argument("files", nargs="+", metavar="RESULTS.json")
-    rep.add_argument("--html", metavar="FILE", help="also write one self-contained HTML page")
-    rep.add_argument("--plots", metavar="DIR", help="folder for PNG and SVG plots (default: the first file's "
-                     "path without .json, /plots)")
-    rep.add_argument("--no-plots", action="store_true", help="tables only")
+    rep = sub.add_parser("report", allow_abbrev=False, help="tables, plots and HTML from results files",
+                         description="Prints the tables of the results files and writes plots and an HTML page "
+                         "into one folder per report.")
+    rep.add_argument("files", nargs="+", metavar="RESULTS.json", help="checkmpi-halo and checkmpi-p2p results")
+    rep.add_argument("--outdir", metavar="DIR", help="the report's folder (plots/ and report.html): default, for "
+                     "one file its path without .json, for several a new results/report-<time>/")
+    rep.add_argument("--html", metavar="FILE", help="write the HTML page here instead of OUTDIR/report.html")
+    rep.add_argument("--plots", metavar="DIR", help="write PNG and SVG plots here instead of OUTDIR/plots")
+    rep.add_argument("--no-plots", action="store_true", help="tables only: no plots, no HTML")
+    rep.add_argument("--wide", action="store_true", help="tables with every figure (default: fit 80 columns)")
     rep.add_argument("--copy-bandwidth", type=float, metavar="GB/s", help="copy bandwidth for predictions "
                      "(default: the run's memcpy probe, else 10)")
     rep.set_defaults(func=_report)
@@ -78,22 +88,30 @@ def build_parser() -> Parser:
     pred = sub.add_parser("predict", allow_abbrev=False, help="predicted time per step from p2p parameters")
     pred.add_argument("--p2p", action="append", required=True, metavar="P2P.json",
                       help="ping-pong or LogGP results (repeat to add a datatype result)")
-    pred.add_argument("--procs", required=True, metavar="PxQxR")
-    pred.add_argument("--local", required=True, metavar="LxMxN")
-    pred.add_argument("--strategy", default="all", metavar="LIST")
-    pred.add_argument("--precision", choices=("single", "double"), default="single")
-    pred.add_argument("--sync", choices=("barrier", "none"), default="barrier")
+    pred.add_argument("--procs", required=True, metavar="PxQxR", help="rank grid, e.g. 2x2x2")
+    pred.add_argument("--local", required=True, metavar="LxMxN", help="block size per rank, e.g. 128x128x128")
+    pred.add_argument("--strategy", default="all", metavar="LIST", help="ids, aliases or numbers (default all)")
+    pred.add_argument("--precision", choices=("single", "double"), default="single",
+                      help="working precision (default single)")
+    pred.add_argument("--sync", choices=("barrier", "none"), default="barrier",
+                      help="barrier after each direction, as checkmpi-halo --sync (default barrier)")
     pred.add_argument("--border", type=int, default=10, help="step10's border (default 10)")
     pred.add_argument("--copy-bandwidth", type=float, metavar="GB/s", help="default: --halo's probe, else 10")
     pred.add_argument("--halo", metavar="RESULTS.json", help="take the copy bandwidth from this run's probe")
     pred.add_argument("--json", metavar="FILE", help="also write the predictions as JSON")
     pred.set_defaults(func=_predict)
 
-    exp = sub.add_parser("export", allow_abbrev=False, help="CSV or Extra-P JSON Lines from halo results")
-    exp.add_argument("files", nargs="+", metavar="RESULTS.json")
-    exp.add_argument("--format", required=True, choices=("csv", "extrap"))
+    exp = sub.add_parser("export", allow_abbrev=False, help="CSV (halo or p2p results) or Extra-P JSON Lines (halo)")
+    exp.add_argument("files", nargs="+", metavar="RESULTS.json", help="results of one tool: all halo or all p2p")
+    exp.add_argument("--format", required=True, choices=("csv", "extrap"),
+                     help="csv: one row per run x strategy x timer statistic (halo) or x size x statistic (p2p); "
+                          "extrap: Extra-P's JSON Lines (halo)")
     exp.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
     exp.set_defaults(func=_export)
+
+    from checkmpi.campaign.cli import add_parser as add_campaign
+
+    add_campaign(sub)
     return top
 
 
@@ -114,16 +132,27 @@ def _report(args: argparse.Namespace, extra: list[str]) -> int:
     from checkmpi import tables as T
 
     halos, p2ps = load_all(args.files)
-    plots = None if args.no_plots else Path(args.plots) if args.plots else run_folder(Path(args.files[0])) / "plots"
-    rep = R.build(halos, p2ps, plots, _gbs(args.copy_bandwidth))
-    R.print_report(rep, T.console())
+    folder = Path(args.outdir) if args.outdir else report_folder(args.files)
+    plots = None if args.no_plots else Path(args.plots) if args.plots else folder / "plots"
+    rep = R.build(halos, p2ps, plots, _gbs(args.copy_bandwidth), wide=args.wide)
+    R.print_report(rep, T.console(args.wide))
     if rep.figures:
         print(f"checkmpi: plots in {plots}", file=sys.stderr)
-    if args.html:
-        refuse_inputs(Path(args.html), [Path(f) for f in args.files], "--html")
-        R.write_html(rep, Path(args.html))
-        print(f"checkmpi: report: {args.html}", file=sys.stderr)
+    if not args.no_plots or args.html:
+        html = Path(args.html) if args.html else folder / "report.html"
+        refuse_inputs(html, [Path(f) for f in args.files], "--html")
+        R.write_html(rep, html)
+        print(f"checkmpi: report: {html}", file=sys.stderr)
     return 0
+
+
+def report_folder(files: list[str]) -> Path:
+    """One file: its companions' folder; several: a new results/report-<time>/."""
+    if len(files) == 1:
+        return run_folder(Path(files[0]))
+    from checkmpi.jobs import new_path
+
+    return new_path("report", "")
 
 
 def _gbs(value: float | None) -> float | None:
@@ -142,7 +171,7 @@ def _predict(args: argparse.Namespace, extra: list[str]) -> int:
 
     runs = [load(p) for p in args.p2p]
     if not all(isinstance(r, P2PRun) for r in runs):
-        raise CheckmpiError("--p2p needs checkmpi-p2p results (schema checkmpi.p2p/1)")
+        raise CheckmpiError("--p2p needs checkmpi-p2p results (schema checkmpi.p2p/2)")
     halo = load(args.halo) if args.halo else None
     if halo is not None and not isinstance(halo, HaloRun):
         raise CheckmpiError(f"--halo needs checkmpi-halo results; '{args.halo}' is a checkmpi-p2p file")
@@ -172,10 +201,16 @@ def _export(args: argparse.Namespace, extra: list[str]) -> int:
     from checkmpi import export
 
     halos, p2ps = load_all(args.files)
+    if halos and p2ps:
+        raise CheckmpiError(f"export writes one kind of results at a time: '{halos[0].path}' is checkmpi-halo, "
+                            f"'{p2ps[0].path}' checkmpi-p2p")
+    if p2ps and args.format == "extrap":
+        raise CheckmpiError(f"--format extrap reads checkmpi-halo results; '{p2ps[0].path}' is checkmpi-p2p "
+                            f"({p2ps[0].mode}); use --format csv")
     if p2ps:
-        raise CheckmpiError(f"export reads checkmpi-halo results; '{p2ps[0].path}' is checkmpi-p2p "
-                            f"({p2ps[0].mode})")
-    text = export.to_csv(halos) if args.format == "csv" else export.to_extrap(halos)
+        text = export.p2p_csv(p2ps)
+    else:
+        text = export.to_csv(halos) if args.format == "csv" else export.to_extrap(halos)
     if args.output:
         refuse_inputs(Path(args.output), [Path(f) for f in args.files], "-o")
         write_text(Path(args.output), text)
@@ -188,8 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args, extra = build_parser().parse_known_args(argv)
         if extra and args.command not in ("run", "p2p"):
-            raise CheckmpiError(f"checkmpi {args.command}: unrecognized arguments: {' '.join(extra)} "
-                                f"(see 'checkmpi {args.command} --help')")
+            raise CheckmpiError(f"unrecognized arguments: {' '.join(extra)} (see 'checkmpi {args.command} --help')")
         return args.func(args, extra)
     except CheckmpiError as e:
         print(f"checkmpi: error: {e.message}", file=sys.stderr)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-# Exit codes of the checkmpi command (README, "The checkmpi command").
+# Exit codes, the same in checkmpi-halo, checkmpi-p2p and the checkmpi command
+# (README, "Exit codes").
 EXIT_OK = 0
-EXIT_NATIVE = 1  # a native tool was not found, failed or timed out
-EXIT_WRITE = 1  # an output file could not be written
-EXIT_USAGE = 2  # bad options or unreadable / malformed input files
-EXIT_INVALID = 3  # a strategy failed validation (results are still reported)
+EXIT_FAILED = 1  # a failure during or after the run: a tool not found, failed or timed out, a file not written
+EXIT_USAGE = 2  # bad input, found before anything runs: options, unreadable or malformed results files
+EXIT_INVALID = 3  # a strategy or a message failed validation (results are still reported)
 
 
 class CheckmpiError(Exception):

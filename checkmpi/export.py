@@ -1,4 +1,5 @@
-"""Halo results as CSV (one row per run x strategy x timer statistic) or as
+"""Results as CSV (halo: one row per run x strategy x timer statistic; p2p:
+one row per run x message size x quantity statistic) or halo results as
 Extra-P's JSON Lines input (one measurement per line)."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ import csv
 import io
 import json
 
-from checkmpi.results import HaloRun
+from checkmpi.results import HaloRun, P2PRun, x_join
 
 CSV_COLUMNS = ("file", "date", "mpi_library", "nprocs", "proc_x", "proc_y", "proc_z", "lx", "ly", "lz", "l", "m",
                "n", "precision", "strategy", "alias", "valid", "steps", "timer", "stat", "seconds",
@@ -23,11 +24,48 @@ def to_csv(runs: list[HaloRun]) -> str:
         fixed = [str(run.path), run.context.get("date", ""), run.context.get("mpi_library", ""), run.nprocs,
                  *run.dims, *run.global_size, c["l"], c["m"], c["n"], run.precision]
         for s in run.ran():
-            for timer in s.timers:  # every timer the tool wrote, in its order
+            for timer in s.timers:  # every timer the tool wrote, in its order (loop totals)
                 for stat in ("min", "mean", "max"):
                     value = s.timers[timer].get(stat)
                     writer.writerow(fixed + [s.id, s.alias, str(s.valid).lower(), s.steps, timer, stat,
                                              repr(value), repr(value / s.steps) if s.steps else ""])
+            d = s.raw["step_time"]  # already per step: over ranks, steps and runs
+            for stat in DISTRIBUTION:
+                writer.writerow(fixed + [s.id, s.alias, str(s.valid).lower(), s.steps, "step", stat, "",
+                                         "" if d[stat] is None else repr(d[stat])])
+    return out.getvalue()
+
+
+DISTRIBUTION = ("min", "p5", "median", "mean", "p95", "max")
+P2P_COLUMNS = ("file", "date", "mpi_library", "mode", "nprocs", "ranks", "size", "count", "blocklen", "stride", "op",
+               "grid", "tests", "quantity", "stat", "value", "unit")
+# Keys of a p2p result that say which measurement it is, not what was measured.
+P2P_KEYS = ("nprocs", "size", "count", "blocklen", "stride", "bytes", "contiguous", "iterations", "block", "window",
+            "op", "grid", "pencil", "comm_size", "tests", "warmup")
+UNITS = {"bandwidth": "B/s", "overlap": "%"}  # of single values; every other one is a time in seconds
+
+
+def p2p_csv(runs: list[P2PRun]) -> str:
+    """Every number of every p2p result: distributions as one row per
+    statistic (seconds), single values (bandwidth in B/s, LogGP times in s)
+    as stat 'value'; whatever the mode, so new modes need nothing here."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(P2P_COLUMNS)
+    for run in runs:
+        for r in run.results:
+            fixed = [str(run.path), run.context.get("date", ""), run.context.get("mpi_library", ""), run.mode,
+                     run.context.get("nprocs", ""), r.get("nprocs", ""), r.get("size", r.get("bytes", "")),
+                     r.get("count", ""), r.get("blocklen", ""), r.get("stride", ""), r.get("op", ""),
+                     x_join(r["grid"]) if "grid" in r else "", r.get("tests", "")]
+            for key, value in r.items():
+                if key in P2P_KEYS:
+                    continue
+                if isinstance(value, dict) and "median" in value:  # a distribution (not "repeats")
+                    for stat in DISTRIBUTION:
+                        writer.writerow(fixed + [key, stat, "" if value[stat] is None else repr(value[stat]), "s"])
+                elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                    writer.writerow(fixed + [key, "value", repr(value), UNITS.get(key, "s")])
     return out.getvalue()
 
 

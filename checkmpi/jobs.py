@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
+import shlex
 import sys
 import tempfile
 import time
@@ -17,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from checkmpi import report as R
 from checkmpi import tables as T
 from checkmpi.atomic import write_text
-from checkmpi.errors import EXIT_INVALID, EXIT_NATIVE, CheckmpiError
+from checkmpi.errors import EXIT_FAILED, EXIT_INVALID, CheckmpiError
 from checkmpi.grid import Triple, dims_create, dims_for_size, parse_triple, physical_cores
 from checkmpi.native import (Executable, Launcher, failure, find_executable, find_launcher, mpi_command, run_native,
                              say)
@@ -37,14 +39,34 @@ class HaloPlan:
 
     @property
     def uses_input(self) -> bool:
-        return _has_option(self.passthrough, "--input")
+        return has_option(self.passthrough, "--input")
 
 
-def _has_option(argv: list[str], name: str) -> bool:
+INPUT_FILE = "file.input"  # CheckMPI's input, read from the working directory
+
+
+def input_procs(path: str | None) -> Triple | None:
+    """proc_x, proc_y, proc_z of a namelist input file when all three are set
+    and positive (0 leaves the choice to MPI), else None. checkmpi-halo reads
+    the file itself; this only tells how many ranks to start."""
+    try:
+        text = Path(path or INPUT_FILE).read_text(errors="replace")
+    except OSError:
+        return None  # checkmpi-halo reports the unreadable file
+    text = re.sub(r"!.*", "", text).split("/", 1)[0].lower()
+    values = dict(re.findall(r"\b(proc_[xyz])\s*=\s*(-?\d+)", text))
+    try:
+        procs = tuple(int(values[k]) for k in ("proc_x", "proc_y", "proc_z"))
+    except KeyError:
+        return None
+    return procs if min(procs) > 0 else None  # type: ignore[return-value]
+
+
+def has_option(argv: list[str], name: str) -> bool:
     return any(a == name or a.startswith(name + "=") for a in argv)
 
 
-def _option_value(argv: list[str], name: str) -> str | None:
+def option_value(argv: list[str], name: str) -> str | None:
     """The last value given to a pass-through option (`--name V` or `--name=V`)."""
     value = None
     for i, a in enumerate(argv):
@@ -56,14 +78,21 @@ def _option_value(argv: list[str], name: str) -> str | None:
 
 
 def plan_halo(args: argparse.Namespace, extra: list[str]) -> HaloPlan:
-    """Fills in what the options leave open: with none, the main job."""
+    """Fills in what the options leave open: with none, the main job, unless
+    a file.input in the working directory gives sizes, grid and steps."""
     procs = parse_triple(args.procs, "--procs") if args.procs else None
     if args.np is not None and args.np < 1:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
     if procs and args.np is not None and math.prod(procs) != args.np:
         raise CheckmpiError(f"--procs {x_join(procs)} needs {math.prod(procs)} ranks, but --np is {args.np}")
-    np = args.np or (math.prod(procs) if procs else physical_cores())
-    plan = HaloPlan(np, procs, None, args.iters, list(extra))
+    extra = list(extra)
+    if not (args.size or args.local or has_option(extra, "--input") or has_option(extra, "--no-input")) \
+            and Path(INPUT_FILE).is_file():
+        say(f"reading ./{INPUT_FILE}, as CheckMPI does: sizes, grid and steps come from it unless given as options")
+        extra = ["--input", INPUT_FILE] + extra
+    file_procs = input_procs(option_value(extra, "--input")) if has_option(extra, "--input") else None
+    np = args.np or (math.prod(procs) if procs else math.prod(file_procs) if file_procs else physical_cores())
+    plan = HaloPlan(np, procs, None, args.iters, extra)
     if args.iters is not None and args.iters < 1:
         raise CheckmpiError(f"--iters must be positive, got {args.iters}")
     if args.local:
@@ -80,8 +109,10 @@ def plan_halo(args: argparse.Namespace, extra: list[str]) -> HaloPlan:
         plan.size = size
     elif not plan.uses_input:
         plan.dims = procs or dims_create(np)
-        edge = auto_edge(np, 8 if _option_value(extra, "--precision") == "double" else 4)
+        edge = auto_edge(np, 8 if option_value(extra, "--precision") == "double" else 4)
         plan.size = tuple(edge * d for d in plan.dims)  # type: ignore[assignment]
+    else:  # the input file's sizes; --procs, when given, overrides its grid
+        plan.dims = procs
     return plan
 
 
@@ -119,7 +150,7 @@ def halo_argv(exe: Path, plan: HaloPlan, json_path: Path, outdir: Path, iters: i
         argv += ["--proc_x", str(plan.dims[0]), "--proc_y", str(plan.dims[1]), "--proc_z", str(plan.dims[2])]
     if iters is not None:
         argv += ["--itfin", str(iters)]
-        if not _has_option(plan.passthrough, "--icheck"):
+        if not has_option(plan.passthrough, "--icheck"):
             argv += ["--icheck", str(max(1, iters // checks))]
     if strategy:
         argv += ["--strategy", strategy]
@@ -145,8 +176,8 @@ class ProgressLine:
             say(self.what)
         return self
 
-    def update(self, index: int, count: int, sid: str, alias: str) -> None:
-        text = f"{self.what}: {sid} ({alias})"
+    def update(self, index: int, count: int, what: str) -> None:
+        text = f"{self.what}: {what}"
         if self.bar and self.task is not None:
             self.bar.update(self.task, description=text, total=count, completed=index - 1)
         else:
@@ -157,23 +188,33 @@ class ProgressLine:
             self.bar.stop()
 
 
+def _launcher_args(args: argparse.Namespace) -> list[str]:
+    try:
+        return shlex.split(args.mpi_args)
+    except ValueError as e:
+        raise CheckmpiError(f"--mpi-args: {e}") from None
+
+
 def _launch(tool: str, args: argparse.Namespace) -> tuple[Executable, Launcher]:
     exe = find_executable(tool, args.bin)
     launcher = find_launcher(args.launcher, exe.path)
-    say(f"{tool}: {exe.path} (found via {exe.source}); launcher {launcher.path}"
+    say(f"{tool}: {exe.path} (found via {exe.source}); launcher {' '.join([launcher.path, *launcher.args])}"
         + (f" ({launcher.note})" if launcher.note else ""))
     return exe, launcher
 
 
 def _results_path(args: argparse.Namespace, prefix: str) -> Path:
     """--json, or a new timestamped file under results/."""
-    if args.json:
-        return Path(args.json)
+    return Path(args.json) if args.json else new_path(prefix, ".json")
+
+
+def new_path(prefix: str, suffix: str) -> Path:
+    """results/PREFIX-<date>-<time>SUFFIX, neither it nor its folder existing yet."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = Path("results") / f"{prefix}-{stamp}.json"
+    path = Path("results") / f"{prefix}-{stamp}{suffix}"
     k = 2
     while path.exists() or run_folder(path).exists():
-        path = Path("results") / f"{prefix}-{stamp}-{k}.json"
+        path = Path("results") / f"{prefix}-{stamp}-{k}{suffix}"
         k += 1
     return path
 
@@ -186,23 +227,24 @@ def _prepare(path: Path) -> None:
 
 
 def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | None, budget: float,
-              timeout: float | None) -> int:
+              timeout: float | None, launcher_args: list[str]) -> int:
     """Steps that make the whole job take about `budget` seconds, from a short
     run of every chosen strategy (its launch cost counts as well). The short
     run validates once, at its end, so its step time is the step's alone and
     the cost of one check is known apart: the real run checks ten times."""
     with tempfile.TemporaryDirectory(prefix="checkmpi-calibrate-") as tmp:
         json_path = Path(tmp) / "calibration.json"
-        cmd, env = mpi_command(launcher, plan.np, halo_argv(exe, plan, json_path, Path(tmp) / "out",
-                                                            CALIBRATION_STEPS, strategy, checks=1))
+        argv = halo_argv(exe, plan, json_path, Path(tmp) / "out", CALIBRATION_STEPS, strategy, checks=1)
+        cmd, env = mpi_command(launcher, plan.np, argv + ["--repeat", "1"], launcher_args)
         with ProgressLine(f"calibrating ({CALIBRATION_STEPS} steps per strategy)") as progress:
             done = run_native(cmd, env, timeout, progress.update)
         if done.returncode != 0:
             raise failure("checkmpi-halo", done)
         run = _load_written(json_path, "checkmpi-halo")
     assert isinstance(run, HaloRun)
-    per_step = sum((s.timers["loop"].max - s.timers["diag"].max) / s.steps for s in run.ran() if s.steps)
-    checks = CHECKS_PER_RUN * sum(s.timers["diag"].max for s in run.ran())
+    repeat = int(option_value(plan.passthrough, "--repeat") or 1)
+    per_step = repeat * sum((s.timers["loop"].max - s.timers["diag"].max) / s.steps for s in run.ran() if s.steps)
+    checks = repeat * CHECKS_PER_RUN * sum(s.timers["diag"].max for s in run.ran())
     overhead = max(0.0, done.seconds - sum(s.timers["loop"].max for s in run.ran()))
     left = budget - done.seconds - overhead - checks
     steps = int(left / per_step) if per_step > 0 else 1000
@@ -220,7 +262,7 @@ def _round_down(n: int) -> int:
 
 def _load_written(path: Path, tool: str) -> HaloRun | P2PRun:
     if not path.exists():
-        raise CheckmpiError(f"{tool} finished but wrote no results to '{path}'", EXIT_NATIVE)
+        raise CheckmpiError(f"{tool} finished but wrote no results to '{path}'", EXIT_FAILED)
     return load(path)
 
 
@@ -232,10 +274,12 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
     outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
     _prepare(json_path)
     exe, launcher = _launch("checkmpi-halo", args)
+    launcher_args = _launcher_args(args)
     iters = plan.iters
     if iters is None and not plan.uses_input:
-        iters = calibrate(exe.path, launcher, plan, args.strategy, args.budget, args.timeout)
-    cmd, env = mpi_command(launcher, plan.np, halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy))
+        iters = calibrate(exe.path, launcher, plan, args.strategy, args.budget, args.timeout, launcher_args)
+    cmd, env = mpi_command(launcher, plan.np, halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy),
+                           launcher_args)
     say("running: " + " ".join(cmd))
     with ProgressLine(f"checkmpi-halo on {plan.np} ranks") as progress:
         done = run_native(cmd, env, args.timeout, progress.update)
@@ -255,15 +299,16 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
 def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
     if args.np is not None and args.np < 1:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
-    np = args.np or (physical_cores() if args.mode == "ring" else 2)
+    np = args.np or _p2p_ranks(args.mode, extra)
     json_path = _results_path(args, f"p2p-{args.mode}")
     outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
     _prepare(json_path)
     exe, launcher = _launch("checkmpi-p2p", args)
-    cmd, env = mpi_command(launcher, np, [str(exe.path), args.mode, "--json", str(json_path)] + extra)
+    cmd, env = mpi_command(launcher, np, [str(exe.path), args.mode, "--json", str(json_path)] + extra,
+                           _launcher_args(args))
     say("running: " + " ".join(cmd))
-    with ProgressLine(f"checkmpi-p2p {args.mode} on {np} ranks"):
-        done = run_native(cmd, env, args.timeout)
+    with ProgressLine(f"checkmpi-p2p {args.mode} on {np} ranks") as progress:
+        done = run_native(cmd, env, args.timeout, progress.update)
     if done.returncode not in (0, EXIT_INVALID):
         raise failure("checkmpi-p2p", done)
     write_text(outdir / "checkmpi-p2p.log", done.stdout)
@@ -275,13 +320,28 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
+def _p2p_ranks(mode: str, extra: list[str]) -> int:
+    """Default ranks: two; ring one per core; nbc P*Q of --pencil PxQ, else one per core (at least two)."""
+    if mode == "ring":
+        return physical_cores()
+    if mode != "nbc":
+        return 2
+    for i, arg in enumerate(extra):
+        value = arg.split("=", 1)[1] if arg.startswith("--pencil=") else (
+            extra[i + 1] if arg == "--pencil" and i + 1 < len(extra) else None)
+        dims = (value or "").split("x")
+        if len(dims) == 2 and all(d.isdigit() for d in dims):
+            return int(dims[0]) * int(dims[1])
+    return max(2, physical_cores())
+
+
 def _show(run: HaloRun | P2PRun, args: argparse.Namespace, outdir: Path) -> None:
     """Prints the tables and, unless --no-report, writes plots and the HTML report."""
     halos = [run] if isinstance(run, HaloRun) else []
     p2ps = [run] if isinstance(run, P2PRun) else []
     plots = None if args.no_report else outdir / "plots"
-    rep = R.build(halos, p2ps, plots)
-    R.print_report(rep, T.console())
+    rep = R.build(halos, p2ps, plots, wide=args.wide)
+    R.print_report(rep, T.console(args.wide))
     say(f"results: {run.path}")
     if not args.no_report:
         html = outdir / "report.html"

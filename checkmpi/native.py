@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections import deque
@@ -16,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checkmpi.errors import EXIT_NATIVE, CheckmpiError
+from checkmpi.errors import EXIT_FAILED, CheckmpiError
 from checkmpi.grid import physical_cores
 
 
@@ -37,7 +39,7 @@ def find_executable(name: str, bin_dir: str | None = None) -> Executable:
             candidate = Path(folder) / name
             if _is_executable(candidate):
                 return Executable(candidate, f"{origin} {folder}")
-            raise CheckmpiError(f"{name} not found in {origin} directory '{folder}'", EXIT_NATIVE)
+            raise CheckmpiError(f"{name} not found in {origin} directory '{folder}'", EXIT_FAILED)
     local = Path("build/bin") / name
     if _is_executable(local):
         return Executable(local, "./build/bin")
@@ -45,7 +47,7 @@ def find_executable(name: str, bin_dir: str | None = None) -> Executable:
     if on_path:
         return Executable(Path(on_path), "PATH")
     raise CheckmpiError(f"{name} not found: looked in ./build/bin and on PATH (build it with "
-                        "'bash scripts/setup.sh', or point --bin DIR or CHECKMPI_BIN at its folder)", EXIT_NATIVE)
+                        "'bash scripts/setup.sh', or point --bin DIR or CHECKMPI_BIN at its folder)", EXIT_FAILED)
 
 
 def _is_executable(path: Path) -> bool:
@@ -55,8 +57,13 @@ def _is_executable(path: Path) -> bool:
 @dataclass(frozen=True)
 class Launcher:
     path: str
-    flavor: str  # "openmpi", "mpich" or "unknown"
+    flavor: str  # the MPI library: "openmpi", "mpich" or "unknown"
     note: str = ""  # why this launcher, when it is not the one asked for
+    kind: str = "mpirun"  # "mpirun" (the library's own, mpirun or mpiexec) or "srun"
+    args: tuple[str, ...] = ()  # options it always needs (srun: the PMI plugin)
+
+    def describe(self) -> str:
+        return " ".join([Path(self.path).name, *self.args])
 
 
 def _version_flavor(text: str) -> str:
@@ -99,7 +106,9 @@ def find_launcher(name: str, exe: Path) -> Launcher:
     path = shutil.which(name)
     if path is None:
         raise CheckmpiError(f"MPI launcher '{name}' not found on PATH (install Open MPI or MPICH, "
-                            "or give --launcher)", EXIT_NATIVE)
+                            "or give --launcher)", EXIT_FAILED)
+    if Path(path).name == "srun":
+        return srun_launcher(path, exe)
     flavor = launcher_flavor(path)
     wanted = binary_flavor(exe)
     if wanted == "unknown" or flavor == wanted:
@@ -107,7 +116,7 @@ def find_launcher(name: str, exe: Path) -> Launcher:
     specific = shutil.which(f"mpiexec.{wanted}")
     if specific is None:
         raise CheckmpiError(f"{exe} is built with {_pretty(wanted)} but '{name}' is {_pretty(flavor)}, "
-                            f"and no mpiexec.{wanted} is on PATH; give --launcher", EXIT_NATIVE)
+                            f"and no mpiexec.{wanted} is on PATH; give --launcher", EXIT_FAILED)
     return Launcher(specific, wanted, f"{exe.name} uses {_pretty(wanted)}, '{name}' is {_pretty(flavor)}")
 
 
@@ -115,11 +124,52 @@ def _pretty(flavor: str) -> str:
     return {"openmpi": "Open MPI", "mpich": "MPICH"}.get(flavor, "an unknown MPI")
 
 
-def mpi_command(launcher: Launcher, np: int, argv: list[str]) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment to start `argv` on `np` ranks."""
+# The PMI plugin srun needs to start ranks of each MPI library directly.
+SRUN_PLUGIN = {"openmpi": "pmix", "mpich": "pmi2"}
+
+
+def srun_plugins(path: str) -> list[str]:
+    """What `srun --mpi=list` offers (e.g. pmix, pmix_v4, pmi2, none)."""
+    try:
+        out = subprocess.run([path, "--mpi=list"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    text = out.stdout + out.stderr
+    names = re.findall(r"^\s+(\w+)\s*$", text, re.MULTILINE)
+    names += [v for line in re.findall(r"versions available: (.*)", text) for v in re.split(r"[,\s]+", line) if v]
+    return names
+
+
+def srun_launcher(path: str, exe: Path) -> Launcher:
+    """srun with the PMI plugin the executable's MPI needs (PMIx for Open MPI, PMI2 for MPICH)."""
+    flavor = binary_flavor(exe)
+    offered = srun_plugins(path)
+    wanted = [SRUN_PLUGIN[flavor]] if flavor in SRUN_PLUGIN else ["pmix", "pmi2"]
+    plugin = next((p for p in wanted if p in offered), None)
+    if plugin is None:
+        raise CheckmpiError(f"srun cannot start {exe.name} ({_pretty(flavor)}): it needs srun --mpi="
+                            f"{' or '.join(wanted)}, and this Slurm offers {', '.join(offered) or 'no plugin'} "
+                            "(srun --mpi=list); use --launcher mpirun inside the allocation", EXIT_FAILED)
+    return Launcher(path, flavor, kind="srun", args=(f"--mpi={plugin}",))
+
+
+def mpi_command(launcher: Launcher, np: int, argv: list[str], launcher_args: list[str] | None = None, *,
+                tag_output: bool = False, per_node: int | None = None) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment to start `argv` on `np` ranks.
+
+    launcher_args (--mpi-args): options for the launcher, placed last before
+    the program so that they can override checkmpi's; tag_output: every
+    output line starts with its rank (for per-rank error tails); per_node: at
+    most this many ranks per node.
+    """
     env = dict(os.environ)
-    cmd = [launcher.path, "-n", str(np)]
-    if launcher.flavor == "openmpi":
+    cmd = [launcher.path, "-n", str(np), *launcher.args]
+    if launcher.kind == "srun":
+        if per_node:
+            cmd += ["-N", str(math.ceil(np / per_node)), f"--ntasks-per-node={per_node}"]
+        if tag_output:
+            cmd.append("--label")
+    elif launcher.flavor == "openmpi":
         # Open MPI refuses more ranks than cores, and root, unless told;
         # MPICH's hydra needs neither.
         if np > physical_cores():
@@ -127,11 +177,21 @@ def mpi_command(launcher: Launcher, np: int, argv: list[str]) -> tuple[list[str]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
             env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    return cmd + argv, env
+        if per_node:
+            cmd += ["--map-by", f"ppr:{per_node}:node"]
+        if tag_output:
+            cmd.append("--tag-output")
+    elif launcher.flavor == "mpich":
+        if per_node:
+            cmd += ["-ppn", str(per_node)]
+        if tag_output:
+            cmd.append("-prepend-rank")
+    return cmd + list(launcher_args or []) + argv, env
 
 
-# checkmpi-halo's progress line: "[2/11] step1 (sendrecv-packx) ..."
-PROGRESS = re.compile(r"\[(\d+)/(\d+)\] (\S+) \(([^)]*)\) \.\.\.")
+# The native tools' progress lines: "[2/11] step1 (sendrecv-packx) ..." (checkmpi-halo),
+# "[3/23] 4 B ..." (checkmpi-p2p).
+PROGRESS = re.compile(r"\[(\d+)/(\d+)\] ([^\n]*?) \.\.\.")
 
 
 @dataclass
@@ -140,24 +200,29 @@ class NativeRun:
     stdout: str
     stderr_tail: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    timed_out: bool = False  # stopped at its timeout (only returned with raise_on_timeout=False)
 
 
 def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
-               on_progress: Callable[[int, int, str, str], None] | None = None) -> NativeRun:
-    """Runs an MPI job, reporting checkmpi-halo's progress lines as they appear.
+               on_progress: Callable[[int, int, str], None] | None = None,
+               raise_on_timeout: bool = True, stderr_lines_kept: int = 200) -> NativeRun:
+    """Runs an MPI job, reporting the tool's progress lines as they appear.
 
     The tool prints "[i/N] id (alias) ..." and ends the line only when the
     strategy is done, so stdout is read in raw chunks, not lines. SIGINT and
     SIGTERM to checkmpi while the job runs are passed on to the whole job
-    (launcher and ranks), which is waited for before checkmpi stops.
+    (launcher and ranks), which is waited for before checkmpi stops. A job
+    past its timeout is stopped the same way; that is an error unless
+    raise_on_timeout is False, which returns it with timed_out set. The last
+    `stderr_lines_kept` lines of stderr are kept.
     """
     start = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, start_new_session=True)
     except OSError as e:
-        raise CheckmpiError(f"cannot start {cmd[0]}: {e.strerror}", EXIT_NATIVE) from None
-    stderr_lines: deque[str] = deque(maxlen=200)
+        raise CheckmpiError(f"cannot start {cmd[0]}: {e.strerror}", EXIT_FAILED) from None
+    stderr_lines: deque[str] = deque(maxlen=stderr_lines_kept)
 
     def drain_stderr() -> None:
         assert proc.stderr is not None
@@ -180,7 +245,7 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
                 if on_progress:
                     text = out.decode(errors="replace")
                     for m in list(PROGRESS.finditer(text))[seen:]:
-                        on_progress(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
+                        on_progress(int(m.group(1)), int(m.group(2)), m.group(3))
                         seen += 1
             proc.wait()
             job.wait_ranks()
@@ -189,14 +254,15 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
                 timer.cancel()
     reader.join(timeout=5)
     elapsed = time.monotonic() - start
-    if job.reason == "timeout":
+    timed_out = job.reason == "timeout"
+    if timed_out and raise_on_timeout:
         raise CheckmpiError(f"{Path(cmd[0]).name} job timed out after {timeout:g} s and was stopped",
-                            EXIT_NATIVE, list(stderr_lines)[-5:])
+                            EXIT_FAILED, list(stderr_lines)[-5:])
     if job.signum:
         name = signal.Signals(job.signum).name
         raise CheckmpiError(f"stopped by {name}: the MPI job ({Path(cmd[0]).name}) was ended; files of earlier "
                             "runs are as they were", 128 + job.signum)
-    return NativeRun(proc.returncode, out.decode(errors="replace"), list(stderr_lines), elapsed)
+    return NativeRun(proc.returncode, out.decode(errors="replace"), list(stderr_lines), elapsed, timed_out)
 
 
 class _Job:
@@ -307,8 +373,15 @@ def failure(tool: str, run: NativeRun) -> CheckmpiError:
     own = [line for line in lines if line.startswith(f"{tool}:")]
     tail = own[-4:] if own else lines[-6:]
     return CheckmpiError(f"{tool} failed with exit code {run.returncode}" + (":" if tail else " (no stderr)"),
-                         EXIT_NATIVE, tail)
+                         EXIT_FAILED, tail)
 
 
 def say(message: str) -> None:
-    print(f"checkmpi: {message}", file=sys.stderr, flush=True)
+    """One message on stderr; on a terminal, or with COLUMNS set, wrapped to its width (a log keeps it whole)."""
+    if not (sys.stderr.isatty() or os.environ.get("COLUMNS", "").isdigit()):
+        print(f"checkmpi: {message}", file=sys.stderr, flush=True)
+        return
+    width = shutil.get_terminal_size((80, 24)).columns
+    lines = textwrap.wrap(f"checkmpi: {message}", width=max(width, 40), subsequent_indent="  ",
+                          break_long_words=False, break_on_hyphens=False) or ["checkmpi:"]
+    print("\n".join(lines), file=sys.stderr, flush=True)

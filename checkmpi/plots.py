@@ -12,7 +12,8 @@ import numpy as np
 
 from checkmpi.atomic import replacing
 from checkmpi.model import MessageModel, Prediction
-from checkmpi.results import HaloRun, P2PRun, x_join
+from checkmpi.results import HaloRun, P2PRun, opt_float, x_join
+from checkmpi.p2p_tables import nbc_means
 from checkmpi.tables import measured_comm, measured_total, pick_unit
 
 matplotlib.use("Agg")  # files only; never needs a display (no figure exists yet, so switching is allowed)
@@ -82,8 +83,8 @@ def halo_directions(run: HaloRun, outdir: Path) -> Figure:
     ax.set_xticks(x, [s.id for s in ran])
     ax.set_ylabel(f"time per step ({unit})")
     xlabel = "strategy (bars: mean over ranks; whiskers: min to max)"
-    if any(s.step >= 7 for s in ran):  # docs/halo.md, "Timers"
-        xlabel += "\nstep7 on: all directions in flight at once; the wait for them is in no direction"
+    if any(s.raw["parts"]["schedule"] == "all-at-once" for s in ran):  # docs/halo.md, "Timers"
+        xlabel += "\nall directions in flight at once (step7 on): the wait for them is in no direction"
     ax.set_xlabel(xlabel)
     ax.set_title(f"Exchange time per direction\n{run.name}: {x_join(run.dims)} ranks, local {x_join(run.local)}",
                  fontsize=10)
@@ -93,18 +94,22 @@ def halo_directions(run: HaloRun, outdir: Path) -> Figure:
 
 
 def halo_comparison(runs: list[HaloRun], outdir: Path) -> Figure:
-    """Grouped bars: loop time per step of each strategy, one bar per run."""
+    """Grouped bars: median time per step of each strategy, one bar per run, whiskers its 95% CI."""
     ids = sorted({s.id: s.step for r in runs for s in r.ran()}.items(), key=lambda kv: kv[1])
-    unit, scale = pick_unit(max((s.per_step("loop") for r in runs for s in r.ran()), default=0.0))
+    unit, scale = pick_unit(max((s.step_time.median for r in runs for s in r.ran()), default=0.0))
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(ids) * max(1, len(runs) / 2) + 2), 4.2))
     x = np.arange(len(ids))
     width = 0.8 / len(runs)
     for k, run in enumerate(runs):
-        times = {s.id: s.per_step("loop") * scale for s in run.ran()}
-        ax.bar(x + (k - (len(runs) - 1) / 2) * width, [times.get(i, 0.0) for i, _ in ids], width,
+        ran = {s.id: s.step_time for s in run.ran()}
+        median = np.array([ran[i].median * scale if i in ran else 0.0 for i, _ in ids])
+        lo = np.array([ran[i].ci[0] * scale if i in ran and ran[i].ci else m for (i, _), m in zip(ids, median)])
+        hi = np.array([ran[i].ci[1] * scale if i in ran and ran[i].ci else m for (i, _), m in zip(ids, median)])
+        ax.bar(x + (k - (len(runs) - 1) / 2) * width, median, width,
+               yerr=np.vstack([median - lo, hi - median]), capsize=2,
                label=f"{run.name} ({run.nprocs} ranks, local {x_join(run.local)})")
     ax.set_xticks(x, [i for i, _ in ids])
-    ax.set_ylabel(f"loop time per step ({unit}), max over ranks")
+    ax.set_ylabel(f"median time per step ({unit}), 95% CI")
     ax.set_xlabel("strategy")
     ax.set_title("Comparison of runs", fontsize=10)
     ax.legend(fontsize=8)
@@ -259,4 +264,87 @@ def ring(run: P2PRun, outdir: Path) -> Figure:
     return _save(fig, outdir, f"{run.name}-ring", "Ring exchange")
 
 
-P2P_PLOTS = {"pingpong": pingpong, "bw": bandwidth, "loggp": loggp, "datatype": datatype, "ring": ring}
+def _nbc_groups(run: P2PRun) -> tuple[list[str], list[int], bool]:
+    """The operations (in order), the MPI_Test counts, and whether these are pencil transposes."""
+    ops = list(dict.fromkeys(str(r["op"]) for r in run.results))
+    return ops, sorted({int(r["tests"]) for r in run.results}), "grid" in run.results[0]
+
+
+def nbc_overlap(run: P2PRun, outdir: Path) -> Figure:
+    """OSU's overlap against size: a line per operation and MPI_Test count."""
+    ops, tests, pencil = _nbc_groups(run)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for i, op in enumerate(ops):
+        for j, n in enumerate(tests):
+            pts = [r for r in run.results if r["op"] == op and int(r["tests"]) == n]
+            ax.plot([float(r["size"]) for r in pts], [opt_float(r.get("overlap")) for r in pts], ms=5,
+                    marker="os^Dv<>"[i % 7], ls=("-", "--", ":", "-.")[j % 4], color=f"C{i % 10}",
+                    label=f"{op}, {n} MPI_Test call{'' if n == 1 else 's'}")
+    ax.set_ylim(-3, 103)
+    thread = (run.context.get("progress_thread") or {}).get("active")
+    _size_axes(ax, "overlap (%), OSU's definition",
+               f"Overlap of communication with computation\n{run.name}: {run.context.get('nprocs', '?')} ranks, "
+               f"progress thread {'on' if thread else 'off'}",
+               xlabel="bytes one rank sends (the most over ranks)" if pencil else "message size (bytes)")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    return _save(fig, outdir, f"{run.name}-overlap", "Overlap of non-blocking collectives with computation")
+
+
+NBC_TOP = 3.0  # y range of the breakdown, in units of the pure communication time
+# Parts of post + compute + wait, bottom to top: (column of nbc_means, label, colour).
+NBC_PARTS = (("init", "init (post)", "#8172b3"), ("compute", "compute", "#4c72b0"),
+             ("MPI_Test", "MPI_Test calls", "#55a868"), ("MPI_Wait", "MPI_Wait", "#dd8452"))
+
+
+def nbc_breakdown(run: P2PRun, outdir: Path) -> Figure:
+    """Per operation and size, post + compute + wait as stacked bars, every part
+    divided by the pure communication time: compute is about 1 (calibrated),
+    the bar's top is 1 with full overlap and 2 with none."""
+    ops, tests, pencil = _nbc_groups(run)
+    widest = max(len({int(r["size"]) for r in run.results if r["op"] == op}) for op in ops) * len(tests)
+    fig, axes = plt.subplots(len(ops), 1, figsize=(max(8.0, 0.3 * widest + 3), 3.0 * len(ops) + 0.6), squeeze=False,
+                             constrained_layout=True)
+    for ax, op in zip(axes[:, 0], ops):
+        rows = [r for r in run.results if r["op"] == op]
+        keys = list(dict.fromkeys(x_join(r["grid"]) if pencil else str(int(r["size"])) for r in rows))
+        at = {((x_join(r["grid"]) if pencil else str(int(r["size"]))), int(r["tests"])): r for r in rows}
+        x = np.arange(len(keys))
+        width = 0.8 / len(tests)
+        for j, n in enumerate(tests):
+            means = [nbc_means(at[(k, n)]) for k in keys]
+            rel = {c: np.array([m[c] / m["pure comm"] for m in means]) for c in means[0]}  # over pure comm
+            xs = x + (j - (len(tests) - 1) / 2) * width
+            bottom = np.zeros(len(keys))
+            for col, label, colour in NBC_PARTS:
+                ax.bar(xs, rel[col], width, bottom=bottom, color=colour, hatch=("", "//", "..", "xx")[j % 4],
+                       edgecolor="white", label=label if j == 0 else None)
+                bottom += rel[col]
+            # Beyond NBC_TOP (a noisy iteration in a mean): the value as text at the top.
+            for xv, total in zip(xs, bottom):
+                if total > NBC_TOP:
+                    ax.text(xv, NBC_TOP * 0.98, f"{total:.1f}", ha="center", va="top", fontsize=7, rotation=90)
+            blocking = rel["blocking"]
+            ax.plot(xs, np.minimum(blocking, NBC_TOP * 0.98), "x", color="black", ms=6,
+                    label="blocking collective (^: beyond the axis)" if j == 0 else None)
+            over = blocking > NBC_TOP
+            ax.plot(xs[over], np.full(int(over.sum()), NBC_TOP * 0.98), "^", color="black", ms=6)
+        ax.set_ylim(0, NBC_TOP)
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.axhline(2.0, color="grey", lw=0.8, ls=":")
+        ax.set_xticks(x, keys, rotation=45 if len(keys) > 10 else 0, fontsize=8)
+        ax.set_ylabel("time / pure comm")
+        ax.set_title(f"{op}: post + compute + wait; bars per {'grid' if pencil else 'size'}: "
+                     f"{', '.join(map(str, tests))} MPI_Test calls (left to right)", fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    axes[-1, 0].set_xlabel("grid (doubles)" if pencil else "message size (bytes)")
+    fig.suptitle(f"{run.name}: time breakdown (1 = pure comm; top at 1: fully hidden, at 2: not at all)", fontsize=9)
+    return _save(fig, outdir, f"{run.name}-breakdown", "Non-blocking collectives: time breakdown")
+
+
+def nbc(run: P2PRun, outdir: Path) -> list[Figure]:
+    return [nbc_overlap(run, outdir), nbc_breakdown(run, outdir)]
+
+
+# Each returns a Figure, or a list of them.
+P2P_PLOTS = {"pingpong": pingpong, "bw": bandwidth, "loggp": loggp, "datatype": datatype, "ring": ring, "nbc": nbc}

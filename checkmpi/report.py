@@ -10,11 +10,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 from checkmpi import __version__
 from checkmpi import tables as T
 from checkmpi.atomic import write_text
 from checkmpi.errors import CheckmpiError
+from checkmpi.p2p_tables import p2p_tables
 from checkmpi.model import MessageModel, case_of, copy_bandwidth_for, message_model, predict, select_strategies
 from checkmpi.results import HaloRun, P2PRun
 
@@ -23,20 +25,25 @@ from checkmpi.results import HaloRun, P2PRun
 class Report:
     contexts: list[T.Table] = field(default_factory=list)  # one full block per results file
     summary: T.Table | None = None  # the same, one line per file
+    headlines: list[str] = field(default_factory=list)  # per halo run: the winner and where its time goes
     tables: list[T.Table] = field(default_factory=list)
+    html_tables: list[T.Table] = field(default_factory=list)  # the same, halo tables with every figure
     figures: list = field(default_factory=list)  # plots.Figure
     notes: list[str] = field(default_factory=list)
 
 
 def build(halos: list[HaloRun], p2ps: list[P2PRun], plots_dir: Path | None,
-          copy_bandwidth: float | None = None) -> Report:
+          copy_bandwidth: float | None = None, wide: bool = False) -> Report:
     """Tables for every run, a comparison of halo runs, predicted vs measured
     when a point-to-point model is at hand, and (with plots_dir) the plots."""
     runs = [*halos, *p2ps]
     rep = Report(contexts=[T.context_table(r) for r in runs], summary=T.contexts_summary(runs))
     model = _model(p2ps, rep)
+    rep.headlines = [T.headline(run) for run in halos]
     for run in halos:
-        rep.tables.append(T.halo_table(run))
+        rep.tables.append(T.halo_table(run, wide))
+        rep.html_tables.append(T.halo_table(run, wide=True))
+    shared = len(rep.tables)  # the comparison and the predictions are the same in both
     if len(halos) > 1:
         rep.tables.append(T.comparison_table(halos))
     predictions = {}
@@ -46,8 +53,10 @@ def build(halos: list[HaloRun], p2ps: list[P2PRun], plots_dir: Path | None,
         bandwidth = copy_bandwidth_for(run, copy_bandwidth)
         predictions[run.name] = predict(case_of(run), known, model, bandwidth[0])
         rep.tables.append(T.predicted_vs_measured_table(run, predictions[run.name], model, bandwidth))
+    rep.html_tables += rep.tables[shared:]
     for run in p2ps:
-        rep.tables.extend(T.p2p_tables(run))
+        rep.tables.extend(p2p_tables(run, wide))
+        rep.html_tables.extend(p2p_tables(run, wide=True))
     if plots_dir is not None:
         _plots(rep, halos, p2ps, predictions, plots_dir)
     return rep
@@ -75,13 +84,20 @@ def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: d
         rep.figures.append(plots.halo_comparison([r for r in halos if r.ran()], outdir))
     for run in p2ps:
         if run.results:
-            rep.figures.append(plots.P2P_PLOTS[run.mode](run, outdir))
+            made = plots.P2P_PLOTS[run.mode](run, outdir)
+            rep.figures += made if isinstance(made, list) else [made]
 
 
 def print_report(rep: Report, out: Console) -> None:
     """Context (in full for one file, a line each for several), then the tables."""
     context = rep.contexts if len(rep.contexts) == 1 or rep.summary is None else [rep.summary]
-    for table in context + rep.tables:
+    for table in context:
+        T.render(table, out)
+    for line in rep.headlines:
+        out.print(Text("Headline: " + line, style="bold"))
+    if rep.headlines:
+        out.print()
+    for table in rep.tables:
         T.render(table, out)
     for note in rep.notes:
         out.print(note)
@@ -90,7 +106,8 @@ def print_report(rep: Report, out: Console) -> None:
 # ---- HTML -------------------------------------------------------------------------------------------
 
 CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1500px; padding: 0 1em; color: #222; }
+div.table { overflow-x: auto; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: .9em; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: .3em; }
@@ -99,6 +116,8 @@ th { border-bottom: 2px solid #444; } td.name, th.name { text-align: left; }
 tbody { border-bottom: 1px solid #bbb; }
 p.note { color: #555; font-size: .85em; margin-top: -1em; white-space: pre-line; }
 table.context td { text-align: left; } table.context td:first-child { font-weight: 600; }
+p.headline { font-size: 1.1em; font-weight: 600; background: #eef4fb; border-left: 4px solid #4c72b0;
+  padding: .5em .8em; }
 figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #eee; }
 """
 
@@ -116,7 +135,7 @@ def _html_table(table: T.Table, css_class: str = "") -> str:
             group = []
     cls = f' class="{css_class}"' if css_class else ""
     thead = f"<thead><tr>{head}</tr></thead>" if any(table.headers) else ""
-    out = f"<table{cls}><caption>{_e(table.title)}</caption>{thead}{''.join(body)}</table>"
+    out = f'<div class="table"><table{cls}><caption>{_e(table.title)}</caption>{thead}{"".join(body)}</table></div>'
     return out + (f'<p class="note">{_e(table.caption)}</p>' if table.caption else "")
 
 
@@ -133,7 +152,8 @@ def to_html(rep: Report, title: str = "checkmpi report") -> str:
              '<section id="context"><h2>Context</h2>']
     parts += [_html_table(t, "context") for t in rep.contexts]
     parts.append('</section><section id="results"><h2>Results</h2>')
-    parts += [_html_table(t) for t in rep.tables]
+    parts += [f'<p class="headline">{_e(line)}</p>' for line in rep.headlines]
+    parts += [_html_table(t) for t in rep.html_tables]
     parts += [f'<p class="note">{_e(n)}</p>' for n in rep.notes]
     if rep.figures:
         parts.append('</section><section id="plots"><h2>Plots</h2>')

@@ -1,8 +1,9 @@
-"""Loading and checking the native tools' JSON results.
+"""Loading the native tools' JSON results, checked against their JSON Schemas.
 
-Two schemas are read: `checkmpi.halo/1` (docs/halo.md) and `checkmpi.p2p/1`.
-Only the keys used here are required; unknown keys are kept and ignored, so
-newer tools that add keys (skipped strategies, backends, ...) still load.
+Two schemas are read: `checkmpi.halo/2` (docs/halo.md) and `checkmpi.p2p/2`
+(docs/p2p.md); their JSON Schema files are in schemas/ (packaged as
+checkmpi.schemas). A file that does not validate is refused with one line
+naming the first offending key.
 """
 
 from __future__ import annotations
@@ -10,19 +11,23 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+
 from checkmpi.errors import CheckmpiError
 
-HALO_SCHEMA = "checkmpi.halo/1"
-P2P_SCHEMA = "checkmpi.p2p/1"
+HALO_SCHEMA = "checkmpi.halo/2"
+P2P_SCHEMA = "checkmpi.p2p/2"
 KNOWN_SCHEMAS = {"checkmpi.halo": HALO_SCHEMA, "checkmpi.p2p": P2P_SCHEMA}
 
-# Timers every checkmpi-halo result has, in the order of its JSON (docs/halo.md,
-# "Timers"); newer tools add more (pack_x ... unpack_z), which are kept too.
-HALO_TIMERS = ("loop", "compute", "diag", "comm", "x", "y", "z", "pack", "unpack", "mpi")
-P2P_MODES = ("pingpong", "bw", "ring", "loggp", "datatype")
+# Timers every checkmpi-halo result has, in the order of its JSON (docs/halo.md, "Timers").
+HALO_TIMERS = ("loop", "compute", "diag", "comm", "x", "y", "z", "pack", "unpack", "mpi", "pack_x", "pack_y",
+               "pack_z", "unpack_x", "unpack_y", "unpack_z")
+P2P_MODES = ("pingpong", "bw", "ring", "loggp", "datatype", "nbc")
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,31 @@ class Stats:
         return self.mean if value is None else value
 
 
+@dataclass(frozen=True)
+class Distribution:
+    """Order statistics of per-step (halo) or per-iteration (p2p) times, seconds; NaN where null."""
+
+    n: int
+    min: float
+    p5: float
+    median: float
+    mean: float
+    p95: float
+    max: float
+    ci: tuple[float, float] | None  # 95% confidence interval of the median
+
+    @classmethod
+    def of(cls, d: dict[str, Any]) -> Distribution:
+        ci = d.get("median_ci")
+        return cls(int(d["n"]), *(opt_float(d[k]) for k in ("min", "p5", "median", "mean", "p95", "max")),
+                   (float(ci[0]), float(ci[1])) if ci else None)
+
+    @property
+    def tail(self) -> float:
+        """p95 / median: how far the slow tail reaches."""
+        return self.p95 / self.median if self.median > 0 else math.nan
+
+
 @dataclass
 class StrategyResult:
     id: str
@@ -50,7 +80,13 @@ class StrategyResult:
     timers: dict[str, Stats]
     bytes_per_step: int
     compute_bytes_per_step: int
-    skipped: str | None = None  # why the tool did not run it, when it says so
+    step_time: Distribution | None = None  # time per step over ranks, steps and runs
+    runs: int = 1
+    repeat_medians: list[float] = field(default_factory=list)
+    repeat_spread: float = math.nan
+    directions: dict[str, dict[str, Any]] = field(default_factory=dict)  # x, y, z: bytes, message size, bandwidth
+    noise: list[str] = field(default_factory=list)  # why the tool flagged it noisy
+    skipped: str | None = None  # why the tool did not run it (the top-level "skipped" list)
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -58,7 +94,12 @@ class StrategyResult:
         return f"{self.id} {self.alias}".strip()
 
     def per_step(self, timer: str, stat: str = "max") -> float:
+        """A whole-loop timer divided by the steps (loop totals are what the JSON keeps)."""
         return self.timers[timer].get(stat) / self.steps if self.steps else 0.0
+
+    def bandwidth(self, direction: str) -> float:
+        """Payload sent in that direction over its time, slowest rank (bytes/s); NaN if unknown."""
+        return opt_float(self.directions.get(direction, {}).get("bandwidth", {}).get("min"))
 
 
 @dataclass
@@ -68,6 +109,7 @@ class HaloRun:
     config: dict[str, Any]
     strategies: list[StrategyResult]
     memcpy_bandwidth: Stats | None  # bytes read + written per second, per rank
+    noise_thresholds: dict[str, float] = field(default_factory=dict)
 
     @property
     def nprocs(self) -> int:
@@ -113,6 +155,7 @@ class P2PRun:
     mode: str
     results: list[dict[str, Any]]
     fits: dict[str, Any]
+    noise: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -134,8 +177,20 @@ def x_join(values: tuple[int, ...] | list[int]) -> str:
     return "x".join(str(v) for v in values)
 
 
+@lru_cache(maxsize=None)
+def schema_validator(schema: str) -> jsonschema.protocols.Validator:
+    """The validator of `checkmpi.halo/2` and the like, from its schema file."""
+    family, version = schema.split("/", 1)
+    name = f"{family}-{version}.schema.json"
+    try:  # installed: schemas/ is packaged as checkmpi.schemas
+        text = resources.files("checkmpi.schemas").joinpath(name).read_text("utf-8")
+    except ModuleNotFoundError:  # imported from the source tree: schemas/ beside the package
+        text = (Path(__file__).resolve().parent.parent / "schemas" / name).read_text("utf-8")
+    return jsonschema.Draft202012Validator(json.loads(text))
+
+
 def load(path: str | Path) -> HaloRun | P2PRun:
-    """Reads one results file; CheckmpiError (one line) on any problem."""
+    """Reads one results file; CheckmpiError (one line, exit 2) on any problem."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -157,9 +212,26 @@ def load(path: str | Path) -> HaloRun | P2PRun:
         raise CheckmpiError(f"'{p}' has schema '{schema}', which is not a checkmpi results schema")
     if schema != KNOWN_SCHEMAS[family]:
         raise CheckmpiError(f"'{p}' has schema version '{schema}', which this checkmpi does not know "
-                            f"(it reads {KNOWN_SCHEMAS[family]}); update checkmpi")
-    reader = _Reader(p)
-    return reader.halo(doc) if schema == HALO_SCHEMA else reader.p2p(doc)
+                            f"(it reads {KNOWN_SCHEMAS[family]})")
+    error = jsonschema.exceptions.best_match(schema_validator(schema).iter_errors(doc))
+    if error is not None:
+        raise CheckmpiError(f"malformed results in '{p}': {describe(error)}")
+    return _halo(p, doc) if schema == HALO_SCHEMA else _p2p(p, doc)
+
+
+def describe(error: jsonschema.ValidationError) -> str:
+    """One line: where (results[1].timers.loop) and what is wrong with it."""
+    where = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in error.absolute_path).lstrip(".")
+    if error.validator == "required":
+        missing = next((k for k in error.validator_value if k not in error.instance), "?")
+        return f"{where + '.' if where else ''}{missing} is missing"
+    if error.validator == "type":
+        wanted = error.validator_value if isinstance(error.validator_value, str) else " or ".join(error.validator_value)
+        return f"{where or 'the document'} is not a {wanted}: {error.instance!r}"
+    if error.validator in ("enum", "const"):
+        allowed = error.validator_value if error.validator == "enum" else [error.validator_value]
+        return f"{where} is {error.instance!r}, not one of {', '.join(map(str, allowed))}"
+    return f"{where or 'the document'}: {error.message}"
 
 
 def load_all(paths: list[str]) -> tuple[list[HaloRun], list[P2PRun]]:
@@ -171,100 +243,45 @@ def load_all(paths: list[str]) -> tuple[list[HaloRun], list[P2PRun]]:
     return halos, p2ps
 
 
-class _Reader:
-    """Typed access to a parsed document that names the offending key on error."""
-
-    def __init__(self, path: Path):
-        self.path = path
-
-    def fail(self, where: str, what: str) -> CheckmpiError:
-        return CheckmpiError(f"malformed results in '{self.path}': {where} {what}")
-
-    def get(self, obj: dict[str, Any], key: str, where: str, kind: type | tuple[type, ...]) -> Any:
-        if key not in obj:
-            raise self.fail(f"{where}.{key}" if where else key, "is missing")
-        value = obj[key]
-        if kind in (int, float, (int, float)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise self.fail(f"{where}.{key}" if where else key, f"is not a number: {value!r}")
-            return value
-        if not isinstance(value, kind):
-            names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-            raise self.fail(f"{where}.{key}" if where else key, f"is not a {names}: {value!r}")
-        return value
-
-    def stats(self, obj: dict[str, Any], key: str, where: str) -> Stats:
-        s = self.get(obj, key, where, dict)
-        here = f"{where}.{key}"
-        median = self.get(s, "median", here, (int, float)) if "median" in s else None
-        return Stats(min=self.get(s, "min", here, (int, float)), mean=self.get(s, "mean", here, (int, float)),
-                     max=self.get(s, "max", here, (int, float)), median=median)
-
-    def halo(self, doc: dict[str, Any]) -> HaloRun:
-        context = self.get(doc, "context", "", dict)
-        config = self.get(doc, "config", "", dict)
-        self.get(context, "nprocs", "context", int)
-        for key in ("lx", "ly", "lz", "proc_x", "proc_y", "proc_z", "l", "m", "n"):
-            self.get(config, key, "config", int)
-        strategies = []
-        for i, r in enumerate(self.get(doc, "results", "", list)):
-            where = f"results[{i}]"
-            if not isinstance(r, dict):
-                raise self.fail(where, "is not an object")
-            sid = self.get(r, "strategy", where, str)
-            skipped = _skip_reason(r)
-            timers: dict[str, Stats] = {}
-            if skipped is None:
-                t = self.get(r, "timers", where, dict)
-                timers = {name: self.stats(t, name, f"{where}.timers") for name in t}
-                for name in ("loop", "compute", "comm"):
-                    if name not in timers:
-                        raise self.fail(f"{where}.timers.{name}", "is missing")
-            strategies.append(StrategyResult(
-                id=sid, alias=str(r.get("alias", "")), step=int(r.get("step", _step_number(sid))),
-                valid=bool(r.get("valid", skipped is None)), error=r.get("error"),
-                steps=int(self.get(r, "steps", where, int)) if skipped is None else int(r.get("steps", 0)),
-                timers=timers, bytes_per_step=int(r.get("bytes_per_step", 0)),
-                compute_bytes_per_step=int(r.get("compute_bytes_per_step", 0)), skipped=skipped, raw=r))
-        probe = None
-        probes = doc.get("probes")
-        if isinstance(probes, dict) and "memcpy_bandwidth" in probes:
-            probe = self.stats(probes, "memcpy_bandwidth", "probes")
-        return HaloRun(self.path, context, config, strategies, probe)
-
-    def p2p(self, doc: dict[str, Any]) -> P2PRun:
-        context = self.get(doc, "context", "", dict)
-        config = self.get(doc, "config", "", dict)
-        mode = self.get(doc, "mode", "", str)
-        if mode not in P2P_MODES:
-            raise self.fail("mode", f"is '{mode}', not one of {', '.join(P2P_MODES)}")
-        results = self.get(doc, "results", "", list)
-        needs = {"pingpong": ("size", "latency"), "bw": ("size", "bandwidth"), "ring": ("nprocs", "size", "time"),
-                 "loggp": ("size", "g_plus_Gs"), "datatype": ("count", "blocklen", "stride", "bytes")}[mode]
-        for i, r in enumerate(results):
-            where = f"results[{i}]"
-            if not isinstance(r, dict):
-                raise self.fail(where, "is not an object")
-            for key in needs:
-                if key in ("latency", "time"):
-                    self.stats(r, key, where)
-                else:
-                    self.get(r, key, where, (int, float))
-        fits = doc.get("fits") or {}
-        if not isinstance(fits, dict):
-            raise self.fail("fits", "is not an object")
-        return P2PRun(self.path, context, config, mode, results, fits)
+def _stats(d: dict[str, Any]) -> Stats:
+    return Stats(min=opt_float(d["min"]), mean=opt_float(d["mean"]), max=opt_float(d["max"]))
 
 
-def _skip_reason(r: dict[str, Any]) -> str | None:
-    """Why a strategy did not run, when the tool reports it (available: false / skipped)."""
-    if r.get("skipped"):
-        return str(r["skipped"]) if not isinstance(r["skipped"], bool) else "skipped"
-    if r.get("available") is False:
-        return str(r.get("reason") or r.get("error") or "not available")
-    return None
+def _halo(path: Path, doc: dict[str, Any]) -> HaloRun:
+    """A validated checkmpi.halo/2 document as objects."""
+    strategies = []
+    for r in doc["results"]:
+        strategies.append(StrategyResult(
+            id=r["strategy"], alias=r["alias"], step=_step_of(r, r["strategy"]), valid=r["valid"], error=r["error"],
+            steps=r["steps"],
+            timers={name: _stats(t) for name, t in r["timers"].items()}, bytes_per_step=r["bytes_per_step"],
+            compute_bytes_per_step=r["compute_bytes_per_step"], step_time=Distribution.of(r["step_time"]),
+            runs=r["runs"], repeat_medians=[opt_float(m) for m in r["repeat_medians"]],
+            repeat_spread=opt_float(r["repeat_spread"]), directions=r["directions"], noise=list(r["noise"]), raw=r))
+    for k in doc["skipped"]:  # chosen by "all" but not runnable on this backend
+        strategies.append(StrategyResult(id=k["strategy"], alias=k["alias"], step=_step_number(k["strategy"]),
+                                         valid=True, error=None, steps=0, timers={}, bytes_per_step=0,
+                                         compute_bytes_per_step=0, skipped=k["reason"], raw=k))
+    if doc["skipped"]:
+        strategies.sort(key=lambda s: s.step)
+    probes = doc.get("probes", {})
+    probe = _stats(probes["memcpy_bandwidth"]) if "memcpy_bandwidth" in probes else None
+    return HaloRun(path, doc["context"], doc["config"], strategies, probe, doc["config"]["noise_thresholds"])
+
+
+def _p2p(path: Path, doc: dict[str, Any]) -> P2PRun:
+    mode = doc["mode"]
+    if mode not in P2P_MODES:
+        raise CheckmpiError(f"malformed results in '{path}': mode is '{mode}', not one of {', '.join(P2P_MODES)}")
+    return P2PRun(path, doc["context"], doc["config"], mode, doc["results"], doc["fits"], list(doc["noise"]))
 
 
 def _step_number(sid: str) -> int:
     digits = sid.removeprefix("step")
     return int(digits) if digits.isdigit() else 99
+
+
+def _step_of(r: dict, sid: str) -> int:
+    """CheckMPI's step number; checkmpi's own rows (step null) sort after them."""
+    step = r.get("step", _step_number(sid))
+    return 99 if step is None else int(step)

@@ -7,7 +7,9 @@ HTML page and the tests all see the same numbers.
 from __future__ import annotations
 
 import math
+import os
 import sys
+import textwrap
 from dataclasses import dataclass, field
 
 from rich import box
@@ -16,7 +18,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from checkmpi.model import MessageModel, Prediction
-from checkmpi.results import HaloRun, P2PRun, Stats, StrategyResult, opt_float, x_join
+from checkmpi.results import HaloRun, P2PRun, StrategyResult, x_join
 
 
 @dataclass
@@ -46,67 +48,158 @@ def _pct(part: float, whole: float) -> str:
     return num(100.0 * part / whole, 1) if whole > 0 else "-"
 
 
-STAT_ROWS = ("max", "mean", "min")
+def _short(value: float, digits: int) -> str:
+    """At most `digits` decimals, and no more than three significant digits' worth."""
+    if not value > 0:
+        return num(value, digits)
+    return f"{value:.{max(0, min(digits, 2 - math.floor(math.log10(value))))}f}"
 
 
-def halo_table(run: HaloRun) -> Table:
-    """The seed's Table 2/3 for one run: per strategy max, mean and min over ranks."""
+def range_text(ci: tuple[float, float] | None, scale: float, digits: int) -> str:
+    """A confidence interval as 'lo-hi', short enough for an 80-column table."""
+    return f"{_short(ci[0] * scale, digits)}-{_short(ci[1] * scale, digits)}" if ci else "-"
+
+
+def _ratio(value: float) -> str:
+    return num(value, 2 if value < 10 else 1 if value < 100 else 0)
+
+
+def _gbs(value: float) -> str:
+    """GB/s in at most four characters below 10000 GB/s."""
+    return _ratio(value / 1e9)
+
+
+def _kib(value: float) -> str:
+    return num(value / 1024, 1)
+
+
+def halo_table(run: HaloRun, wide: bool = False) -> Table:
+    """One row per strategy: the median time per step with its 95% confidence
+    interval, the tail, the MPI share and the bandwidth per direction; fits
+    80 columns. `wide` adds every other figure, all per step."""
     ran = run.ran()
-    # One unit per group of columns, so small pack times do not round to zero.
-    groups = {"loop": ("loop",), "dir": ("x", "y", "z"), "copy": ("pack", "unpack")}
-    units = {g: pick_unit(max((_timer(s, t).max for s in ran for t in timers), default=0.0))
-             for g, timers in groups.items()}
-    unit_of = {t: units[g] for g, timers in groups.items() for t in timers}
-    headers = ["strategy", "ranks", f"loop ({unit_of['loop'][0]})", "%comp", "%MPI"] + [
-        f"{t} ({unit_of[t][0]})" for t in ("x", "y", "z", "pack", "unpack")] + ["validation"]
-    table = Table(f"{run.name}: {run.describe()}", headers, left_columns=2)
-    notes = []  # validation errors and the tool's notes, under the table
+    unit, scale = pick_unit(max((s.step_time.max for s in ran if s.step_time), default=0.0))
+    digits = 2 if scale == 1e6 else 3
+    if wide:
+        headers = (["strategy", f"median ({unit})", "95% CI"] + [f"{d} GB/s" for d in "xyz"]
+                   + [f"{d} msg KiB" for d in "xyz"]
+                   + [f"p5 ({unit})", f"p95 ({unit})", f"min ({unit})", f"max ({unit})", f"mean ({unit})", "spread",
+                      "loop (s)", "%comp", "%MPI"]
+                   + [f"{t} ({unit})" for t in ("x", "y", "z", "pack", "unpack")] + ["validation"])
+    else:
+        headers = ["strategy", "median", "95% CI", "tail", "%MPI", "x GB/s", "y GB/s", "z GB/s", "check"]
+    table = Table(f"{run.name}: {run.describe()}; time per step in {unit}", headers)
+    notes = []  # validation errors, noise, the tool's notes: under the table
     for s in run.strategies:
+        label = s.label if wide else s.id
         if s.skipped is not None:
-            table.rows.append([s.label, "-"] + ["-"] * 8 + [f"skipped: {s.skipped}"])
+            table.rows.append([label] + ["-"] * (len(headers) - 2) + ["skipped"])
+            notes.append(f"{s.id}: skipped: {s.skipped}")
+            continue
+        d = s.step_time
+        loop = s.timers["loop"].max
+        tail = _ratio(d.tail) + ("!" if s.noise else "")
+        verdict = "valid" if s.valid else "INVALID"
+        mpi_share = _pct(s.timers["comm"].max, loop)
+        gbs = [_gbs(s.bandwidth(x)) for x in "xyz"]
+        if wide:
+            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits)] + gbs
+                              + [_kib(s.directions[x]["message_bytes"]) for x in "xyz"]
+                              + [num(v * scale, digits) for v in (d.p5, d.p95, d.min, d.max, d.mean)]
+                              + [num(100 * s.repeat_spread, 1) + "%" if s.runs > 1 else "-", num(loop, 4),
+                                 _pct(s.timers["compute"].max, loop), mpi_share]
+                              + [num(s.per_step(t) * scale, digits) for t in ("x", "y", "z", "pack", "unpack")]
+                              + [verdict])
         else:
-            for k, stat in enumerate(STAT_ROWS):
-                times = [num(_timer(s, t).get(stat) * unit_of[t][1]) for t in ("loop", "x", "y", "z", "pack", "unpack")]
-                loop = s.timers["loop"].get(stat)
-                table.rows.append([
-                    s.label if k == 0 else "", stat, times[0],
-                    _pct(s.timers["compute"].get(stat), loop), _pct(s.timers["comm"].get(stat), loop),
-                    *times[1:], ("valid" if s.valid else "INVALID") if k == 0 else ""])
-            if not s.valid:
-                notes.append(f"{s.id}: {s.error or 'failed validation'}")
-            if s.raw.get("note"):  # what checkmpi-halo prints beside the verdict
-                notes.append(f"{s.id}: {s.raw['note']}")
-        table.section_after.add(len(table.rows) - 1)
-    table.caption = ("times over the whole timed loop; max, mean and min over ranks; %comp and %MPI: compute "
-                     "and comm (pack + MPI calls + unpack + barriers) as a share of the loop")
+            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits), tail, mpi_share,
+                               *gbs, verdict])
+        if not s.valid:
+            notes.append(f"{s.id}: {s.error or 'failed validation'}")
+        if s.noise:
+            notes.append(f"warning: {s.id} is noisy: {'; '.join(s.noise)}")
+        if s.raw.get("note"):  # what checkmpi-halo prints beside the verdict
+            notes.append(f"{s.id}: {s.raw['note']}")
+    runs = max((s.runs for s in ran), default=1)
+    over = "ranks, steps" + (f" and {runs} runs" if runs > 1 else "")
+    table.caption = (f"time per step over {over}, validation excluded: median, its 95% confidence interval, "
+                     f"{'' if wide else 'tail: '}p95/median (! = noisy: it or mean/median above "
+                     f"{run.noise_thresholds['p95_over_median']:g}, or runs spread above "
+                     f"{100 * run.noise_thresholds['repeat_spread']:.0f}%); %MPI: "
+                     "exchange share of the loop; GB/s: payload sent in that direction over its time, slowest "
+                     "rank" + ("" if wide else "; --wide for every figure"))
+    sizes = message_sizes(ran)
+    if sizes:
+        table.caption += "\nmessage size x/y/z (KiB): " + "; ".join(sizes)
     if notes:
         table.caption += "\n" + "\n".join(notes)
     return table
 
 
-def _timer(s: StrategyResult, name: str) -> Stats:
-    return s.timers.get(name, Stats(0.0, 0.0, 0.0))
+def message_sizes(ran: list[StrategyResult]) -> list[str]:
+    """'1.3/1.3/0.8 (step0, step1)': strategies grouped by their message sizes."""
+    groups: dict[str, list[str]] = {}
+    for s in ran:
+        key = "/".join(_kib(s.directions[x]["message_bytes"]) for x in "xyz")
+        groups.setdefault(key, []).append(s.id)
+    return [f"{key} ({_ids(ids)})" for key, ids in groups.items()]
+
+
+def _ids(ids: list[str]) -> str:
+    return f"{ids[0]}-{ids[-1]}" if len(ids) > 2 else ", ".join(ids)
+
+
+def headline(run: HaloRun) -> str:
+    """Fastest valid strategy, its speed-up over step0 and where its time goes."""
+    valid = [s for s in run.ran() if s.valid and s.step_time and s.step_time.median > 0]
+    if not valid:
+        return f"{run.name}: no valid strategy to compare"
+    best = min(valid, key=lambda s: s.step_time.median)
+    unit, scale = pick_unit(best.step_time.median)
+    d = best.step_time
+    text = f"{run.name}: fastest {best.label}, {d.median * scale:.3g} {unit} per step"
+    if d.ci:
+        text += f" (95% CI {d.ci[0] * scale:.3g}-{d.ci[1] * scale:.3g})"
+    base = next((s for s in valid if s.id == "step0"), None)
+    if base is not None and base is not best:
+        text += f", {base.step_time.median / d.median:.2f}x faster than step0"
+    loop = best.timers["loop"].mean
+    if loop > 0:
+        parts = [("compute", best.timers["compute"].mean), ("MPI", best.timers["mpi"].mean),
+                 ("pack+unpack", best.timers["pack"].mean + best.timers["unpack"].mean),
+                 ("validation", best.timers["diag"].mean)]
+        text += "; its loop: " + ", ".join(f"{100 * v / loop:.0f}% {name}" for name, v in parts)
+        slowest = max("xyz", key=lambda x: best.timers[x].mean)
+        text += f"; slowest direction {slowest} ({_gbs(best.bandwidth(slowest))} GB/s)"
+    return text + ("; noisy" if best.noise else "")
 
 
 def comparison_table(runs: list[HaloRun]) -> Table:
-    """Loop time per step of every strategy across runs; * marks each run's fastest."""
+    """Runs of any size side by side, normalised: median time per step, and
+    the exchange's time per byte of halo payload; * marks each run's fastest."""
     ids: dict[str, str] = {}
     for run in runs:
         for s in sorted(run.ran(), key=lambda s: s.step):
-            ids.setdefault(s.id, s.label)
-    per_step = [{s.id: s.per_step("loop") for s in run.ran()} for run in runs]
+            ids.setdefault(s.id, s.id)
+    per_step = [{s.id: s.step_time.median for s in run.ran() if s.step_time} for run in runs]
+    per_byte = [{s.id: s.per_step("comm", "mean") / s.bytes_per_step for s in run.ran() if s.bytes_per_step}
+                for run in runs]
     unit, scale = pick_unit(max((v for d in per_step for v in d.values()), default=0.0))
-    headers = ["strategy"] + [f"{run.name}\n{run.nprocs} ranks {x_join(run.dims)}, local {x_join(run.local)}"
-                              for run in runs]
-    table = Table(f"Comparison: loop time per step ({unit}), max over ranks", headers,
-                  caption="* fastest strategy of each run; - not run")
-    for sid, label in ids.items():
-        row = [label]
-        for times in per_step:
+    headers = ["strategy"]
+    for k, run in enumerate(runs):
+        headers += [f"run {k + 1} ({unit})", f"run {k + 1} ns/B"]
+    legend = "; ".join(f"run {k + 1}: {run.name}, {run.nprocs} ranks {x_join(run.dims)}, local {x_join(run.local)}"
+                       for k, run in enumerate(runs))
+    table = Table(f"Comparison: median time per step ({unit}) and exchange time per byte (ns/B)", headers,
+                  caption=f"{legend}\nns/B: comm time per step (mean over ranks) over the payload a rank sends "
+                          "per step; * fastest strategy of each run; - not run")
+    for sid in ids:
+        row = [sid]
+        for times, bytes_ in zip(per_step, per_byte):
             if sid in times:
                 row.append(num(times[sid] * scale) + ("*" if times[sid] == min(times.values()) else ""))
+                row.append(num(bytes_.get(sid, math.nan) * 1e9, 3))
             else:
-                row.append("-")
+                row += ["-", "-"]
         table.rows.append(row)
     return table
 
@@ -114,11 +207,10 @@ def comparison_table(runs: list[HaloRun]) -> Table:
 def prediction_table(predictions: list[Prediction], model: MessageModel, bandwidth: tuple[float, str],
                      title: str) -> Table:
     unit, scale = pick_unit(max((p.total for p in predictions), default=0.0))
-    headers = ["strategy", "msgs", "KiB sent", f"MPI ({unit})", f"pack ({unit})", f"unpack ({unit})",
-               f"compute ({unit})", f"overlapped ({unit})", f"total ({unit})"]
-    table = Table(title, headers, caption=_model_caption(model, bandwidth, unit))
+    headers = ["strategy", "msgs", "KiB sent", "MPI", "pack", "unpack", "compute", "overlapped", "total"]
+    table = Table(f"{title} ({unit})", headers, caption=_model_caption(model, bandwidth, unit))
     for p in predictions:
-        table.rows.append([f"{p.strategy.id} {p.strategy.alias}", str(p.messages), num(p.bytes / 1024, 1)]
+        table.rows.append([p.strategy.id, str(p.messages), num(p.bytes / 1024, 1)]
                           + [num(v * scale) for v in (p.mpi, p.pack, p.unpack, p.compute, p.hidden, p.total)])
     return table
 
@@ -138,14 +230,13 @@ def predicted_vs_measured_table(run: HaloRun, predictions: list[Prediction], mod
     measured = {s.id: s for s in run.ran()}
     pairs = [(p, measured[p.strategy.id]) for p in predictions if p.strategy.id in measured]
     unit, scale = pick_unit(max((max(p.total, measured_comm(s), measured_total(s)) for p, s in pairs), default=0.0))
-    headers = ["strategy", f"comm predicted ({unit})", f"comm measured ({unit})",
-               f"total predicted ({unit})", f"total measured ({unit})", "predicted / measured"]
-    table = Table(f"{run.name}: predicted vs measured time per step", headers,
+    headers = ["strategy", "comm pred.", "comm meas.", "total pred.", "total meas.", "pred./meas."]
+    table = Table(f"{run.name}: predicted vs measured time per step ({unit})", headers,
                   caption=_model_caption(model, bandwidth, unit)
                   + "\nmeasured: mean over ranks; total measured = loop - diag (validation and profiles)")
     for p, s in pairs:
         total = measured_total(s)
-        table.rows.append([s.label, num(p.exchange * scale), num(measured_comm(s) * scale),
+        table.rows.append([s.id, num(p.exchange * scale), num(measured_comm(s) * scale),
                            num(p.total * scale), num(total * scale), num(p.total / total, 2) if total > 0 else "-"])
     return table
 
@@ -161,106 +252,8 @@ def measured_total(s: StrategyResult) -> float:
     return s.per_step("loop", "mean") - (s.per_step("diag", "mean") if "diag" in s.timers else 0.0)
 
 
-# ---- point-to-point -------------------------------------------------------------------------------
-
-US = 1e6
-MBS = 1e-6
-
-
-def p2p_tables(run: P2PRun) -> list[Table]:
-    build = {"pingpong": _pingpong, "bw": _bw, "ring": _ring, "loggp": _loggp, "datatype": _datatype}[run.mode]
-    tables = build(run)
-    hockney = run.fits.get("hockney")
-    if hockney and hockney.get("segments"):
-        tables.append(hockney_table(run))
-    return tables
-
-
-def _stat(r: dict, key: str, stat: str) -> float:
-    value = r[key].get(stat)
-    return float(value if value is not None else r[key]["mean"])
-
-
-def _pingpong(run: P2PRun) -> list[Table]:
-    t = Table(f"{run.name}: ping-pong ({_pair(run)})",
-              ["Size (B)", "Latency min (us)", "median (us)", "mean (us)", "max (us)", "Bandwidth (MB/s)"],
-              caption="latency: half round trip over iterations; bandwidth: size / median latency")
-    for r in run.results:
-        t.rows.append([str(int(r["size"]))] + [num(_stat(r, "latency", k) * US, 2) for k in ("min", "median",
-                      "mean", "max")] + [num(float(r.get("bandwidth", 0.0)) * MBS, 2)])
-    return [t]
-
-
-def _bw(run: P2PRun) -> list[Table]:
-    t = Table(f"{run.name}: streaming bandwidth ({_pair(run)})",
-              ["Size (B)", "Bandwidth (MB/s)", "window", "time per window median (us)"])
-    for r in run.results:
-        window = r.get("window", run.config.get("window", "-"))
-        time = num(_stat(r, "time", "median") * US, 2) if isinstance(r.get("time"), dict) else "-"
-        t.rows.append([str(int(r["size"])), num(float(r["bandwidth"]) * MBS, 2), str(window), time])
-    return [t]
-
-
-def _ring(run: P2PRun) -> list[Table]:
-    t = Table(f"{run.name}: ring exchange", ["ranks", "Size (B)", "time min (us)", "median (us)", "max (us)"],
-              caption="time per ring iteration (every rank sends to both neighbours)")
-    for r in run.results:
-        t.rows.append([str(int(r["nprocs"])), str(int(r["size"]))]
-                      + [num(_stat(r, "time", k) * US, 2) for k in ("min", "median", "max")])
-    return [t]
-
-
-def _loggp(run: P2PRun) -> list[Table]:
-    n = run.fits.get("loggp", {}).get("n", run.config.get("n", "n"))
-    t = Table(f"{run.name}: LogGP measurements ({_pair(run)})",
-              ["Size (B)", "PRTT(1,0) (us)", f"PRTT({n},0) (us)", f"PRTT({n},d) (us)", "o_s (us)", "o_r (us)",
-               "g+G*s (us)"])
-    for r in run.results:
-        t.rows.append([str(int(r["size"]))] + [num(float(r.get(k, float("nan"))) * US, 3) for k in (
-            "prtt_1_0", "prtt_n_0", "prtt_n_d", "o_s", "o_r", "g_plus_Gs")])
-    tables = [t]
-    fit = run.fits.get("loggp")
-    if fit:
-        p = Table(f"{run.name}: LogGP parameters", ["L (us)", "o_s (us)", "o_r (us)", "g (us)", "G (ns/B)", "R^2"],
-                  left_columns=0, caption="\n".join(f"warning: {w}" for w in fit.get("warnings", [])))
-        p.rows.append([num(float(fit[k]) * US, 3) for k in ("L", "o_s", "o_r", "g")]
-                      + [num(float(fit["G"]) * 1e9, 4), num(float(fit.get("r2", float("nan"))), 4)])
-        tables.append(p)
-    return tables
-
-
-def _datatype(run: P2PRun) -> list[Table]:
-    t = Table(f"{run.name}: MPI_Type_vector vs hand packing ({_pair(run)})",
-              ["count", "blocklen", "stride", "bytes", "contiguous", "datatype median (us)", "packed median (us)",
-               "overhead (us)"], left_columns=0,
-              caption="half round trip: vector datatype vs hand pack + contiguous send of the same bytes")
-    for r in run.results:
-        dt = num(_stat(r, "datatype", "median") * US, 3) if isinstance(r.get("datatype"), dict) else "-"
-        pk = num(_stat(r, "packed", "median") * US, 3) if isinstance(r.get("packed"), dict) else "-"
-        t.rows.append([str(r["count"]), str(r["blocklen"]), str(r["stride"]), str(int(r["bytes"])),
-                       "yes" if r.get("contiguous") else "no", dt, pk, num(opt_float(r.get("overhead")) * US, 3)])
-    tables = [t]
-    fit = run.fits.get("datatype")
-    if fit:
-        f = Table(f"{run.name}: datatype overhead fit", ["O (ns/B)", "o (us)", "R^2"], left_columns=0)
-        f.rows.append([num(opt_float(fit.get("O")) * 1e9, 4), num(opt_float(fit.get("o")) * US, 3),
-                       num(opt_float(fit.get("r2")), 4)])
-        tables.append(f)
-    return tables
-
-
-def hockney_table(run: P2PRun) -> Table:
-    fit = run.fits["hockney"]
-    t = Table(f"{run.name}: Hockney fit T(s) = alpha + s/beta", ["segment", "sizes (B)", "alpha (us)",
-              "beta (MB/s)", "R^2"],
-              caption="breakpoints (B): " + (", ".join(str(int(b)) for b in fit.get("breakpoints", [])) or "none"))
-    for i, s in enumerate(fit["segments"]):
-        t.rows.append([str(i + 1), f"{int(s['min_size'])}-{int(s['max_size'])}", num(float(s["alpha"]) * US, 3),
-                       num(opt_float(s["beta"]) * MBS, 1), num(opt_float(s.get("r2")), 4)])
-    return t
-
-
-def _pair(run: P2PRun) -> str:
+def pair_text(run: P2PRun) -> str:
+    """Where the two measuring ranks ran, for titles."""
     same = run.context.get("same_node")
     return {True: "same node", False: "different nodes"}.get(same, f"{run.context.get('nprocs', '?')} ranks")
 
@@ -287,7 +280,7 @@ def context_rows(run: HaloRun | P2PRun) -> list[tuple[str, str]]:
     if isinstance(run, P2PRun):
         rows.append(("mode", run.mode))
         if run.context.get("same_node") is not None:
-            rows.append(("placement", _pair(run)))
+            rows.append(("placement", pair_text(run)))
     else:
         rows.append(("run", run.describe()))
         buffers = sorted({str(s.raw["mpi_buffers"]) for s in run.ran() if s.raw.get("mpi_buffers")})
@@ -300,19 +293,23 @@ def _gpu_text(c: dict) -> str:
     backend = c.get("backend", "host")
     if isinstance(backend, dict):
         backend = backend.get("name", "host")
-    aware = c.get("gpu_aware")
+    aware = c.get("gpu_aware_mpi")
+    if backend == "host":
+        return "host (no GPU)"
     if aware is None:
-        return f"{backend}; GPU-aware MPI not reported" if backend != "host" else "host (no GPU)"
+        return f"{backend}; GPU-aware MPI: cannot tell (treated as not aware)"
     return f"{backend}; GPU-aware MPI: {'yes' if aware else 'no'}"
 
 
 def contexts_summary(runs: list[HaloRun | P2PRun]) -> Table:
     """One line of context per results file, for the terminal."""
-    t = Table("Context", ["results", "tool", "date", "machine", "MPI library", "ranks", "backend"], left_columns=7)
+    t = Table("Context", ["results", "tool, date, machine, MPI library, ranks, backend"])
     for run in runs:
         rows = dict(context_rows(run))
-        t.rows.append([str(run.path), rows["tool"].split(" (")[0], rows["date"], rows["machine"],
-                       rows["MPI library"].split(",")[0], rows["ranks"], rows["backend / GPU-aware MPI"]])
+        what = [rows["tool"].split(" (")[0], rows["date"], rows["machine"], rows["MPI library"].split(",")[0],
+                rows["ranks"], rows["backend / GPU-aware MPI"]]
+        t.rows.append([run.path.name, "; ".join(what)])
+    t.left_columns = 2
     return t
 
 
@@ -325,18 +322,48 @@ def context_table(run: HaloRun | P2PRun) -> Table:
 
 # ---- rendering --------------------------------------------------------------------------------------
 
-def console() -> Console:
-    # Not a terminal (a file, a pipe, a test): wide enough that no table wraps.
-    return Console() if sys.stdout.isatty() else Console(width=240, color_system=None)
+def console(wide: bool = False) -> Console:
+    """The terminal's width (COLUMNS when set); not a terminal: 80 columns,
+    which the default tables fit. `wide` tables get room to be whole."""
+    if wide:
+        return Console(width=300, color_system=None if not sys.stdout.isatty() else "auto")
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return Console(width=int(columns), color_system=None if not sys.stdout.isatty() else "auto")
+    return Console() if sys.stdout.isatty() else Console(width=80, color_system=None)
+
+
+def _fitted_headers(table: Table, widest: list[int], width: int) -> list[str]:
+    """The headers, those of number columns wrapped to their numbers' width
+    when the table would be wider than `width` (rich, left to itself,
+    narrows the widest columns first, which cuts names)."""
+    natural = sum(max(len(h), w) for h, w in zip(table.headers, widest)) + 2 * (len(table.headers) - 1)
+    if natural <= width:
+        return table.headers
+    return [h if i < table.left_columns or len(h) <= w else
+            textwrap.fill(h, max([w] + [len(word) for word in h.split()]))
+            for i, (h, w) in enumerate(zip(table.headers, widest))]
 
 
 def render(table: Table, out: Console) -> None:
-    rich = RichTable(title=table.title, box=box.SIMPLE_HEAD, title_justify="left", show_header=any(table.headers))
-    for i, header in enumerate(table.headers):
-        rich.add_column(header, justify="left" if i < table.left_columns else "right")
+    # No padding at the outer edges: every column counts on an 80-column terminal.
+    rich = RichTable(title=table.title, box=box.SIMPLE_HEAD, title_justify="left", show_header=any(table.headers),
+                     pad_edge=False, show_edge=False, collapse_padding=True)
+    widest = [max((len(row[i]) for row in table.rows if i < len(row)), default=0) for i in range(len(table.headers))]
+    for i, header in enumerate(_fitted_headers(table, widest, out.width)):
+        # Numbers are never cut or wrapped: their column is as wide as its widest cell; headers and
+        # names wrap instead, and the first column's words (strategy ids, sizes) are not cut either.
+        name = i < table.left_columns
+        if name and i == 0:  # up to half the width: a longer word (a path) may still be cut
+            min_width = min(max((len(w) for row in table.rows if row for w in row[0].split()), default=0),
+                            out.width // 2)
+        else:
+            min_width = None if name else widest[i]
+        rich.add_column(header, justify="left" if name else "right", min_width=min_width)
     for i, row in enumerate(table.rows):
         rich.add_row(*row, end_section=i in table.section_after and i != len(table.rows) - 1)
     out.print(rich)
-    if table.caption:  # below the table, unwrapped: the terminal wraps it, logs keep it whole
-        out.print(Text(table.caption, style="dim"), soft_wrap=True)
+    if table.caption:  # below the table after a blank line (where its rows end), wrapped to the width
+        out.print()
+        out.print(Text(table.caption, style="dim"))
     out.print()

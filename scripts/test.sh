@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Sets up, builds with Open MPI and with MPICH, and runs the whole test suite
+# Sets up everything the tests need (setup.sh --tests), builds with Open MPI
+# and with MPICH, and runs the whole test suite
 # against both; where set-up found nvcc, also the CUDA build's unit tests, its
 # gpu tests (reported skipped without a GPU) and host cases proving that the
 # CUDA-enabled binary runs on the host; the sanitizer build's unit tests, a
 # subset of its MPI tests and a short run of each fuzz target; then the
-# Python layer's tests (pytest). Exits non-zero if anything fails or no test ran.
+# Python layer's tests (pytest), which include campaigns on a Slurm cluster
+# they start on this machine (scripts/slurm-local.sh). Exits non-zero if
+# anything fails or no test ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --mpich --sanitize
+bash scripts/setup.sh --tests --sanitize
 for dir in build build-mpich; do
   echo "== ctest in $dir"
   (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$(nproc)")

@@ -28,6 +28,11 @@ struct Box {
   }
 };
 
+// Which fields a kernel works on: `count` fields from `first`.
+struct FieldRange {
+  int first = 0, count = 3;
+};
+
 inline Box interior_box(const Grid& g) { return Box{{1, 1, 1}, {g.l, g.m, g.n}}; }
 inline Box whole_box(const Grid& g) { return Box{{0, 0, 0}, {g.l + 1, g.m + 1, g.n + 1}}; }
 
@@ -47,9 +52,8 @@ class Backend {
   // One line for the header: "host, 2 OpenMP threads", "cuda, NVIDIA H200".
   virtual std::string describe() const = 0;
 
-  // Backend memory. Host-accessible memory lets the run loop read the fields
-  // in place; otherwise diagnostics copy them back.
-  virtual bool host_accessible() const = 0;
+  // Backend memory, zeroed; on the host first touched by the threads that
+  // will work on it. The run loop copies the fields to the host to check them.
   virtual Real* allocate(std::size_t n) = 0;
   virtual void release(Real* p) = 0;
   // Host memory for messages MPI cannot take from backend memory (pinned on
@@ -68,16 +72,31 @@ class Backend {
   // `queue` has finished.
   // Copies n elements; either side may be backend or host-from-allocate_host memory.
   virtual void copy(Real* dst, const Real* src, std::size_t n, int queue) = 0;
-  // The plane `p` of the three fields, one after another, into buf.
-  virtual void pack(const Grid& g, FieldPtrs<const Real> fields, const Plane& p, Real* buf, int queue) = 0;
-  virtual void unpack(const Grid& g, const Real* buf, const Plane& p, FieldPtrs<Real> fields, int queue) = 0;
+  // The plane `p` of the fields in `which`, into buf: field f's plane goes to
+  // buf + f * p.count() (a message holds the three fields one after another;
+  // a partial range fills only its sections).
+  virtual void pack(const Grid& g, FieldPtrs<const Real> fields, const Plane& p, Real* buf, int queue,
+                    FieldRange which = {}) = 0;
+  virtual void unpack(const Grid& g, const Real* buf, const Plane& p, FieldPtrs<Real> fields, int queue,
+                      FieldRange which = {}) = 0;
+  // Plane `to` of dst takes plane `from` of src (same shape), every field.
+  virtual void copy_plane(const Grid& g, FieldPtrs<Real> dst, const Plane& to, FieldPtrs<const Real> src,
+                          const Plane& from, int queue) = 0;
   // dst = src over `box`, every field.
   virtual void copy_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& box,
                         int queue) = 0;
-  // The one-cell shift over `box`: dst1(i,j,k) = src1(i-1,j,k), dst2 from
-  // j-1, dst3 from k-1 (i+1, j+1, k+1 in reverse). dst and src differ.
-  virtual void shift_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& box,
-                         bool reverse, int queue) = 0;
+  // The one-cell shift, in one pass: for each field f and every cell of
+  // boxes[f], dst_f(c) = src_f(upstream c): field1 from i-1, field2 from j-1,
+  // field3 from k-1 (i+1, j+1, k+1 in reverse). dst and src differ. Interior
+  // cells of dst outside the boxes keep their values; halo cells of dst may
+  // be overwritten (the next exchange refreshes them before anything reads
+  // them), which lets a backend copy long contiguous runs.
+  virtual void shift(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const std::array<Box, 3>& boxes,
+                     bool reverse, int queue) = 0;
+  void shift(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& box, bool reverse,
+             int queue) {
+    shift(g, dst, src, {box, box, box}, reverse, queue);
+  }
   virtual void wait(int queue) = 0;
   void wait_all() {
     for (int q = 0; q < kQueues; ++q) wait(q);

@@ -62,44 +62,64 @@ Launch rows_launch(long long x, long long y, long long z) {
 // is always coalesced; the field side is too for y and z planes (col_stride
 // 1), and strided by a row length for x planes, which no layout avoids.
 template <class Real>
-__global__ void pack_kernel(Three<const Real> f, Plane p, Real* buf) {
+__global__ void pack_kernel(Three<const Real> f, Plane p, Real* buf, FieldRange which) {
   const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (c >= p.cols) return;
   for (std::size_t r = blockIdx.y; r < p.rows; r += gridDim.y) {
     const std::size_t at = p.offset + r * p.row_stride + c * p.col_stride, to = r * p.cols + c;
-    for (int field = 0; field < 3; ++field) buf[field * p.rows * p.cols + to] = f.p[field][at];
+    for (int field = which.first; field < which.first + which.count; ++field)
+      buf[field * p.rows * p.cols + to] = f.p[field][at];
   }
 }
 
 template <class Real>
-__global__ void unpack_kernel(const Real* buf, Plane p, Three<Real> f) {
+__global__ void unpack_kernel(const Real* buf, Plane p, Three<Real> f, FieldRange which) {
   const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (c >= p.cols) return;
   for (std::size_t r = blockIdx.y; r < p.rows; r += gridDim.y) {
     const std::size_t at = p.offset + r * p.row_stride + c * p.col_stride, from = r * p.cols + c;
-    for (int field = 0; field < 3; ++field) f.p[field][at] = buf[field * p.rows * p.cols + from];
+    for (int field = which.first; field < which.first + which.count; ++field)
+      f.p[field][at] = buf[field * p.rows * p.cols + from];
   }
 }
 
-// A box of cells and, per field, where its source is: dst_f(c) = src_f(c +
-// offset[f]) (0 for copy_box, minus or plus one stride for shift_box; the
-// shift's one-cell offset in x only moves a warp's read window).
+// Plane `to` of dst takes plane `from` of src, every field.
+template <class Real>
+__global__ void plane_kernel(Three<Real> dst, Plane to, Three<const Real> src, Plane from) {
+  const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (c >= from.cols) return;
+  for (std::size_t r = blockIdx.y; r < from.rows; r += gridDim.y) {
+    const std::size_t a = to.offset + r * to.row_stride + c * to.col_stride;
+    const std::size_t b = from.offset + r * from.row_stride + c * from.col_stride;
+    for (int field = 0; field < 3; ++field) dst.p[field][a] = src.p[field][b];
+  }
+}
+
+// Boxes of cells, one per field, and where each field's source is:
+// dst_f(c) = src_f(c + offset[f]) (0 for copy_box, minus or plus one stride
+// for shift; the shift's one-cell offset in x only moves a warp's read
+// window). The grid covers the largest box; each thread moves its cell of
+// every field whose box holds it (three independent loads in flight when the
+// boxes are equal, as in a plain one-pass shift).
 struct BoxArgs {
-  long long lo[3];
-  long long n[3];    // cells along x, y, z
-  long long sy, sz;  // strides of j and k
+  long long lo[3][3];  // [field][direction]
+  long long n[3][3];   // cells along x, y, z
+  long long sy, sz;    // strides of j and k
   long long offset[3];
 };
 
 template <class Real>
-__global__ void box_kernel(Three<Real> dst, Three<const Real> src, BoxArgs a) {
+__global__ void box_kernel(Three<Real> dst, Three<const Real> src, BoxArgs a, long long nx, long long ny,
+                           long long nz) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i >= a.n[0]) return;
-  for (long long j = blockIdx.y; j < a.n[1]; j += gridDim.y)
-    for (long long k = blockIdx.z; k < a.n[2]; k += gridDim.z) {
-      const long long c = (a.lo[0] + i) + (a.lo[1] + j) * a.sy + (a.lo[2] + k) * a.sz;
-      for (int f = 0; f < 3; ++f) dst.p[f][c] = src.p[f][c + a.offset[f]];
-    }
+  if (i >= nx) return;
+  for (long long j = blockIdx.y; j < ny; j += gridDim.y)
+    for (long long k = blockIdx.z; k < nz; k += gridDim.z)
+      for (int f = 0; f < 3; ++f) {
+        if (i >= a.n[f][0] || j >= a.n[f][1] || k >= a.n[f][2]) continue;
+        const long long c = (a.lo[f][0] + i) + (a.lo[f][1] + j) * a.sy + (a.lo[f][2] + k) * a.sz;
+        dst.p[f][c] = src.p[f][c + a.offset[f]];
+      }
 }
 
 template <class Real>
@@ -125,7 +145,6 @@ class CudaBackend final : public Backend<Real> {
 
   BackendKind kind() const override { return BackendKind::Cuda; }
   std::string describe() const override { return "cuda, " + name_ + " (device " + std::to_string(device_) + ")"; }
-  bool host_accessible() const override { return false; }
 
   // Zeroed like the host backend's memory, so nothing depends on leftovers.
   // cudaMemset runs on the legacy default stream, which the non-blocking
@@ -159,15 +178,22 @@ class CudaBackend final : public Backend<Real> {
     if (dst != src) CHECKMPI_CUDA(cudaMemcpyAsync(dst, src, bytes(n), cudaMemcpyDefault, stream(queue)));
   }
 
-  void pack(const Grid&, FieldPtrs<const Real> f, const Plane& p, Real* buf, int queue) override {
+  void pack(const Grid&, FieldPtrs<const Real> f, const Plane& p, Real* buf, int queue, FieldRange which) override {
     const Launch l = rows_launch((long long)p.cols, (long long)p.rows, 1);
-    pack_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(three(f), p, buf);
+    pack_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(three(f), p, buf, which);
     CHECKMPI_CUDA(cudaGetLastError());
   }
 
-  void unpack(const Grid&, const Real* buf, const Plane& p, FieldPtrs<Real> f, int queue) override {
+  void unpack(const Grid&, const Real* buf, const Plane& p, FieldPtrs<Real> f, int queue, FieldRange which) override {
     const Launch l = rows_launch((long long)p.cols, (long long)p.rows, 1);
-    unpack_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(buf, p, three(f));
+    unpack_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(buf, p, three(f), which);
+    CHECKMPI_CUDA(cudaGetLastError());
+  }
+
+  void copy_plane(const Grid&, FieldPtrs<Real> dst, const Plane& to, FieldPtrs<const Real> src, const Plane& from,
+                  int queue) override {
+    const Launch l = rows_launch((long long)from.cols, (long long)from.rows, 1);
+    plane_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(three(dst), to, three(src), from);
     CHECKMPI_CUDA(cudaGetLastError());
   }
 
@@ -177,14 +203,15 @@ class CudaBackend final : public Backend<Real> {
       for (int f = 0; f < 3; ++f) copy(dst[f], src[f], g.cells(), queue);
       return;
     }
-    launch_box(g, dst, src, b, {0, 0, 0}, queue);
+    launch_box(g, dst, src, {b, b, b}, {0, 0, 0}, queue);
   }
 
-  void shift_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b, bool reverse,
-                 int queue) override {
+  // Exact boxes: no halo cell is written or read beyond what the boxes name.
+  void shift(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const std::array<Box, 3>& boxes,
+             bool reverse, int queue) override {
     const auto st = g.stride();
     const long long s = reverse ? 1 : -1;
-    launch_box(g, dst, src, b, {s * (long long)st[0], s * (long long)st[1], s * (long long)st[2]}, queue);
+    launch_box(g, dst, src, boxes, {s * (long long)st[0], s * (long long)st[1], s * (long long)st[2]}, queue);
   }
 
   void wait(int queue) override { CHECKMPI_CUDA(cudaStreamSynchronize(stream(queue))); }
@@ -199,20 +226,23 @@ class CudaBackend final : public Backend<Real> {
     CHECKMPI_CUDA(cudaDeviceSynchronize());
   }
 
-  void launch_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b,
+  void launch_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const std::array<Box, 3>& boxes,
                   std::array<long long, 3> offset, int queue) {
-    if (b.empty()) return;
     const auto st = g.stride();
     BoxArgs a{};
-    for (int d = 0; d < 3; ++d) {
-      a.lo[d] = b.lo[d];
-      a.n[d] = b.hi[d] - b.lo[d] + 1;
-      a.offset[d] = offset[d];
-    }
+    long long most[3] = {0, 0, 0};
+    for (int f = 0; f < 3; ++f)
+      for (int d = 0; d < 3; ++d) {
+        a.lo[f][d] = boxes[f].lo[d];
+        a.n[f][d] = boxes[f].empty() ? 0 : boxes[f].hi[d] - boxes[f].lo[d] + 1;
+        most[d] = std::max(most[d], a.n[f][d]);
+      }
+    if (most[0] == 0 || most[1] == 0 || most[2] == 0) return;
+    for (int f = 0; f < 3; ++f) a.offset[f] = offset[f];
     a.sy = (long long)st[1];
     a.sz = (long long)st[2];
-    const Launch l = rows_launch(a.n[0], a.n[1], a.n[2]);
-    box_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(three(dst), three(src), a);
+    const Launch l = rows_launch(most[0], most[1], most[2]);
+    box_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(three(dst), three(src), a, most[0], most[1], most[2]);
     CHECKMPI_CUDA(cudaGetLastError());
   }
 

@@ -1,12 +1,19 @@
 // Host implementation of the kernel API: every kernel runs to completion in
-// the calling rank's OpenMP team, so queues and waits are no-ops. Rows are
-// the unit of work: a row is contiguous in the fields (x fastest), so each is
-// one memcpy, and rows are spread over the threads.
+// the calling rank's OpenMP team, so queues and waits are no-ops. Work is
+// split statically: a contiguous run into one chunk per thread, a box into
+// equal ranges of its rows; allocate() first-touches memory the same way, so
+// on a multi-socket node each thread's pages sit on its own socket.
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <vector>
 
+#include <sys/mman.h>
+
 #include "backends/backend.hpp"
+#include "backends/host_copy.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -28,19 +35,123 @@ void set_default_host_threads() {
 #endif
 }
 
+bool host_tuning() {
+  static const bool on = [] {
+    const char* v = std::getenv("CHECKMPI_PLAIN_KERNELS");
+    return !v || !*v || std::string(v) == "0";
+  }();
+  return on;
+}
+
 namespace {
 
-// Splits n elements into one contiguous chunk per thread: large copies then
-// run on every thread without per-element scheduling.
-template <class Real>
-void parallel_copy(Real* dst, const Real* src, std::size_t n) {
-  const long chunks = host_threads();
-#pragma omp parallel for schedule(static)
-  for (long c = 0; c < chunks; ++c) {
-    const std::size_t begin = n * std::size_t(c) / std::size_t(chunks);
-    const std::size_t end = n * std::size_t(c + 1) / std::size_t(chunks);
-    std::memcpy(dst + begin, src + begin, (end - begin) * sizeof(Real));
+int thread_index() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+int team_size() {
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
+// Page-aligned memory, not touched yet. Arrays of 2 MiB or more ask for
+// transparent huge pages: an x plane takes one element from every row, and
+// with 4 KiB pages nearly every element is a TLB miss too.
+void* allocate_pages(std::size_t bytes) {
+  constexpr std::size_t kHuge = std::size_t(2) << 20;
+  const bool huge = bytes >= kHuge && host_tuning();
+  const std::size_t align = huge ? kHuge : 4096;
+  void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
+  if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  if (huge) (void)::madvise(p, (bytes + align - 1) / align * align, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+// This thread's share [begin, end) of n items, inside a parallel region.
+struct Share {
+  std::size_t begin, end;
+};
+Share my_share(std::size_t n) {
+  const std::size_t t = std::size_t(thread_index()), T = std::size_t(team_size());
+  return {n * t / T, n * (t + 1) / T};
+}
+
+// Runs of cells of one field, `len` elements each, `rows` of them `row_step`
+// apart in each of `planes` planes `plane_step` apart, starting at `first`.
+struct Runs {
+  std::size_t first = 0, len = 0, rows = 0, row_step = 0, planes = 0, plane_step = 0;
+  std::size_t total() const { return len * rows * planes; }
+  std::size_t start(std::size_t run) const { return first + (run / rows) * plane_step + (run % rows) * row_step; }
+};
+
+// Exactly the cells of box `b`, row by row.
+Runs rows_of(const Grid& g, const Box& b) {
+  if (b.empty()) return {};
+  const auto st = g.stride();
+  return {g.index(b.lo[0], b.lo[1], b.lo[2]), std::size_t(b.hi[0] - b.lo[0] + 1), std::size_t(b.hi[1] - b.lo[1] + 1),
+          st[1], std::size_t(b.hi[2] - b.lo[2] + 1), st[2]};
+}
+
+// The cells of box `b` in as few runs as shift() may use: with the whole
+// interior width in x, the rows of a plane are joined across the halo cells
+// between them; with the whole interior height in y too, the planes are
+// joined as well and the box is one long run.
+Runs joined_runs(const Grid& g, const Box& b) {
+  Runs r = rows_of(g, b);
+  if (b.empty() || b.lo[0] != 1 || b.hi[0] != g.l) return r;
+  r.len = g.index(b.hi[0], b.hi[1], b.lo[2]) - r.first + 1;
+  r.rows = 1;
+  if (b.lo[1] == 1 && b.hi[1] == g.m) {
+    r.len = g.index(b.hi[0], b.hi[1], b.hi[2]) - r.first + 1;
+    r.planes = 1;
   }
+  return r;
+}
+
+// dst[c] = src[c + offset] over the runs, their cells split evenly over the
+// threads (a long run is cut into chunks, short runs are dealt out whole).
+// Inside a parallel region.
+template <class Real>
+void copy_runs(Real* dst, const Real* src, long offset, const Runs& r, bool streaming) {
+  if (r.total() == 0) return;
+  const Share mine = my_share(r.total());
+  std::size_t run = mine.begin / r.len, within = mine.begin % r.len, left = mine.end - mine.begin;
+  std::size_t plane = run / r.rows, row = run % r.rows;
+  if (r.len == 1) {  // one cell per run (a plane across x): a strided loop, prefetched
+    for (; left > 0; --left) {
+      const std::size_t at = r.first + plane * r.plane_step + row * r.row_step;
+      if (host_tuning()) __builtin_prefetch(dst + at + kPrefetchAhead * r.row_step, 1, 0);
+      dst[at] = src[long(at) + offset];
+      if (++row == r.rows) row = 0, ++plane;
+    }
+    return;
+  }
+  while (left > 0) {
+    const std::size_t n = std::min(r.len - within, left);
+    const std::size_t at = r.first + plane * r.plane_step + row * r.row_step + within;
+    if (n < 16) {  // a short run (the x faces of a masked update): mostly waiting for its lines, so prefetch
+      if (host_tuning()) {
+        const std::size_t ahead = at + kPrefetchAhead * r.row_step;
+        __builtin_prefetch(dst + ahead, 1, 0);
+        __builtin_prefetch(src + long(ahead) + offset, 0, 0);
+      }
+      for (std::size_t i = 0; i < n; ++i) dst[at + i] = src[long(at + i) + offset];
+    } else {
+      copy_elements(dst + at, src + long(at) + offset, n, streaming);
+    }
+    left -= n;
+    within = 0;
+    if (++row == r.rows) row = 0, ++plane;
+  }
+  finish_streaming(streaming);
 }
 
 template <class Real>
@@ -51,20 +162,25 @@ class HostBackend final : public Backend<Real> {
     const int t = host_threads();
     return "host, " + std::to_string(t) + " OpenMP thread" + (t == 1 ? "" : "s") + " per rank";
   }
-  bool host_accessible() const override { return true; }
   ~HostBackend() override {
-    for (const Allocation& a : allocations_) delete[] a.raw;
+    for (const Allocation& a : allocations_) std::free(a.raw);
   }
   Real* allocate(std::size_t n) override {
-    const std::size_t shift = (576 * (1 + next_++ % 7)) / sizeof(Real);
-    Real* raw = new Real[n + shift]();
-    allocations_.push_back({raw, raw + shift});
-    return raw + shift;
+    const std::size_t shift = 576 * (1 + next_++ % 7);  // bytes; see Allocation
+    void* raw = allocate_pages(n * sizeof(Real) + shift);
+    Real* data = reinterpret_cast<Real*>(static_cast<char*>(raw) + shift);
+#pragma omp parallel
+    {
+      const Share mine = my_share(n);
+      std::memset(data + mine.begin, 0, (mine.end - mine.begin) * sizeof(Real));
+    }
+    allocations_.push_back({raw, data});
+    return data;
   }
   void release(Real* p) override {
     for (auto it = allocations_.begin(); it != allocations_.end(); ++it)
       if (it->data == p) {
-        delete[] it->raw;
+        std::free(it->raw);
         allocations_.erase(it);
         return;
       }
@@ -76,64 +192,78 @@ class HostBackend final : public Backend<Real> {
   void download(Real* dst, const Real* src, std::size_t n) override { copy(dst, src, n, 0); }
 
   void copy(Real* dst, const Real* src, std::size_t n, int) override {
-    if (dst != src) parallel_copy(dst, src, n);
+    if (dst == src) return;
+    const Runs one{0, n, 1, 0, 1, 0};
+#pragma omp parallel
+    copy_runs(dst, src, 0, one, streams(n));
   }
 
-  void pack(const Grid&, FieldPtrs<const Real> f, const Plane& p, Real* buf, int) override {
+  void pack(const Grid&, FieldPtrs<const Real> f, const Plane& p, Real* buf, int, FieldRange which) override {
     const long rows = long(p.rows);
+    const int last = which.first + which.count;
 #pragma omp parallel for collapse(2) schedule(static)
-    for (int field = 0; field < 3; ++field)
+    for (int field = which.first; field < last; ++field)
       for (long r = 0; r < rows; ++r)
-        gather_row(f[field] + p.offset + std::size_t(r) * p.row_stride, p.col_stride, p.cols,
-                   buf + std::size_t(field) * p.count() + std::size_t(r) * p.cols);
+        gather(f[field] + p.offset + std::size_t(r) * p.row_stride, p.col_stride, p.cols,
+               buf + std::size_t(field) * p.count() + std::size_t(r) * p.cols);
   }
 
-  void unpack(const Grid&, const Real* buf, const Plane& p, FieldPtrs<Real> f, int) override {
+  void unpack(const Grid&, const Real* buf, const Plane& p, FieldPtrs<Real> f, int, FieldRange which) override {
     const long rows = long(p.rows);
+    const int last = which.first + which.count;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int field = which.first; field < last; ++field)
+      for (long r = 0; r < rows; ++r)
+        scatter(buf + std::size_t(field) * p.count() + std::size_t(r) * p.cols, p.cols,
+                f[field] + p.offset + std::size_t(r) * p.row_stride, p.col_stride);
+  }
+
+  void copy_plane(const Grid&, FieldPtrs<Real> dst, const Plane& to, FieldPtrs<const Real> src, const Plane& from,
+                  int) override {
+    const long rows = long(from.rows);
 #pragma omp parallel for collapse(2) schedule(static)
     for (int field = 0; field < 3; ++field)
-      for (long r = 0; r < rows; ++r)
-        scatter_row(buf + std::size_t(field) * p.count() + std::size_t(r) * p.cols, p.cols,
-                    f[field] + p.offset + std::size_t(r) * p.row_stride, p.col_stride);
+      for (long r = 0; r < rows; ++r) {
+        const Real* s = src[field] + from.offset + std::size_t(r) * from.row_stride;
+        Real* d = dst[field] + to.offset + std::size_t(r) * to.row_stride;
+        for (std::size_t c = 0; c < from.cols; ++c) d[c * to.col_stride] = s[c * from.col_stride];
+      }
   }
 
   void copy_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b, int) override {
     const Box whole = whole_box(g);
-    if (b.lo == whole.lo && b.hi == whole.hi) {  // the whole array: one long copy per field
-      for (int f = 0; f < 3; ++f) parallel_copy(dst[f], src[f], g.cells());
-      return;
-    }
-    rows(g, dst, src, b, {0, 0, 0});
+    const bool all = b.lo == whole.lo && b.hi == whole.hi;  // the whole array: one run per field
+    const Runs rs = all ? Runs{0, g.cells(), 1, 0, 1, 0} : rows_of(g, b);
+    const bool streaming = streams(rs.total() * 3);
+#pragma omp parallel
+    for (int f = 0; f < 3; ++f) copy_runs(dst[f], src[f], 0, rs, streaming);
   }
 
-  void shift_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b, bool reverse,
-                 int) override {
+  void shift(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const std::array<Box, 3>& boxes,
+             bool reverse, int) override {
     // Field d reads one cell upstream along direction d: a fixed offset.
     const auto st = g.stride();
     const long s = reverse ? 1 : -1;
-    rows(g, dst, src, b, {s * long(st[0]), s * long(st[1]), s * long(st[2])});
+    std::array<Runs, 3> rs;
+    std::size_t cells = 0;
+    for (int f = 0; f < 3; ++f) {
+      rs[f] = joined_runs(g, boxes[f]);
+      cells += rs[f].total();
+    }
+    const bool streaming = streams(cells);
+    // One field at a time: two memory streams per thread, not six, keep the
+    // hardware prefetchers on track.
+#pragma omp parallel
+    for (int f = 0; f < 3; ++f) copy_runs(dst[f], src[f], s * long(st[f]), rs[f], streaming);
   }
 
   void wait(int) override {}
 
  private:
-  // dst_f(c) = src_f(c + offset_f) for every cell c of the box, row by row,
-  // one field at a time: two memory streams per thread, not six, keep the
-  // hardware prefetchers on track.
-  static void rows(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b,
-                   std::array<long, 3> offset) {
-    if (b.empty()) return;
-    const std::size_t len = std::size_t(b.hi[0] - b.lo[0] + 1) * sizeof(Real);
-#pragma omp parallel
-    for (int f = 0; f < 3; ++f) {
-#pragma omp for collapse(2) schedule(static)
-      for (int k = b.lo[2]; k <= b.hi[2]; ++k)
-        for (int j = b.lo[1]; j <= b.hi[1]; ++j) {
-          const std::size_t c = g.index(b.lo[0], j, k);
-          std::memcpy(dst[f] + c, src[f] + long(c) + offset[f], len);
-        }
-    }
-  }
+  // Streaming (non-temporal) stores when a kernel writes more than the
+  // caches could keep for the next step: they skip the read-for-ownership
+  // of every destination line, a third of a cached copy's memory traffic.
+  static bool streams(std::size_t elements) { return elements * sizeof(Real) >= kStreamingBytes; }
 
   // Large allocations start at the same offset within a 4 KiB page, so a
   // copy between two of them reads and writes addresses that look equal to
@@ -141,7 +271,7 @@ class HostBackend final : public Backend<Real> {
   // allocation is shifted by a different multiple of 576 bytes (a whole
   // number of cache lines, never a multiple of 4 KiB) to break the pattern.
   struct Allocation {
-    Real* raw;
+    void* raw;
     Real* data;
   };
   std::vector<Allocation> allocations_;

@@ -136,6 +136,11 @@ void remove_temporaries_on_signals() {
 }
 
 AtomicFile& PendingFiles::open(const std::string& path, bool sync) {
+  for (auto& f : files_)  // a file written again (--repeat) replaces the pending one
+    if (f->path() == path) {
+      f = std::make_unique<AtomicFile>(path, sync);
+      return *f;
+    }
   files_.push_back(std::make_unique<AtomicFile>(path, sync));
   return *files_.back();
 }

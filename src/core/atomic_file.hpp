@@ -58,6 +58,7 @@ void remove_temporaries_on_signals();
 // committed are removed on destruction.
 class PendingFiles {
  public:
+  // A path opened again replaces its pending file.
   AtomicFile& open(const std::string& path, bool sync = false);
   // finish() of every file; the first error, "" if none.
   std::string finish_all();

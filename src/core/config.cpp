@@ -23,15 +23,17 @@ CommandLine halo_command_line() {
   std::vector<OptionSpec> specs{
       {"input", 0, true, "namelist input file (default file.input)"},
       {"no-input", 0, false, "read no input file: keys come from the options below"},
-      {"strategy", 's', true, "comma-separated ids, aliases or numbers, or 'all' (default all)"},
+      {"strategy", 's', true, "comma-separated ids, aliases or numbers, 'all' (default), or compositions of "
+                              "parts such as pack=kernel,transport=persistent (see --list-strategies)"},
       {"list-strategies", 0, false, "list the strategies and exit"},
       {"reverse", 0, false, "reversed propagation (field(i) = field(i+1))"},
       {"precision", 0, true, "single|double (default single)"},
       {"warmup", 0, true, "untimed iterations before each timed loop (default 0)"},
+      {"repeat", 0, true, "run each strategy N times, interleaved (A B C A B C ...); statistics over all (default 1)"},
       {"sync", 0, true, "barrier|none: barriers after each direction, as CheckMPI (default barrier)"},
       {"self-copy", 0, false, "where a rank is its own neighbour, copy locally instead of through MPI"},
       {"outdir", 'o', true, "directory for per-strategy output (default .)"},
-      {"json", 0, true, "write results as JSON (schema checkmpi.halo/1) to this file"},
+      {"json", 0, true, "write results as JSON (schema checkmpi.halo/2) to this file"},
       {"memcpy-probe", 0, false, "also measure memcpy bandwidth (JSON probes; used by bench/)"},
       {"backend", 0, true, "auto|host|cuda: where fields and kernels live (default auto: cuda if built with it "
                            "and every rank sees a GPU)"},
@@ -40,6 +42,8 @@ CommandLine halo_command_line() {
       {"watchdog", 0, true, "seconds without progress after which the job is diagnosed and aborted; 0: off "
                             "(default from the run's size, at least 60)"},
       {"force", 0, false, "run even if the estimate says the run takes more than an hour"},
+      {"compute", 0, true, "one-pass|two-pass: how the kernel strategies move the fields (default one-pass; "
+                           "two-pass is CheckMPI's copy-then-shift)"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-error", 0, true, "test only: corrupt one cell for this strategy id", true},
@@ -68,6 +72,8 @@ std::string read_text_file(const std::string& path, const std::string& what) {
 }
 
 const char* precision_name(Precision p) { return p == Precision::Single ? "single" : "double"; }
+
+const char* compute_mode_name(ComputeMode m) { return m == ComputeMode::OnePass ? "one-pass" : "two-pass"; }
 
 const char* backend_request_name(BackendRequest b) {
   return b == BackendRequest::Host ? "host" : b == BackendRequest::Cuda ? "cuda" : "auto";
@@ -113,6 +119,7 @@ void check_config(const HaloConfig& c, const std::set<std::string>& given) {
   if (c.icheck <= 0) throw UsageError("icheck must be positive, got " + std::to_string(c.icheck));
   if (c.border <= 0) throw UsageError("border must be positive, got " + std::to_string(c.border));
   if (c.warmup < 0) throw UsageError("--warmup must not be negative, got " + std::to_string(c.warmup));
+  if (c.repeat < 1) throw UsageError("--repeat must be at least 1, got " + std::to_string(c.repeat));
 }
 
 void parse_misroute(HaloConfig& c, const std::string& text) {
@@ -156,6 +163,7 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   else if (precision == "double") c.precision = Precision::Double;
   else throw UsageError("--precision must be single or double, got '" + precision + "'");
   c.warmup = cli.get_int("warmup", 0);
+  c.repeat = cli.get_int("repeat", 1);
   const std::string sync = cli.get("sync", "barrier");
   if (sync == "barrier") c.sync = SyncMode::Barrier;
   else if (sync == "none") c.sync = SyncMode::None;
@@ -168,6 +176,10 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   else throw UsageError("--backend must be auto, host or cuda, got '" + backend + "'");
   c.require_gpu_aware = cli.has("require-gpu-aware");
   c.stage = cli.has("stage");
+  const std::string compute = cli.get("compute", "one-pass");
+  if (compute == "one-pass") c.compute = ComputeMode::OnePass;
+  else if (compute == "two-pass") c.compute = ComputeMode::TwoPass;
+  else throw UsageError("--compute must be one-pass or two-pass, got '" + compute + "'");
   c.outdir = cli.get("outdir", ".");
   if (c.outdir.empty()) throw UsageError("--outdir must not be empty");
   c.json = cli.get("json", "");

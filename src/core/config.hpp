@@ -14,6 +14,9 @@ enum class SyncMode { Barrier, None };
 // --backend: where the fields live and the kernels of step3 on run. Auto is
 // cuda when the binary has CUDA and every rank sees a GPU, else host.
 enum class BackendRequest { Auto, Host, Cuda };
+// --compute: how the kernel strategies move the fields. One pass into a
+// second buffer, or CheckMPI's two-pass FAST variant (copy, then shift).
+enum class ComputeMode { OnePass, TwoPass };
 
 struct HaloConfig {
   // &parameters keys (CheckMPI names). The sizes have no default;
@@ -29,11 +32,13 @@ struct HaloConfig {
   bool reverse = false;
   Precision precision = Precision::Single;
   long long warmup = 0;
+  long long repeat = 1;     // runs of each strategy, interleaved (A B C A B C ...)
   SyncMode sync = SyncMode::Barrier;
   bool self_copy = false;   // self-exchanges as local copies instead of MPI
   BackendRequest backend = BackendRequest::Auto;
   bool require_gpu_aware = false;  // cuda backend: usage error unless MPI is CUDA-aware
   bool stage = false;              // cuda backend: stage messages through host memory even if MPI is CUDA-aware
+  ComputeMode compute = ComputeMode::OnePass;
   std::string outdir = ".";
   std::string json;         // empty: no JSON file
   double watchdog = -1;     // seconds without progress before the job is aborted; 0: off; < 0: default
@@ -64,5 +69,6 @@ std::string read_text_file(const std::string& path, const std::string& what);
 
 const char* precision_name(Precision p);
 const char* backend_request_name(BackendRequest b);
+const char* compute_mode_name(ComputeMode m);
 
 }  // namespace checkmpi

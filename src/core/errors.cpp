@@ -46,4 +46,9 @@ void agree_output(MPI_Comm comm, const std::string& local_error) {
   if (!message.empty()) throw OutputError(message);
 }
 
+void agree_run(MPI_Comm comm, const std::string& local_error) {
+  const std::string message = agreed_error(comm, local_error);
+  if (!message.empty()) throw RunError(message);
+}
+
 }  // namespace checkmpi

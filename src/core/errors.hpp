@@ -1,5 +1,7 @@
 // Error kinds and exit codes shared by every checkmpi tool, and the
 // collectives that turn a failure seen on some ranks into the same error on all.
+// The exit-code policy (README, "Exit codes") is the same for checkmpi-halo,
+// checkmpi-p2p and the checkmpi command.
 #pragma once
 
 #include <mpi.h>
@@ -12,13 +14,19 @@ namespace checkmpi {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitInternal = 1,  // a bug or an MPI/system failure we did not anticipate
-  kExitUsage = 2,     // bad input: options, input file, sizes, resources
+  kExitInternal = 1,  // any failure during or after the run: I/O (a JSON or log not written), a bug
+  kExitUsage = 2,     // bad input, found before anything runs: options, input file, sizes, resources
   kExitInvalid = 3,   // a run finished but its results failed validation
 };
 
 // Bad input: reported as one line, exit code 2.
 struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A failure once the run has started (a file that cannot be written): one
+// line, exit code 1.
+struct RunError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
@@ -44,6 +52,8 @@ void agree(MPI_Comm comm, const std::string& local_error);
 
 // As agree(), but the error is an OutputError.
 void agree_output(MPI_Comm comm, const std::string& local_error);
+// The same for failures during or after the run: every rank throws RunError.
+void agree_run(MPI_Comm comm, const std::string& local_error);
 
 // Runs `f` on every rank; if it throws UsageError on any rank, every rank
 // throws the same error (so nobody is left in a collective).

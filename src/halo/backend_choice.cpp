@@ -55,21 +55,23 @@ std::unique_ptr<Backend<Real>> make_backend(const BackendChoice& c) {
 template std::unique_ptr<Backend<float>> make_backend<float>(const BackendChoice&);
 template std::unique_ptr<Backend<double>> make_backend<double>(const BackendChoice&);
 
-std::vector<Skipped> skip_host_only(std::vector<const StrategyInfo*>& chosen, const HaloConfig& cfg,
-                                    BackendKind kind) {
-  if (kind == BackendKind::Host) return {};
-  const std::string reason = "host only: it exchanges host memory directly, and the cuda backend keeps the "
-                             "fields on the GPU (run it with --backend host)";
-  for (const std::string& name : cfg.strategies) {
-    if (name == "all") continue;
-    const StrategyInfo& s = *select_strategies({name})[0];
-    if (s.host_only) throw UsageError(s.id + " (" + s.alias + ") cannot run on the cuda backend: " + reason);
-  }
+std::vector<Skipped> skip_unrunnable(std::vector<const StrategyInfo*>& chosen, const HaloConfig& cfg,
+                                     BackendKind kind) {
   std::vector<Skipped> skipped;
   std::vector<const StrategyInfo*> kept;
   for (const StrategyInfo* s : chosen) {
-    if (s->host_only) skipped.push_back({s, reason});
-    else kept.push_back(s);
+    std::string reason = unavailable_reason(s->parts);
+    if (reason.empty() && kind == BackendKind::Cuda && s->host_only())
+      reason = "host only: " + host_only_reason(s->parts) + ", and the cuda backend keeps the fields on the GPU "
+               "(run it with --backend host)";
+    if (reason.empty()) {
+      kept.push_back(s);
+    } else if (chosen_by_all(*s, cfg.strategies)) {
+      skipped.push_back({s, reason});
+    } else {
+      throw UsageError(s->id + " (" + s->alias + ") cannot run " +
+                       (kind == BackendKind::Cuda ? "on the cuda backend" : "here") + ": " + reason);
+    }
   }
   chosen = kept;
   return skipped;

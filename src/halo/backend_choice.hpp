@@ -36,15 +36,16 @@ BackendChoice choose_backend(const HaloConfig& cfg, MPI_Comm comm);
 template <class Real>
 std::unique_ptr<Backend<Real>> make_backend(const BackendChoice& c);
 
-// Host-only strategies (step0-step2 exchange host memory in place) cannot run
-// on the cuda backend: named explicitly they are a usage error; picked by
-// "all" they are taken out of `chosen` and returned, to be reported.
+// Strategies that cannot run here: host-only ones (host packing, in-place
+// compute, shared memory) on the cuda backend, and those this MPI library
+// lacks (partitioned before MPI 4). Named explicitly they are a usage error;
+// picked by "all" they are taken out of `chosen` and returned, to be reported.
 struct Skipped {
   const StrategyInfo* info;
   std::string reason;
 };
-std::vector<Skipped> skip_host_only(std::vector<const StrategyInfo*>& chosen, const HaloConfig& cfg,
-                                    BackendKind kind);
+std::vector<Skipped> skip_unrunnable(std::vector<const StrategyInfo*>& chosen, const HaloConfig& cfg,
+                                     BackendKind kind);
 
 // "host, 1 OpenMP thread per rank" or the cuda line, for the header.
 std::string backend_line(const BackendChoice& c);

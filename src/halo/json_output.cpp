@@ -1,14 +1,50 @@
 #include "halo/json_output.hpp"
 
+#include "core/samples.hpp"
 #include "halo/text_output.hpp"
 
 namespace checkmpi {
+
+namespace {
+
+Json parts_json(const Parts& p) {
+  Json j = Json::object();
+  j["pack"] = name(p.packing);
+  j["buffers"] = name(p.buffers);
+  j["transport"] = name(p.transport);
+  j["schedule"] = name(p.schedule);
+  j["completion"] = name(p.completion);
+  j["overlap"] = name(p.overlap);
+  j["compute"] = name(p.compute);
+  return j;
+}
+
+Json by_direction(const std::size_t (&v)[3]) {
+  Json j = Json::object();
+  j["x"] = static_cast<unsigned long long>(v[0]);
+  j["y"] = static_cast<unsigned long long>(v[1]);
+  j["z"] = static_cast<unsigned long long>(v[2]);
+  return j;
+}
+
+Json traits_json(const Traits& t) {
+  Json j = Json::object();
+  j["messages"] = t.messages;
+  j["mpi_bytes"] = by_direction(t.mpi_bytes);
+  j["halo_bytes"] = by_direction(t.halo_bytes);
+  j["message_bytes"] = by_direction(t.message_bytes);
+  j["kernel_passes"] = t.kernel_passes;
+  j["overlaps"] = t.overlaps;
+  return j;
+}
+
+}  // namespace
 
 Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
                   const BackendChoice& backend, const std::vector<StrategyResult>& results,
                   const std::vector<Skipped>& skipped) {
   Json root = Json::object();
-  root["schema"] = "checkmpi.halo/1";
+  root["schema"] = "checkmpi.halo/2";
   Json context = context_json(ctx);
   context["precision"] = precision_name(cfg.precision);
   context["dims"] = Json::array_of(std::vector<int>(dec.dims.begin(), dec.dims.end()));
@@ -45,6 +81,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["precision"] = precision_name(cfg.precision);
   config["reverse"] = cfg.reverse;
   config["warmup"] = cfg.warmup;
+  config["repeat"] = cfg.repeat;
   config["sync"] = cfg.sync == SyncMode::Barrier ? "barrier" : "none";
   config["self_copy"] = cfg.self_copy;
   config["self_exchange"] = self_exchange(cfg, dec);
@@ -53,23 +90,41 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["backend"] = backend_request_name(cfg.backend);
   config["require_gpu_aware"] = cfg.require_gpu_aware;
   config["stage"] = cfg.stage;
+  config["compute"] = compute_mode_name(cfg.compute);
+  config["noise_thresholds"] = noise_thresholds_json();
   root["config"] = config;
   Json list = Json::array();
   for (const auto& r : results) {
     Json j = Json::object();
     j["strategy"] = r.info->id;
     j["alias"] = r.info->alias;
-    j["step"] = r.info->number;
+    j["step"] = r.info->number >= 0 ? Json(r.info->number) : Json();
     j["valid"] = r.valid;
     j["error"] = r.error.empty() ? Json() : Json(r.error);
     j["steps"] = r.steps;
+    j["runs"] = r.runs;
     j["mpi_buffers"] = r.mpi_buffers;
     j["note"] = r.note.empty() ? Json() : Json(r.note);
     Json timers = Json::object();
     for (const auto& [name, s] : r.timers) timers[name] = stats_json(s);
     j["timers"] = timers;
+    j["parts"] = parts_json(r.parts);
+    j["traits"] = traits_json(r.traits);
     j["bytes_per_step"] = static_cast<unsigned long long>(r.bytes_per_step);
     j["compute_bytes_per_step"] = static_cast<unsigned long long>(r.compute_bytes_per_step);
+    j["step_time"] = distribution_json(r.step_time);
+    j["repeat_medians"] = Json::array_of(r.repeat_medians);
+    j["repeat_spread"] = r.repeat_spread;
+    Json directions = Json::object();
+    for (int d = 0; d < 3; ++d) {
+      Json dir = Json::object();
+      dir["bytes_per_step"] = static_cast<long long>(r.traits.halo_bytes[d]);
+      dir["message_bytes"] = static_cast<long long>(r.traits.message_bytes[d]);
+      dir["bandwidth"] = stats_json(r.bandwidth[size_t(d)]);
+      directions[std::string(1, "xyz"[d])] = dir;
+    }
+    j["directions"] = directions;
+    j["noise"] = Json::array_of(r.noise);
     list.push(j);
   }
   root["results"] = list;

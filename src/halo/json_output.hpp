@@ -1,4 +1,4 @@
-// checkmpi-halo's results as JSON (schema checkmpi.halo/1, docs/halo.md).
+// checkmpi-halo's results as JSON (schema checkmpi.halo/2, docs/halo.md; schemas/checkmpi.halo-2.schema.json).
 #pragma once
 
 #include <vector>

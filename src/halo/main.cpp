@@ -85,7 +85,7 @@ int halo_main(int argc, char** argv) {
       for (const std::string& w : cfg.warnings) std::cerr << "checkmpi-halo: warning: " << w << "\n";
     dec = collectively(world, [&] { return make_decomposition(cfg, world); });
     const BackendChoice backend = choose_backend(cfg, dec.comm);
-    const auto skipped = collectively(world, [&] { return skip_host_only(chosen, cfg, backend.kind); });
+    const auto skipped = collectively(world, [&] { return skip_unrunnable(chosen, cfg, backend.kind); });
     int ranks_on_node = 1;
     check_resources(cfg, dec, backend, chosen, ranks_on_node);
     const Watchdog watchdog("checkmpi-halo", watchdog_seconds(cfg, dec.grid, ranks_on_node), rank);
@@ -98,21 +98,35 @@ int halo_main(int argc, char** argv) {
         std::cout << "skipped " << k.info->id << " (" << k.info->alias << "): " << k.reason << "\n";
     }
 
-    std::vector<StrategyResult> results;
+    // Each strategy cfg.repeat times, interleaved (A B C A B C ...), so
+    // that drift over the job reaches every strategy alike.
+    std::vector<StrategyResult> results(chosen.size());
     PendingFiles files;  // every rank's profiles and task logs, renamed into place at the end
-    for (size_t i = 0; i < chosen.size(); ++i) {
-      const StrategyInfo& info = *chosen[i];
-      if (rank == 0)
-        std::cout << "[" << i + 1 << "/" << chosen.size() << "] " << info.id << " (" << info.alias << ") ..."
-                  << std::flush;
-      results.push_back(cfg.precision == Precision::Single ? run_strategy<float>(info, dec, cfg, backend, files)
-                                                           : run_strategy<double>(info, dec, cfg, backend, files));
-      const auto& r = results.back();
-      write_task_log(r, dec, cfg, files);
-      if (rank == 0) {
-        std::cout << " " << fixed(r.timer("loop").max, 3) << " s, " << (r.valid ? "valid" : "INVALID") << "\n";
-        if (!r.valid) std::cerr << "checkmpi-halo: " << info.id << ": " << r.error << "\n";
+    const long long runs = cfg.repeat * static_cast<long long>(chosen.size());
+    long long done = 0;
+    for (long long rep = 0; rep < cfg.repeat; ++rep) {
+      for (size_t i = 0; i < chosen.size(); ++i) {
+        const StrategyInfo& info = *chosen[i];
+        StrategyResult& r = results[i];
+        r.info = &info;
+        ++done;
+        if (!r.valid) continue;  // a strategy that failed validation is not run again
+        if (rank == 0)
+          std::cout << "[" << done << "/" << runs << "] " << info.id << " (" << info.alias << ") ..." << std::flush;
+        add_run(r,
+                cfg.precision == Precision::Single ? run_strategy<float>(info, dec, cfg, backend, files)
+                                                   : run_strategy<double>(info, dec, cfg, backend, files),
+                dec.comm);
+        if (rank == 0) {
+          std::cout << " " << per_step_text(r.repeat_medians.back()) << " per step (median), "
+                    << (r.valid ? "valid" : "INVALID") << "\n";
+          if (!r.valid) std::cerr << "checkmpi-halo: " << info.id << ": " << r.error << "\n";
+        }
       }
+    }
+    for (auto& r : results) {
+      summarise(r, dec.comm);
+      write_task_log(r, dec, cfg, files);
     }
 
     Json doc = results_json(cfg, dec, ctx, backend, results, skipped);
@@ -124,13 +138,14 @@ int halo_main(int argc, char** argv) {
         std::cout << (backend.kind == BackendKind::Cuda ? "device-to-device cudaMemcpy" : "memcpy")
                   << " bandwidth: " << fixed(bw.mean / 1e9, 2) << " GB/s per rank (mean)\n";
     }
+    bool all_valid = true;
+    for (const auto& r : results) all_valid = all_valid && r.valid;
     if (rank == 0) print_table(results);
     commit_outputs(cfg, dec, doc, files);
     if (rank == 0 && !cfg.json.empty()) std::cout << "results written to " << cfg.json << "\n";
-    bool all_valid = true;
-    for (const auto& r : results) all_valid = all_valid && r.valid;
+    const int code = all_valid ? kExitOk : kExitInvalid;
     free_decomposition(dec);
-    return all_valid ? kExitOk : kExitInvalid;
+    return code;
   } catch (const UsageError& e) {
     if (rank == 0) std::cerr << "checkmpi-halo: error: " << e.what() << "\n";
     free_decomposition(dec);

@@ -44,7 +44,7 @@ double fastest_run_seconds(const HaloConfig& cfg, const Grid& g, BackendKind kin
   const double rate = kind == BackendKind::Cuda ? kFastGpuRate : kFastHostRate;
   const double step = std::max(kFastestStep, bytes_per_rank(g, cfg.precision) / rate);
   const double steps = double(cfg.itfin) + double(cfg.warmup) + kRoutingSteps;
-  return double(strategies) * steps * step;
+  return double(strategies) * double(cfg.repeat) * steps * step;
 }
 
 double watchdog_seconds(const HaloConfig& cfg, const Grid& g, int ranks_on_node) {
@@ -73,7 +73,9 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
     const double least = fastest_run_seconds(cfg, dec.grid, backend.kind, chosen.size());
     if (least > kLongRun && !cfg.force)
       throw UsageError("this run would take at least " + duration_text(least) + " (" +
-                       std::to_string(chosen.size()) + " strategies of " + std::to_string(cfg.itfin) +
+                       std::to_string(chosen.size()) + " strategies" +
+                       (cfg.repeat > 1 ? " x " + std::to_string(cfg.repeat) + " repeats" : std::string()) +
+                       " of " + std::to_string(cfg.itfin) +
                        " steps and " + std::to_string(cfg.warmup) + " warm-up steps); --force runs it anyway");
     if (backend.kind != BackendKind::Cuda) return;
     // The same arrays in device memory, for the ranks sharing this GPU.

@@ -1,5 +1,10 @@
 #include "halo/result.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
 namespace checkmpi {
 
 Json stats_json(const Stats& s) {
@@ -23,6 +28,10 @@ std::vector<Stats> over_ranks(const std::vector<double>& v, MPI_Comm comm) {
   return out;
 }
 
+std::size_t samples_per_rank(int nprocs) {
+  return std::clamp<std::size_t>(kSampleBudget / std::size_t(std::max(nprocs, 1)), 16, 4096);
+}
+
 const Stats& StrategyResult::timer(const std::string& name) const {
   for (const auto& t : timers)
     if (t.first == name) return t.second;
@@ -30,7 +39,76 @@ const Stats& StrategyResult::timer(const std::string& name) const {
   return none;
 }
 
-void summarise_timers(StrategyResult& r, MPI_Comm comm) {
+namespace {
+
+StepTimers& operator+=(StepTimers& a, const StepTimers& b) {
+  a.loop += b.loop, a.compute += b.compute, a.diag += b.diag, a.comm += b.comm;
+  a.pack += b.pack, a.unpack += b.unpack;
+  for (int d = 0; d < 3; ++d) {
+    a.dir[d] += b.dir[d];
+    a.pack_dir[d] += b.pack_dir[d];
+    a.unpack_dir[d] += b.unpack_dir[d];
+  }
+  return a;
+}
+
+// Every rank's samples on rank 0, in rank order.
+std::vector<double> gather_samples(const std::vector<double>& mine, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int count = int(mine.size());
+  std::vector<int> counts(rank == 0 ? size_t(size) : 0), offsets(counts.size());
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  std::vector<double> all;
+  if (rank == 0) {
+    long long total = 0;
+    for (int r = 0; r < size; ++r) offsets[size_t(r)] = int(total), total += counts[size_t(r)];
+    all.resize(size_t(total));
+  }
+  MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, comm);
+  return all;
+}
+
+std::string number(const char* format, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+void add_run(StrategyResult& into, StrategyRun run, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::vector<double> all = gather_samples(run.step_samples, comm);
+  double sum = 0;
+  MPI_Reduce(&run.step_sum, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+  if (rank == 0) {
+    into.repeat_medians.push_back(distribution(all).median);
+    into.pooled.insert(into.pooled.end(), all.begin(), all.end());
+    into.step_sum += sum;
+  }
+  if (into.runs == 0) {
+    into.parts = run.parts;
+    into.traits = run.traits;
+    into.mpi_buffers = run.mpi_buffers;
+    into.note = run.note;
+    into.bytes_per_step = run.bytes_per_step;
+    into.compute_bytes_per_step = run.compute_bytes_per_step;
+  }
+  ++into.runs;
+  into.steps += run.steps;
+  into.local += run.local;
+  into.mismatch = run.mismatch;
+  if (!run.valid && into.valid) {
+    into.valid = false;
+    into.error = into.runs > 1 ? "run " + std::to_string(into.runs) + ": " + run.error : run.error;
+    into.failed_at = run.failed_at;
+  }
+}
+
+void summarise(StrategyResult& r, MPI_Comm comm) {
   const StepTimers& t = r.local;
   const std::pair<const char*, double> values[] = {
       {"loop", t.loop},     {"compute", t.compute},     {"diag", t.diag},           {"comm", t.comm},
@@ -40,9 +118,38 @@ void summarise_timers(StrategyResult& r, MPI_Comm comm) {
       {"unpack_z", t.unpack_dir[2]}};
   std::vector<double> local;
   for (const auto& value : values) local.push_back(value.second);
+  for (int d = 0; d < 3; ++d)  // this rank's payload over its time in that direction (0: no time)
+    local.push_back(t.dir[d] > 0 ? double(r.traits.halo_bytes[d]) * double(r.steps) / t.dir[d] : 0.0);
   const std::vector<Stats> stats = over_ranks(local, comm);
   r.timers.clear();
-  for (size_t i = 0; i < stats.size(); ++i) r.timers.emplace_back(values[i].first, stats[i]);
+  for (size_t i = 0; i < std::size(values); ++i) r.timers.emplace_back(values[i].first, stats[i]);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int d = 0; d < 3; ++d) {
+    Stats& bw = r.bandwidth[size_t(d)];
+    bw = stats[std::size(values) + size_t(d)];
+    if (bw.min == 0) bw = Stats{nan, nan, nan};  // some rank spent no time: no bandwidth (null)
+  }
+
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (rank != 0) return;
+  r.step_time = distribution(r.pooled);
+  // The kept samples are a subset when steps outnumber the reservoir; the
+  // mean is over every step of every rank.
+  if (r.steps > 0) r.step_time.mean = r.step_sum / (double(r.steps) * double(size));
+  r.repeat_spread = relative_spread(r.repeat_medians);
+  r.noise.clear();
+  if (r.step_time.tail_ratio() > kNoiseTailRatio)
+    r.noise.push_back("p95/median " + number("%.2f", r.step_time.tail_ratio()) + " > " +
+                      number("%.2f", kNoiseTailRatio));
+  if (r.step_time.mean_ratio() > kNoiseMeanRatio)
+    r.noise.push_back("mean/median " + number("%.2f", r.step_time.mean_ratio()) + " > " +
+                      number("%.2f", kNoiseMeanRatio));
+  if (r.repeat_spread > kNoiseRepeatSpread)
+    r.noise.push_back("repeat spread " + number("%.1f", 100 * r.repeat_spread) + "% > " +
+                      number("%.0f", 100 * kNoiseRepeatSpread) + "%");
+  std::vector<double>().swap(r.pooled);
 }
 
 }  // namespace checkmpi

@@ -1,9 +1,11 @@
-// What one strategy's run produced, as the outputs (table, task log, JSON)
-// read it: timer statistics over ranks, the verdict and the traits.
+// What one strategy's runs produced, as the outputs (table, task log, JSON)
+// read it: timer statistics over ranks, the per-step time distribution over
+// ranks, steps and repeats, the verdict and the traits.
 #pragma once
 
 #include <mpi.h>
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -12,6 +14,7 @@
 #include "core/fields.hpp"
 #include "core/halo.hpp"
 #include "core/json.hpp"
+#include "core/samples.hpp"
 #include "strategies/strategy.hpp"
 
 namespace checkmpi {
@@ -26,24 +29,64 @@ Json stats_json(const Stats& s);
 // whatever the number of values (each collective costs a round of messages).
 std::vector<Stats> over_ranks(const std::vector<double>& v, MPI_Comm comm);
 
-struct StrategyResult {
-  const StrategyInfo* info = nullptr;
+// Per-step times each rank keeps in one run (a reservoir beyond it): at most
+// kSampleBudget gathered on rank 0 per run, at least 16 and at most 4096 per rank.
+constexpr std::size_t kSampleBudget = std::size_t(1) << 18;
+std::size_t samples_per_rank(int nprocs);
+
+// One run of one strategy on this rank.
+struct StrategyRun {
   bool valid = true;
   std::string error;
   long long steps = 0;
   StepTimers local;         // this rank's timers
   Mismatch mismatch;        // this rank's first wrong cell (count 0: none)
   long long failed_at = 0;  // step at which validation failed on some rank (0: never)
-  std::vector<std::pair<std::string, Stats>> timers;  // over ranks, JSON order
+  std::vector<double> step_samples;  // seconds per step, diagnostics excluded (a reservoir)
+  double step_sum = 0;      // of every step, not only the kept ones
+  Parts parts;              // compute resolved
+  Traits traits;
   std::string mpi_buffers;  // "host", "device" or "staged"
   std::string note;         // what the table should say beside the verdict
+  std::size_t bytes_per_step = 0;  // through MPI (traits)
+  std::size_t compute_bytes_per_step = 0;
+};
+
+// Everything known of a strategy after all its runs (--repeat).
+struct StrategyResult {
+  const StrategyInfo* info = nullptr;
+  int runs = 0;
+  bool valid = true;
+  std::string error;        // the first failing run's
+  long long steps = 0;      // over all runs
+  StepTimers local;         // this rank's timers, summed over runs
+  Mismatch mismatch;        // of the last run
+  long long failed_at = 0;
+  Parts parts;
+  Traits traits;
+  std::string mpi_buffers;
+  std::string note;
   std::size_t bytes_per_step = 0;
   std::size_t compute_bytes_per_step = 0;
+  // Rank 0 only, filled as runs are added:
+  std::vector<double> pooled;          // every rank's kept step times, all runs
+  double step_sum = 0;                 // all ranks' step times, all runs
+  std::vector<double> repeat_medians;  // median step time of each run
+  // Filled by summarise():
+  std::vector<std::pair<std::string, Stats>> timers;  // over ranks, JSON order
+  Distribution step_time;              // rank 0: over ranks, steps and runs
+  double repeat_spread = 0;            // rank 0: NaN with one run
+  std::array<Stats, 3> bandwidth{};    // per direction: payload over that direction's time, B/s
+  std::vector<std::string> noise;      // rank 0: why the result is flagged noisy
 
   const Stats& timer(const std::string& name) const;
 };
 
-// Fills r.timers from r.local: every timer's statistics over ranks.
-void summarise_timers(StrategyResult& r, MPI_Comm comm);
+// Collective: adds a run to `into` (its samples gathered on rank 0).
+void add_run(StrategyResult& into, StrategyRun run, MPI_Comm comm);
+
+// Collective: timer statistics over ranks, per-direction bandwidth, and on
+// rank 0 the step-time distribution and the noise verdict.
+void summarise(StrategyResult& r, MPI_Comm comm);
 
 }  // namespace checkmpi

@@ -1,5 +1,6 @@
 #include "halo/text_output.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -30,7 +31,8 @@ std::string task_log(const StrategyResult& r, const Decomposition& dec, const Ha
   out << "# checkmpi-halo " << info.id << " (" << info.alias << "), rank " << dec.rank << " of "
       << dec.size << ", coords (" << dec.coords[0] << "," << dec.coords[1] << "," << dec.coords[2]
       << "), local " << dec.grid.l << "x" << dec.grid.m << "x" << dec.grid.n << ", "
-      << precision_name(cfg.precision) << ", " << r.steps << " steps\n";
+      << precision_name(cfg.precision) << ", " << r.steps << " steps"
+      << (r.runs > 1 ? " in " + std::to_string(r.runs) + " runs (--repeat)" : "") << "\n";
   out << "# Time for section\n";
   time_line("loop   time", t.loop);
   time_line("comp.  time", t.compute);
@@ -99,6 +101,10 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << (cfg.reverse ? "reverse" : "forward") << " propagation, sync "
       << (cfg.sync == SyncMode::Barrier ? "barrier" : "none") << "\n"
       << "  strategies     : " << names << "\n"
+      << "  compute        : " << compute_mode_name(cfg.compute)
+      << (cfg.compute == ComputeMode::OnePass ? ": kernel strategies read each cell once into a second buffer"
+                                              : ": kernel strategies copy, then shift (CheckMPI's FAST variant)")
+      << "\n"
       << "  backend        : " << backend_line(backend) << "\n";
   if (!backend.why_host.empty() && cuda_built()) out << "                   (auto: " << backend.why_host << ")\n";
   if (backend.kind == BackendKind::Cuda) {
@@ -113,21 +119,52 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   std::cout << out.str() << std::flush;
 }
 
+std::string per_step_text(double seconds) {
+  if (!(seconds == seconds)) return "-";  // NaN: no samples
+  if (seconds >= 1.0) return fixed(seconds, 3) + " s";
+  if (seconds >= 1e-3) return fixed(seconds * 1e3, 3) + " ms";
+  return fixed(seconds * 1e6, 2) + " us";
+}
+
 void print_table(const std::vector<StrategyResult>& results) {
+  // Per-step figures in one unit for the whole table.
+  double largest = 0;
+  for (const auto& r : results) largest = std::max(largest, r.step_time.max);
+  const double scale = largest >= 1.0 ? 1.0 : largest >= 1e-3 ? 1e3 : 1e6;
+  const std::string unit = largest >= 1.0 ? "s" : largest >= 1e-3 ? "ms" : "us";
+  const int digits = scale == 1e6 ? 2 : 3;
   std::ostringstream out;
-  out << "\n" << pad("strategy", 24, false) << pad("loop(s)", 10) << pad("%comp", 7) << pad("%MPI", 7)
-      << pad("x(s)", 10) << pad("y(s)", 10) << pad("z(s)", 10) << pad("pack(s)", 10)
-      << pad("unpack(s)", 10) << "  validation\n";
+  out << "\n" << pad("strategy", 24, false) << pad("step(" + unit + ")", 10) << pad("95% CI", 20)
+      << pad("p95/med ", 10) << pad("loop(s)", 10) << pad("%comp", 7) << pad("%MPI", 7) << pad("x GB/s", 8)
+      << pad("y GB/s", 8) << pad("z GB/s", 8) << "  validation\n";
+  std::vector<std::string> noisy;
   for (const auto& r : results) {
+    const Distribution& d = r.step_time;
     const double loop = r.timer("loop").max;
     auto pct = [&](const char* name) { return loop > 0 ? fixed(100.0 * r.timer(name).max / loop, 1) : "-"; };
-    auto sec = [&](const char* name) { return fixed(r.timer(name).max, 4); };
-    out << pad(r.info->id + " " + r.info->alias, 24, false) << pad(sec("loop"), 10) << pad(pct("compute"), 7)
-        << pad(pct("comm"), 7) << pad(sec("x"), 10) << pad(sec("y"), 10) << pad(sec("z"), 10)
-        << pad(sec("pack"), 10) << pad(sec("unpack"), 10) << "  " << (r.valid ? "valid" : "INVALID")
+    auto gbs = [&](int dir) {
+      const double bw = r.bandwidth[size_t(dir)].min;
+      return bw == bw ? fixed(bw / 1e9, 2) : "-";
+    };
+    const std::string ci = d.ci_low == d.ci_low ? "[" + fixed(d.ci_low * scale, digits) + ", " +
+                                                      fixed(d.ci_high * scale, digits) + "]"
+                                                : "-";
+    std::string label = r.info->id + " " + r.info->alias;
+    if (label.size() > 24) label = r.info->id;
+    out << pad(label, 24, false) << pad(fixed(d.median * scale, digits), 10) << pad(ci, 20)
+        << pad(fixed(d.tail_ratio(), 2) + (r.noise.empty() ? " " : "!"), 10) << pad(fixed(loop, 4), 10)
+        << pad(pct("compute"), 7)
+        << pad(pct("comm"), 7) << pad(gbs(0), 8) << pad(gbs(1), 8) << pad(gbs(2), 8) << "  "
+        << (r.valid ? "valid" : "INVALID")
         << (r.note.empty() ? "" : "  (" + r.note + ")") << "\n";
+    for (const auto& why : r.noise) noisy.push_back(r.info->id + ": " + why);
   }
-  out << "(times: max over ranks; %comp and %MPI of the loop time)\n";
+  const int runs = results.empty() ? 1 : results.front().runs;
+  out << "(step: median time per step over ranks, steps" << (runs > 1 ? " and " + std::to_string(runs) + " runs" : "")
+      << ", validation excluded, with its 95% confidence interval; loop: whole timed loop"
+      << (runs > 1 ? "s, summed" : "") << ", max over ranks;\n %comp and %MPI of the loop time; GB/s: payload "
+      << "sent in that direction over its time, slowest rank)\n";
+  for (const auto& line : noisy) out << "warning: noisy (!): " << line << "\n";
   std::cout << out.str() << std::flush;
 }
 

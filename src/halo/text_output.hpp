@@ -29,4 +29,7 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
                   const std::vector<const StrategyInfo*>& chosen, const BackendChoice& backend);
 void print_table(const std::vector<StrategyResult>& results);
 
+// "12.34 us", "1.234 ms", "1.234 s"; "-" for NaN.
+std::string per_step_text(double seconds);
+
 }  // namespace checkmpi

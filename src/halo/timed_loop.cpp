@@ -1,6 +1,7 @@
 #include "halo/timed_loop.hpp"
 
 #include <string>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "core/output.hpp"
@@ -11,18 +12,15 @@ namespace checkmpi {
 
 namespace {
 
-// The fields in the backend's memory: the host arrays themselves when the
-// backend can address them, else backend copies that diagnostics bring back.
+// The fields in the backend's memory, allocated there (so the host backend
+// first-touches them with its kernels' schedule), and their host copies
+// that initialisation, validation and profiles work on.
 template <class Real>
 class BackendFields {
  public:
   BackendFields(Backend<Real>& backend, Fields<Real>& host) : backend_(backend), host_(host) {
-    if (backend.host_accessible()) {
-      ptrs = host.pointers();
-    } else {
-      for (Real*& p : owned_) p = backend.allocate(host.grid.cells());
-      ptrs = owned_;
-    }
+    for (Real*& p : ptrs) p = backend.allocate(host.grid.cells());
+    owned_ = ptrs;
   }
   ~BackendFields() {
     for (Real* p : owned_)
@@ -32,7 +30,7 @@ class BackendFields {
   BackendFields& operator=(const BackendFields&) = delete;
 
   // Host -> `at` and back; `at` is where a strategy keeps the fields now
-  // (step10 swaps buffers), and copies to the same place are skipped.
+  // (double-buffered strategies swap them, shared memory moves them).
   void upload(FieldPtrs<Real> at) {
     for (int f = 0; f < 3; ++f) backend_.upload(at[f], host_.data(f), host_.grid.cells());
   }
@@ -88,8 +86,8 @@ std::string run_routing_check(Strategy<Real>& strategy, HaloState<Real>& state, 
 }  // namespace
 
 template <class Real>
-StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
-                            const BackendChoice& choice, PendingFiles& files) {
+StrategyRun run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
+                         const BackendChoice& choice, PendingFiles& files) {
   const Grid& g = dec.grid;
   const std::string label = info.id + " (" + info.alias + ")";
   progress::at(label + ": setup", "");
@@ -97,12 +95,24 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
   Fields<Real> fields(g);
   const auto backend = make_backend<Real>(choice);
   BackendFields<Real> on_backend(*backend, fields);
-  StrategyResult r;
-  r.info = &info;
+  initialise(fields, initial);
+  on_backend.upload(on_backend.ptrs);
+  StrategyRun r;
   StepTimers& timers = r.local;
   HaloState<Real> state{dec, g, on_backend.ptrs, cfg, timers, *backend};
-  auto strategy = info.make<Real>();
+  auto strategy = make_strategy<Real>(info, cfg.compute);
   strategy->setup(state);
+  r.mpi_buffers = strategy->mpi_buffers();
+  r.parts = info.parts;
+  r.parts.compute = resolved_compute(info.parts, cfg.compute == ComputeMode::TwoPass ? Compute::TwoPass
+                                                                                     : Compute::OnePass);
+  r.traits = strategy->traits();
+  r.note = !strategy->note().empty() ? strategy->note() : info.note;
+  if (backend->kind() == BackendKind::Host && !info.host_note.empty()) r.note = info.host_note;
+  if (r.mpi_buffers == "staged") r.note = "staged through host memory";
+  r.bytes_per_step = r.traits.total_mpi_bytes();
+  r.compute_bytes_per_step = 2 * 3 * std::size_t(g.l) * g.m * g.n * sizeof(Real);
+
   progress::at(label + ": routing check", neighbours(dec));
   r.error = run_routing_check(*strategy, state, fields, on_backend, label);
 
@@ -113,8 +123,6 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
     r.valid = false;
     timers = StepTimers{};
     agree_output(dec.comm, profiles.close());
-    summarise_timers(r, dec.comm);
-    r.mpi_buffers = strategy->mpi_buffers(state);
     return r;
   }
 
@@ -130,55 +138,60 @@ StrategyResult run_strategy(const StrategyInfo& info, const Decomposition& dec, 
 
   // Test hook: one wrong cell on the last rank after the first step.
   const bool corrupt = cfg.inject_error == info.id && dec.rank == dec.size - 1;
+  Reservoir samples(samples_per_rank(dec.size));  // allocated here, not in the loop
 
   progress::at(label + ": timed loop", neighbours(dec));
   MPI_Barrier(dec.comm);
   MPI_Pcontrol(1);
   const double start = MPI_Wtime();
+  double last = start;  // one clock read per step: the step's end is the next one's start
   for (long long t = 1; t <= cfg.itfin && r.failed_at == 0; ++t) {
     progress::beat(t);
+    const double excluded = timers.excluded;
     strategy->step(state);
     if (corrupt && t == 1) {
       on_backend.download(state.f);
       fields.f[0][g.index(1, 1, 1)] += Real(1);
       on_backend.upload(state.f);
     }
+    const double now = MPI_Wtime();
+    const double step = now - last - (timers.excluded - excluded);  // without mock's untimed exchange
+    samples.add(step);
+    r.step_sum += step;
+    last = now;
     r.steps = t;
     if (t % cfg.icheck != 0 && t != cfg.itfin) continue;
-    Timed diag(timers.diag);
-    on_backend.download(state.f);
-    if (t % cfg.icheck == 0) profiles.write(fields, t);
-    r.mismatch = validate(fields, initial, t, cfg.reverse);
-    long long bad = 0;
-    MPI_Allreduce(&r.mismatch.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
-    if (bad > 0) {
-      r.failed_at = t;
-      try {
-        agree(dec.comm, r.mismatch.count ? r.mismatch.describe() : "");
-      } catch (const UsageError& e) {
-        r.error = "validation failed at t=" + std::to_string(t) + ": " + e.what() + ", " +
-                  std::to_string(bad) + " in all";
+    {
+      Timed diag(timers.diag);
+      on_backend.download(state.f);
+      if (t % cfg.icheck == 0) profiles.write(fields, t);
+      r.mismatch = validate(fields, initial, t, cfg.reverse);
+      long long bad = 0;
+      MPI_Allreduce(&r.mismatch.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
+      if (bad > 0) {
+        r.failed_at = t;
+        try {
+          agree(dec.comm, r.mismatch.count ? r.mismatch.describe() : "");
+        } catch (const UsageError& e) {
+          r.error = "validation failed at t=" + std::to_string(t) + ": " + e.what() + ", " +
+                    std::to_string(bad) + " in all";
+        }
       }
     }
+    last = MPI_Wtime();  // diagnostics stay out of the step samples
   }
-  timers.loop = MPI_Wtime() - start;
+  timers.loop = MPI_Wtime() - start - timers.excluded;
   MPI_Pcontrol(0);
   r.valid = r.failed_at == 0;
+  r.step_samples = std::move(samples.values());
   progress::at(label + ": statistics", "all ranks (collectives)");
   agree_output(dec.comm, profiles.close());
-
-  summarise_timers(r, dec.comm);
-  r.mpi_buffers = strategy->mpi_buffers(state);
-  if (backend->kind() == BackendKind::Host) r.note = info.host_note;
-  if (r.mpi_buffers == "staged") r.note = "staged through host memory";
-  r.bytes_per_step = strategy->bytes_per_step(g);
-  r.compute_bytes_per_step = 2 * 3 * std::size_t(g.l) * g.m * g.n * sizeof(Real);
   return r;
 }
 
-template StrategyResult run_strategy<float>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
-                                            const BackendChoice&, PendingFiles&);
-template StrategyResult run_strategy<double>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
-                                             const BackendChoice&, PendingFiles&);
+template StrategyRun run_strategy<float>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
+                                         const BackendChoice&, PendingFiles&);
+template StrategyRun run_strategy<double>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
+                                          const BackendChoice&, PendingFiles&);
 
 }  // namespace checkmpi

@@ -47,31 +47,31 @@ class HostBuffer final : public Buffer {
 
   void fill(const Layout& l, std::uint64_t seed) override {
     for (std::size_t b = 0; b < l.count; ++b)
-      for (std::size_t i = 0; i < l.block; ++i) data_[b * l.stride + i] = pattern_byte(seed, b * l.block + i);
+      for (std::size_t i = 0; i < l.block; ++i) data_[l.offset + b * l.stride + i] = pattern_byte(seed, b * l.block + i);
   }
 
   std::optional<Mismatch> check(const Layout& l, std::uint64_t seed) const override {
     for (std::size_t b = 0; b < l.count; ++b)
       for (std::size_t i = 0; i < l.block; ++i) {
         const std::size_t k = b * l.block + i;
-        const unsigned got = data_[b * l.stride + i], want = pattern_byte(seed, k);
+        const unsigned got = data_[l.offset + b * l.stride + i], want = pattern_byte(seed, k);
         if (got != want) return Mismatch{k, want, got};
       }
     return std::nullopt;
   }
 
   void corrupt(const Layout& l, std::size_t offset) override {
-    data_[(offset / l.block) * l.stride + offset % l.block] ^= 0xFF;
+    data_[l.offset + (offset / l.block) * l.stride + offset % l.block] ^= 0xFF;
   }
 
   void pack(const Layout& l, Buffer& out) const override {
     auto* dst = static_cast<unsigned char*>(out.data());
-    for (std::size_t b = 0; b < l.count; ++b) std::memcpy(dst + b * l.block, data_ + b * l.stride, l.block);
+    for (std::size_t b = 0; b < l.count; ++b) std::memcpy(dst + b * l.block, data_ + l.offset + b * l.stride, l.block);
   }
 
   void unpack(const Layout& l, const Buffer& in) override {
     const auto* src = static_cast<const unsigned char*>(in.data());
-    for (std::size_t b = 0; b < l.count; ++b) std::memcpy(data_ + b * l.stride, src + b * l.block, l.block);
+    for (std::size_t b = 0; b < l.count; ++b) std::memcpy(data_ + l.offset + b * l.stride, src + b * l.block, l.block);
   }
 
  private:

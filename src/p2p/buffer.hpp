@@ -14,13 +14,14 @@
 namespace checkmpi::p2p {
 
 // Where a message's payload lies in its buffer: `count` blocks of `block`
-// bytes, `stride` bytes apart. A contiguous message is one block.
+// bytes, `stride` bytes apart, the first `offset` bytes from the start. A
+// contiguous message is one block.
 struct Layout {
-  std::size_t count = 1, block = 0, stride = 0;
-  static Layout contiguous(std::size_t bytes) { return {1, bytes, bytes}; }
+  std::size_t count = 1, block = 0, stride = 0, offset = 0;
+  static Layout contiguous(std::size_t bytes, std::size_t offset = 0) { return {1, bytes, bytes, offset}; }
   static Layout of(const VectorShape& v);
   std::size_t payload() const { return count * block; }
-  std::size_t extent() const { return count == 0 ? 0 : (count - 1) * stride + block; }
+  std::size_t extent() const { return count == 0 ? 0 : (count - 1) * stride + block; }  // from offset
 };
 
 // First wrong payload byte: its offset in the payload (packed order).

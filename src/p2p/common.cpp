@@ -1,4 +1,5 @@
 #include <cmath>
+#include <iostream>
 
 #include "core/watchdog.hpp"
 #include "p2p/modes.hpp"
@@ -36,6 +37,39 @@ std::string PayloadCheck::verify(const Buffer& received, int from, int me, long 
   if (!bad) return "";
   return label_ + format("size %lld, offset %zu: expected 0x%02x, got 0x%02x (rank %d from rank %d, iteration %lld)",
                          size_, bad->offset, bad->expected, bad->got, me, from, iteration);
+}
+
+void note_tail(ModeOutput& out, const Stats& s, const std::string& what) {
+  if (s.tail_ratio() > kNoiseTailRatio)
+    out.noise.push_back(format("%s: p95/median %.2f > %.2f", what.c_str(), s.tail_ratio(), kNoiseTailRatio));
+  if (s.mean_ratio() > kNoiseMeanRatio)
+    out.noise.push_back(format("%s: mean/median %.2f > %.2f", what.c_str(), s.mean_ratio(), kNoiseMeanRatio));
+}
+
+void note_fit(ModeOutput& out, double r2, const std::string& what) {
+  if (std::isfinite(r2) && r2 < kNoiseFitR2) out.noise.push_back(format("%s: R^2 %.4f < %.2f", what.c_str(), r2, kNoiseFitR2));
+}
+
+void progress(const Session& s, std::size_t index, std::size_t count, const std::string& what) {
+  if (s.rank == 0) std::cout << "[" << index << "/" << count << "] " << what << " ...\n" << std::flush;
+}
+
+Json repeats_json(ModeOutput& out, const std::string& what,
+                  const std::vector<std::pair<std::string, const Pooled*>>& quantities, double factor) {
+  Json j = Json::object();
+  for (const auto& [name, pooled] : quantities) {
+    std::vector<double> medians;
+    for (double m : pooled->medians) medians.push_back(m * factor);
+    const double spread = relative_spread(medians);
+    Json q = Json::object();
+    q["medians"] = Json::array_of(medians);
+    q["spread"] = spread;
+    j[name] = q;
+    if (spread > kNoiseRepeatSpread)
+      out.noise.push_back(format("%s %s: repeat spread %.1f%% > %.0f%%", what.c_str(), name.c_str(), 100 * spread,
+                                 100 * kNoiseRepeatSpread));
+  }
+  return j;
 }
 
 namespace {
@@ -78,6 +112,8 @@ Json& add_hockney(ModeOutput& out, const std::vector<double>& sizes, const std::
                   const std::string& what) {
   const HockneyFit fit = fit_hockney(sizes, times);
   out.table += hockney_text(fit, what);
+  for (const auto& seg : fit.segments)
+    note_fit(out, seg.r2, format("Hockney fit %.0f .. %.0f B", seg.min_size, seg.max_size));
   out.fits["hockney"] = hockney_json(fit);
   return out.fits["hockney"];
 }

@@ -25,12 +25,21 @@ double messages_per_iteration(const P2PConfig& cfg) {
     // and the o_r exchange with its wait of two round trips.
     case Mode::LogGP: return 2 + 2 * (double(cfg.n) + 1) + 2 * (double(cfg.n) - 1) + 6;
     case Mode::Datatype: return 4;  // a round trip with the type, one packed by hand
+    // The blocking collective, the non-blocking one alone and with compute
+    // (at least one message each), for every operation or pencil transpose.
+    case Mode::Nbc: return 3.0 * double(std::max<size_t>(1, cfg.ops.size())) * double(cfg.progress.size());
   }
   return 2;
 }
 
 // Payload sizes the sweep measures, in order.
 std::vector<long long> payloads(const P2PConfig& cfg) {
+  if (cfg.mode == Mode::Nbc && cfg.pencil_rows > 0) {
+    std::vector<long long> sizes;  // a transpose moves each rank's share of the grid
+    for (const Grid3& g : cfg.grids)
+      sizes.push_back(static_cast<long long>(sizeof(double)) * g.cells() / (cfg.pencil_rows * cfg.pencil_cols));
+    return sizes;
+  }
   if (cfg.mode != Mode::Datatype) return message_sizes(cfg);
   std::vector<long long> sizes;
   for (const auto& v : cfg.vectors) sizes.push_back(v.payload_bytes());
@@ -39,10 +48,10 @@ std::vector<long long> payloads(const P2PConfig& cfg) {
 
 }  // namespace
 
-double memory_bytes_per_rank(const P2PConfig& cfg) {
+double memory_bytes_per_rank(const P2PConfig& cfg, int nprocs) {
   const double samples = 2.0 * sizeof(double) * double(std::max(cfg.iterations, cfg.iterations_large));
   const double requests = double(sizeof(MPI_Request)) * double(cfg.window);
-  return buffer_bytes_per_rank(cfg) + samples + requests;
+  return buffer_bytes_per_rank(cfg, nprocs) + samples + requests;
 }
 
 double fastest_run_seconds(const P2PConfig& cfg, int nprocs) {
@@ -53,7 +62,7 @@ double fastest_run_seconds(const P2PConfig& cfg, int nprocs) {
     total += (double(c.warmup) + double(c.iterations)) * messages_per_iteration(cfg) *
              (kFastLatency + double(bytes) / kFastRate);
   }
-  return rings * total;
+  return rings * double(cfg.repeat) * total;
 }
 
 double watchdog_seconds(const P2PConfig& cfg) {

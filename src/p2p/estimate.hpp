@@ -8,11 +8,12 @@ namespace checkmpi::p2p {
 
 // Bytes one rank allocates: message buffers, requests, and the timing
 // samples of the longest size.
-double memory_bytes_per_rank(const P2PConfig& cfg);
+double memory_bytes_per_rank(const P2PConfig& cfg, int nprocs);
 
 // Seconds the sweep takes at the very least (every message at a fast
 // machine's latency and bandwidth); sweeps that surely take over an hour are
 // refused unless --force. `nprocs` matters for ring (rings of 2..nprocs).
+// --repeat multiplies it.
 double fastest_run_seconds(const P2PConfig& cfg, int nprocs);
 
 // --watchdog, or by default ten times the longest iteration on a slow link

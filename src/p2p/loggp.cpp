@@ -20,81 +20,106 @@ void run_loggp(const Session& s, ModeOutput& out) {
   void* const send_data = send->data();
   void* const recv_data = recv->data();
   out.table = "# Size    PRTT(1,0) (us)  PRTT(n,0) (us)  PRTT(n,d) (us)   o_s (us)   o_r (us)  g+G*s (us)\n";
-  std::vector<LogGPPoint> points;
-  for (long long size : message_sizes(s.cfg)) {
-    const int count = int(size);
-    const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
-    const Loop loop = make_loop(s, size, client);
-    auto prepare = [&](long long i) { check.prepare(*send, s.rank, i); };
-    auto verify = [&](long long i) { return check.verify(*recv, peer, s.rank, i); };
-    // PRTT(messages, delay, s): the client sends `messages` messages, waiting
-    // `delay` between them; the server answers the last with one message.
-    auto prtt = [&](int messages, double delay) {
-      const Samples samples = run_loop(
-          loop,
-          [&](long long) {
-            for (int m = 0; m < messages; ++m) {
-              if (client) {
-                if (m > 0 && delay > 0) spin(delay);
-                MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
-              } else {
-                MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
-              }
-            }
-            if (client) MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
-            else MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
-          },
-          prepare, verify);
-      return median(samples.values);
-    };
-    LogGPPoint p;
-    p.size = double(size);
-    p.prtt_1_0 = prtt(1, 0.0);
-    MPI_Bcast(&p.prtt_1_0, 1, MPI_DOUBLE, 0, s.comm);
-    const double d = p.prtt_1_0;
-    p.prtt_n_0 = prtt(n, 0.0);
-    p.prtt_n_d = prtt(n, d);
+  const std::vector<long long> all_sizes = message_sizes(s.cfg);
+  std::vector<std::vector<LogGPPoint>> runs(all_sizes.size());  // per size, one point per run
+  std::vector<LogGPPoint> points;                                // per size, the median over runs
+  sweep(
+      s, all_sizes.size(), [&](size_t k) { return format("%lld B", all_sizes[k]); },
+      [&](size_t k) {
+        const long long size = all_sizes[k];
+        const int count = int(size);
+        const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
+        const Loop loop = make_loop(s, size, client);
+        auto prepare = [&](long long i) { check.prepare(*send, s.rank, i); };
+        auto verify = [&](long long i) { return check.verify(*recv, peer, s.rank, i); };
+        // PRTT(messages, delay, s): the client sends `messages` messages, waiting
+        // `delay` between them; the server answers the last with one message.
+        auto prtt = [&](int messages, double delay) {
+          const Samples samples = run_loop(
+              loop,
+              [&](long long) {
+                for (int m = 0; m < messages; ++m) {
+                  if (client) {
+                    if (m > 0 && delay > 0) spin(delay);
+                    MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
+                  } else {
+                    MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+                  }
+                }
+                if (client) MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+                else MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
+              },
+              prepare, verify);
+          return median(samples.values);
+        };
+        LogGPPoint p;
+        p.size = double(size);
+        p.prtt_1_0 = prtt(1, 0.0);
+        MPI_Bcast(&p.prtt_1_0, 1, MPI_DOUBLE, 0, s.comm);
+        const double d = p.prtt_1_0;
+        p.prtt_n_0 = prtt(n, 0.0);
+        p.prtt_n_d = prtt(n, d);
 
-    // o_r: the server lets a message arrive, waiting twice a round trip after
-    // its "go", then times MPI_Recv alone.
-    std::vector<double> receive_times;
-    Loop quiet = loop;
-    quiet.timing = false;
-    char go = 0;
-    run_loop(
-        quiet,
-        [&](long long i) {
-          if (client) {
-            MPI_Recv(&go, 0, MPI_CHAR, peer, kGoTag, s.comm, MPI_STATUS_IGNORE);
-            MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
-            return;
-          }
-          MPI_Send(&go, 0, MPI_CHAR, peer, kGoTag, s.comm);
-          spin(2 * d);
-          const double t0 = MPI_Wtime();
-          MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
-          if (i >= loop.counts.warmup) receive_times.push_back(MPI_Wtime() - t0);
-        },
-        prepare, [&](long long i) { return client ? std::string() : verify(i); });
-    p.o_r = median(receive_times);
-    MPI_Bcast(&p.o_r, 1, MPI_DOUBLE, 1, s.comm);
-    points.push_back(p);
-    if (!client) continue;
-    const LogGPDerived v = derive_loggp(p, n);
-    Json r = Json::object();
-    r["size"] = size;
-    r["prtt_1_0"] = p.prtt_1_0;
-    r["prtt_n_0"] = p.prtt_n_0;
-    r["prtt_n_d"] = p.prtt_n_d;
-    r["d"] = v.d;
-    r["o_s"] = v.o_s;
-    r["o_r"] = p.o_r;
-    r["g_plus_Gs"] = v.g_plus_Gs;
-    r["iterations"] = loop.counts.iterations;
-    out.results.push(r);
-    out.table += format("%-8lld%16.2f%16.2f%16.2f%11.3f%11.3f%12.3f\n", size, p.prtt_1_0 * 1e6, p.prtt_n_0 * 1e6,
-                        p.prtt_n_d * 1e6, v.o_s * 1e6, p.o_r * 1e6, v.g_plus_Gs * 1e6);
-  }
+        // o_r: the server lets a message arrive, waiting twice a round trip after
+        // its "go", then times MPI_Recv alone.
+        std::vector<double> receive_times;
+        Loop quiet = loop;
+        quiet.timing = false;
+        char go = 0;
+        run_loop(
+            quiet,
+            [&](long long i) {
+              if (client) {
+                MPI_Recv(&go, 0, MPI_CHAR, peer, kGoTag, s.comm, MPI_STATUS_IGNORE);
+                MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
+                return;
+              }
+              MPI_Send(&go, 0, MPI_CHAR, peer, kGoTag, s.comm);
+              spin(2 * d);
+              const double t0 = MPI_Wtime();
+              MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+              if (i >= loop.counts.warmup) receive_times.push_back(MPI_Wtime() - t0);
+            },
+            prepare, [&](long long i) { return client ? std::string() : verify(i); });
+        p.o_r = median(receive_times);
+        MPI_Bcast(&p.o_r, 1, MPI_DOUBLE, 1, s.comm);
+        runs[k].push_back(p);
+      },
+      [&](size_t k) {
+        const long long size = all_sizes[k];
+        // Each quantity the median over runs (one run: itself).
+        LogGPPoint p;
+        p.size = double(size);
+        Pooled prtt_1_0, prtt_n_0, prtt_n_d, o_r;
+        for (const LogGPPoint& q : runs[k]) {
+          prtt_1_0.medians.push_back(q.prtt_1_0);
+          prtt_n_0.medians.push_back(q.prtt_n_0);
+          prtt_n_d.medians.push_back(q.prtt_n_d);
+          o_r.medians.push_back(q.o_r);
+        }
+        p.prtt_1_0 = median(prtt_1_0.medians);
+        p.prtt_n_0 = median(prtt_n_0.medians);
+        p.prtt_n_d = median(prtt_n_d.medians);
+        p.o_r = median(o_r.medians);
+        points.push_back(p);
+        if (!client) return;
+        const LogGPDerived v = derive_loggp(p, n);
+        Json r = Json::object();
+        r["size"] = size;
+        r["prtt_1_0"] = p.prtt_1_0;
+        r["prtt_n_0"] = p.prtt_n_0;
+        r["prtt_n_d"] = p.prtt_n_d;
+        r["d"] = v.d;
+        r["o_s"] = v.o_s;
+        r["o_r"] = p.o_r;
+        r["g_plus_Gs"] = v.g_plus_Gs;
+        r["iterations"] = loop_counts(s.cfg, size).iterations * static_cast<long long>(runs[k].size());
+        r["repeats"] = repeats_json(out, format("%lld B", size), {{"prtt_1_0", &prtt_1_0}, {"prtt_n_0", &prtt_n_0},
+                                                                  {"prtt_n_d", &prtt_n_d}, {"o_r", &o_r}});
+        out.results.push(r);
+        out.table += format("%-8lld%16.2f%16.2f%16.2f%11.3f%11.3f%12.3f\n", size, p.prtt_1_0 * 1e6, p.prtt_n_0 * 1e6,
+                            p.prtt_n_d * 1e6, v.o_s * 1e6, p.o_r * 1e6, v.g_plus_Gs * 1e6);
+      });
   if (!client) return;
 
   const LogGPFit fit = fit_loggp(points, n);
@@ -116,6 +141,7 @@ void run_loggp(const Session& s, ModeOutput& out) {
   j["residuals"] = residuals;
   j["warnings"] = Json::array_of(fit.warnings);
   out.fits["loggp"] = j;
+  note_fit(out, fit.r2, "LogGP fit of g + G*s");
   out.table += format("# LogGP (n = %d): L = %.3f us, o_s = %.3f us, o_r = %.3f us, g = %.3f us, G = %.6f ns/B "
                       "(%.1f MB/s), R^2 = %.4f\n",
                       n, fit.L * 1e6, fit.o_s * 1e6, fit.o_r * 1e6, fit.g * 1e6, fit.G * 1e9, 1e-6 / fit.G, fit.r2);

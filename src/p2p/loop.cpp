@@ -31,7 +31,22 @@ Stats sample_stats(const Samples& s, double factor) {
   return scaled(st, factor);
 }
 
+void Pooled::add(const Samples& s) {
+  all.values.insert(all.values.end(), s.values.begin(), s.values.end());
+  all.block = medians.empty() ? s.block : std::max(all.block, s.block);
+  all.blocks += s.blocks;
+  all.iterations += s.iterations;
+  all.total += s.total;
+  medians.push_back(median(s.values));
+}
+
 double blocks_total(const Samples& s) {
+  if (s.values.empty()) return 0;
+  if (static_cast<long long>(s.values.size()) < s.blocks) {  // a subset: in no particular order
+    double sum = 0;
+    for (double v : s.values) sum += v;
+    return sum / double(s.values.size()) * double(s.iterations);
+  }
   double sum = 0;
   long long left = s.iterations;
   for (double v : s.values) {

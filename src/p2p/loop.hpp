@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/errors.hpp"
 #include "core/watchdog.hpp"
+#include "core/samples.hpp"
 #include "p2p/options.hpp"
 #include "p2p/stats.hpp"
 
@@ -29,11 +31,25 @@ void spin(double seconds);
 constexpr double kClockShare = 0.01;
 long long block_length(double clock_cost, double fastest_iteration, long long iterations);
 
+// At most this many block times are kept per size and rank: beyond it a
+// uniform random subset (core/samples.hpp's Reservoir, the same positions on
+// every rank, so ring can combine them block by block).
+constexpr long long kMaxBlocks = 1 << 16;
+
 struct Samples {
-  std::vector<double> values;  // seconds per iteration, one value per block (timing rank only)
+  std::vector<double> values;  // seconds per iteration, one value per kept block (timing rank only)
   long long block = 1;         // iterations per block
+  long long blocks = 0;        // blocks timed (values keeps at most kMaxBlocks of them)
   long long iterations = 0;
   double total = 0;            // all timed iterations (timing rank only)
+};
+
+// One point of a sweep over its --repeat runs: every run's blocks together
+// (totals and counts summed, block the longest), and each run's median.
+struct Pooled {
+  Samples all;
+  std::vector<double> medians;
+  void add(const Samples& s);
 };
 
 // min, median and max over blocks, mean over all iterations (total time
@@ -41,7 +57,8 @@ struct Samples {
 Stats sample_stats(const Samples& s, double factor = 1.0);
 
 // The time the blocks add up to (values times their iterations); equals
-// total until values are changed, e.g. replaced by maxima over ranks.
+// total until values are changed, e.g. replaced by maxima over ranks. With
+// more blocks than were kept, the kept ones' mean times the iterations.
 double blocks_total(const Samples& s);
 
 // One message pattern run together by every rank of `comm`.
@@ -80,7 +97,7 @@ Samples run_loop(const Loop& loop, Exchange&& exchange, Prepare&& prepare, Verif
   s.iterations = iterations;
   const long long mine = loop.timing && !loop.validate ? block_length(loop.clock_cost, fastest, iterations) : 1;
   s.block = agree_block(loop.comm, mine);
-  s.values.reserve(size_t(iterations / s.block + 1));
+  Reservoir kept(size_t(std::min(kMaxBlocks, iterations / s.block + 1)));  // allocated before timing
   if (loop.validate) {
     for (long long i = warmup; i < warmup + iterations; ++i) {
       progress::beat(i);
@@ -88,10 +105,12 @@ Samples run_loop(const Loop& loop, Exchange&& exchange, Prepare&& prepare, Verif
       const double t0 = MPI_Wtime();
       exchange(i);
       const double t = MPI_Wtime() - t0;
-      s.values.push_back(t);
+      kept.add(t);
       s.total += t;
       settle(loop.comm, verify(i));
     }
+    s.blocks = kept.seen();
+    s.values = std::move(kept.values());
     return s;
   }
   const double start = MPI_Wtime();
@@ -102,17 +121,19 @@ Samples run_loop(const Loop& loop, Exchange&& exchange, Prepare&& prepare, Verif
     exchange(i);
     if (loop.timing && --left == 0) {
       const double t = MPI_Wtime();
-      s.values.push_back((t - last) / double(s.block));
+      kept.add((t - last) / double(s.block));
       last = t;
       left = s.block;
     }
   }
   if (loop.timing && left != s.block) {  // a shorter last block
     const double t = MPI_Wtime();
-    s.values.push_back((t - last) / double(s.block - left));
+    kept.add((t - last) / double(s.block - left));
     last = t;
   }
   s.total = loop.timing ? last - start : 0.0;
+  s.blocks = kept.seen();
+  s.values = std::move(kept.values());
   return s;
 }
 

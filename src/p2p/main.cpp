@@ -13,6 +13,7 @@
 #include "core/watchdog.hpp"
 #include "p2p/estimate.hpp"
 #include "p2p/modes.hpp"
+#include "p2p/progress.hpp"
 
 namespace checkmpi::p2p {
 
@@ -20,8 +21,10 @@ namespace {
 
 constexpr double kLongRun = 3600;  // seconds: a sweep that surely takes longer needs --force
 
-// How many ranks take part: two, or (ring) all.
-int participants(const P2PConfig& cfg, int nprocs) { return cfg.mode == Mode::Ring ? nprocs : 2; }
+// How many ranks take part: two, or (ring, nbc) all.
+int participants(const P2PConfig& cfg, int nprocs) {
+  return cfg.mode == Mode::Ring || cfg.mode == Mode::Nbc ? nprocs : 2;
+}
 
 // Checks that depend on the ranks and the machine, before anything is allocated.
 void check_resources(const P2PConfig& cfg, MPI_Comm world) {
@@ -33,7 +36,11 @@ void check_resources(const P2PConfig& cfg, MPI_Comm world) {
     if (nprocs < 2)
       throw UsageError(std::string("mode ") + mode_name(cfg.mode) + " needs at least 2 MPI ranks, got " +
                        std::to_string(nprocs));
-    const double need = memory_bytes_per_rank(cfg) * local_size;
+    if (cfg.mode == Mode::Nbc) {
+      const std::string problem = nbc_rank_problem(cfg, nprocs);
+      if (!problem.empty()) throw UsageError(problem);
+    }
+    const double need = memory_bytes_per_rank(cfg, nprocs) * local_size;
     const unsigned long long have = available_memory_bytes();
     if (have > 0 && need > double(have))
       throw UsageError("not enough memory: " + std::to_string(local_size) + " ranks on this node need " +
@@ -64,6 +71,8 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
   c["large_threshold"] = cfg.large_threshold;
   c["window"] = cfg.window;
   c["n"] = cfg.n;
+  c["repeat"] = cfg.repeat;
+  c["noise_thresholds"] = noise_thresholds_json();
   if (cfg.mode == Mode::Ring) {
     Json ranks = Json::array();
     for (int p = 2; p <= nprocs; ++p) ranks.push(p);
@@ -82,10 +91,22 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
     }
     c["vectors"] = list;
   }
+  if (cfg.mode == Mode::Nbc) {
+    Json ops = Json::array();
+    for (NbcOp op : cfg.ops) ops.push(nbc_op_name(op));
+    c["ops"] = cfg.pencil_rows > 0 ? Json::array_of(std::vector<std::string>{"x_to_y", "y_to_z"}) : ops;
+    c["progress"] = Json::array_of(cfg.progress);
+    c["progress_thread"] = cfg.progress_thread;
+    c["pencil"] = cfg.pencil_rows > 0 ? Json::array_of(std::vector<int>{cfg.pencil_rows, cfg.pencil_cols}) : Json();
+    Json grids = Json::array();
+    for (const Grid3& g : cfg.grids) grids.push(Json::array_of(std::vector<long long>{g.nx, g.ny, g.nz}));
+    c["grids"] = grids;
+  }
   return c;
 }
 
-std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vector<Placement>& where) {
+std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vector<Placement>& where,
+                   const ProgressThread& progress) {
   std::ostringstream out;
   const int taking_part = participants(cfg, ctx.nprocs);
   out << "checkmpi-p2p " << version_text() << "\n"
@@ -98,8 +119,16 @@ std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vecto
   for (int r = 0; r < taking_part; ++r)
     out << "  rank " << r << "      : " << where[size_t(r)].hostname << ", cpu " << where[size_t(r)].cpu << "\n";
   if (taking_part == 2) out << "  placement   : " << describe_pair(where[0], where[1]) << "\n";
+  if (cfg.mode == Mode::Nbc) out << "  progress    : " << progress.note << "\n";
   const char* unit = cfg.mode == Mode::Datatype ? " payload bytes" : " bytes";
-  out << "  sizes       : " << cfg.min_size << " .. " << cfg.max_size << unit << "; " << cfg.iterations
+  if (cfg.pencil_rows > 0) {
+    out << "  pencils     : " << cfg.pencil_rows << "x" << cfg.pencil_cols << ", grids";
+    for (const Grid3& g : cfg.grids) out << " " << g.text();
+    out << " (doubles)\n  iterations  : " << cfg.iterations;
+  } else {
+    out << "  sizes       : " << cfg.min_size << " .. " << cfg.max_size << unit << "; " << cfg.iterations;
+  }
+  out
       << " iterations + " << cfg.warmup << " warm-up up to " << cfg.large_threshold << " B, "
       << cfg.iterations_large << " + " << cfg.warmup_large << " above\n";
   return out.str();
@@ -110,6 +139,7 @@ void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, ModeOutput& ou
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &nprocs);
   if (cfg.mode == Mode::Ring) return run_ring(Session{cfg, world, rank, nprocs, clock}, out);
+  if (cfg.mode == Mode::Nbc) return run_nbc(Session{cfg, world, rank, nprocs, clock}, out);
   on_first_ranks(world, 2, [&](MPI_Comm pair) {
     const Session s{cfg, pair, rank, 2, clock};
     switch (cfg.mode) {
@@ -117,7 +147,8 @@ void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, ModeOutput& ou
       case Mode::Bandwidth: return run_bandwidth(s, out);
       case Mode::LogGP: return run_loggp(s, out);
       case Mode::Datatype: return run_datatype(s, out);
-      case Mode::Ring: return;
+      case Mode::Ring:
+      case Mode::Nbc: return;
     }
   });
 }
@@ -144,7 +175,8 @@ int p2p_main(int argc, char** argv) {
     const RunContext ctx = gather_context(world, "checkmpi-p2p");
     const std::vector<Placement> where = gather_placement(world, ctx);
     const double clock = clock_cost();
-    if (rank == 0) std::cout << header(cfg, ctx, where) << std::flush;
+    const ProgressThread progress = progress_thread_state(cfg.progress_thread);
+    if (rank == 0) std::cout << header(cfg, ctx, where, progress) << std::flush;
 
     // A validation failure reaches every rank (exit 3); rank 0 still
     // reports what was measured before it.
@@ -159,20 +191,23 @@ int p2p_main(int argc, char** argv) {
     progress::at("reporting", "");
     const int code = invalid.empty() ? kExitOk : kExitInvalid;
     if (rank != 0) return code;
+    for (const std::string& why : out.noise) out.table += "# warning: " + why + "\n";
     std::cout << out.table << std::flush;
     if (!invalid.empty()) std::cerr << "checkmpi-p2p: validation failed: " << invalid << "\n";
     if (cfg.json.empty()) return code;
     Json doc = Json::object();
-    doc["schema"] = "checkmpi.p2p/1";
+    doc["schema"] = "checkmpi.p2p/2";
     Json context = context_json(ctx);
     context["placement"] = placement_json(where);
     context["same_node"] = participants(cfg, nprocs) == 2 ? Json(where[0].node == where[1].node) : Json();
     context["clock_cost"] = clock;
+    if (cfg.mode == Mode::Nbc) context["progress_thread"] = progress_thread_json(progress);
     doc["context"] = context;
     doc["config"] = config_json(cfg, nprocs);
     doc["mode"] = mode_name(cfg.mode);
     doc["results"] = out.results;
     doc["fits"] = out.fits;
+    doc["noise"] = Json::array_of(out.noise);
     doc["valid"] = invalid.empty();
     doc["error"] = invalid.empty() ? Json() : Json(invalid);
     if (const std::string error = write_file(cfg.json, doc.dump() + "\n"); !error.empty()) {

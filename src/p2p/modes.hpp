@@ -1,10 +1,11 @@
-// The five measurement modes and what they share.
+// The measurement modes and what they share.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "core/json.hpp"
 #include "p2p/buffer.hpp"
@@ -16,7 +17,7 @@ namespace checkmpi::p2p {
 
 struct Session {
   const P2PConfig& cfg;
-  MPI_Comm comm;  // the ranks taking part: 0 and 1, or (ring) all
+  MPI_Comm comm;  // the ranks taking part: 0 and 1, or (ring, nbc) all
   int rank = 0, size = 0;
   double clock_cost = 0;
 };
@@ -27,16 +28,55 @@ struct Session {
 struct ModeOutput {
   Json results = Json::array();
   Json fits = Json::object();
+  std::vector<std::string> noise;  // why results or fits are flagged noisy (core/samples.hpp thresholds)
   std::string table;  // OSU-style text, fitted parameters after it
 };
 
-// Pair modes run on ranks 0 and 1 of s.comm; ring is collective over all.
+// Flags `what` in out.noise when its p95 exceeds kNoiseTailRatio times its
+// median or its mean kNoiseMeanRatio times, or a fit when its R^2 is below kNoiseFitR2 (a fit without R^2,
+// e.g. from too few points, is not flagged).
+void note_tail(ModeOutput& out, const Stats& s, const std::string& what);
+void note_fit(ModeOutput& out, double r2, const std::string& what);
+
+// Rank 0 of s.comm: "[index/count] WHAT ..." on stdout as each size starts.
+void progress(const Session& s, std::size_t index, std::size_t count, const std::string& what);
+
+// The points of a sweep, s.cfg.repeat times, interleaved (0 1 2 ... 0 1 2
+// ...) so that drift reaches every size alike: measure(k) after a progress
+// line naming label(k), then report(k) for every point, in order. A
+// ValidationError (-c) first reports the points measured so far.
+template <class Label, class Measure, class Report>
+void sweep(const Session& s, std::size_t points, Label&& label, Measure&& measure, Report&& report) {
+  const std::size_t runs = std::size_t(s.cfg.repeat);
+  std::size_t measured = 0;
+  try {
+    for (std::size_t run = 0; run < runs; ++run)
+      for (std::size_t k = 0; k < points; ++k) {
+        progress(s, run * points + k + 1, runs * points, label(k));
+        measure(k);
+        if (run == 0) measured = k + 1;
+      }
+  } catch (const ValidationError&) {
+    for (std::size_t k = 0; k < measured; ++k) report(k);
+    throw;
+  }
+  for (std::size_t k = 0; k < points; ++k) report(k);
+}
+
+// {"QUANTITY": {"medians": [each run's, times factor], "spread": (max - min) / median or null}}
+// for result["repeats"]; flags a spread above kNoiseRepeatSpread in out.noise.
+Json repeats_json(ModeOutput& out, const std::string& what,
+                  const std::vector<std::pair<std::string, const Pooled*>>& quantities, double factor = 1.0);
+
+// Pair modes run on ranks 0 and 1 of s.comm; ring and nbc are collective
+// over all.
 // ValidationError (-c) leaves `out` with the sizes measured before.
 void run_pingpong(const Session& s, ModeOutput& out);
 void run_bandwidth(const Session& s, ModeOutput& out);
 void run_ring(const Session& s, ModeOutput& out);
 void run_loggp(const Session& s, ModeOutput& out);
 void run_datatype(const Session& s, ModeOutput& out);
+void run_nbc(const Session& s, ModeOutput& out);
 
 // The loop for messages of `bytes`, timed on `timing`.
 Loop make_loop(const Session& s, long long bytes, bool timing);

@@ -26,7 +26,19 @@ const ModeDefaults kModes[] = {
     {Mode::Ring, "ring", 1, 4194304, 1000, 10, 100, 2},
     {Mode::LogGP, "loggp", 1, 4194304, 1000, 10, 100, 2},
     {Mode::Datatype, "datatype", kElementBytes, 4194304, 1000, 10, 100, 2},
+    // OSU's collective benchmarks: up to 1 MiB, 1000 + 100 iterations up to
+    // 8 KiB, 100 + 10 above; from 4 B, one float for iallreduce.
+    {Mode::Nbc, "nbc", 4, 1048576, 1000, 100, 100, 10},
 };
+
+struct OpName {
+  NbcOp op;
+  const char* name;
+};
+const OpName kOps[] = {{NbcOp::Ialltoall, "ialltoall"},
+                       {NbcOp::Ialltoallv, "ialltoallv"},
+                       {NbcOp::Iallreduce, "iallreduce"},
+                       {NbcOp::Ibcast, "ibcast"}};
 
 std::string mode_list() {
   std::string names;
@@ -48,6 +60,74 @@ std::vector<std::string> split(const std::string& text, char sep) {
   while (std::getline(in, part, sep)) parts.push_back(part);
   if (!text.empty() && text.back() == sep) parts.emplace_back();
   return parts;
+}
+
+// "ialltoall,ibcast" or "all".
+std::vector<NbcOp> parse_ops(const std::string& text) {
+  std::vector<NbcOp> ops;
+  for (const auto& item : split(text, ',')) {
+    if (item == "all") {
+      for (const auto& o : kOps) ops.push_back(o.op);
+      continue;
+    }
+    const OpName* found = nullptr;
+    for (const auto& o : kOps)
+      if (item == o.name) found = &o;
+    if (!found) throw UsageError("unknown --op '" + item + "' (ialltoall, ialltoallv, iallreduce, ibcast, all)");
+    ops.push_back(found->op);
+  }
+  return ops;
+}
+
+std::vector<long long> parse_progress(const std::string& text) {
+  std::vector<long long> counts;
+  for (const auto& item : split(text, ',')) {
+    const long long n = parse_integer(item, "--progress");
+    if (n < 0) throw UsageError("--progress counts must not be negative, got " + std::to_string(n));
+    counts.push_back(n);
+  }
+  return counts;
+}
+
+// "AxB" or "AxBxC" into positive numbers.
+std::vector<long long> parse_dims(const std::string& text, size_t count, const std::string& what) {
+  const auto parts = split(text, 'x');
+  if (parts.size() != count) throw UsageError("value of " + what + " is not " + (count == 2 ? "PxQ" : "NXxNYxNZ") +
+                                              ": '" + text + "'");
+  std::vector<long long> dims;
+  for (const auto& p : parts) {
+    const long long v = parse_integer(p, what);
+    if (v < 1) throw UsageError(what + " '" + text + "': every extent must be at least 1");
+    dims.push_back(v);
+  }
+  return dims;
+}
+
+void parse_nbc(const CommandLine& cli, P2PConfig& cfg) {
+  cfg.ops = parse_ops(cli.get("op", "all"));
+  if (auto p = cli.value("progress")) cfg.progress = parse_progress(*p);
+  cfg.progress_thread = cli.has("progress-thread");
+  if (!cli.has("pencil")) {
+    if (cli.has("grid")) throw UsageError("--grid applies with --pencil only");
+    return;
+  }
+  if (cli.has("op")) throw UsageError("--op does not apply with --pencil (it measures the x_to_y and y_to_z transposes)");
+  if (cli.has("message-size")) throw UsageError("--message-size does not apply with --pencil (--grid sets the sizes)");
+  const auto pq = parse_dims(cli.get("pencil", ""), 2, "--pencil");
+  if (pq[0] > INT_MAX || pq[1] > INT_MAX) throw UsageError("--pencil is too large");
+  cfg.pencil_rows = int(pq[0]);
+  cfg.pencil_cols = int(pq[1]);
+  for (const auto& item : split(cli.get("grid", "16x16x16,32x32x32,64x64x64,128x128x128"), ',')) {
+    const auto d = parse_dims(item, 3, "--grid");
+    const PencilGrid g{{d[0], d[1], d[2]}, cfg.pencil_rows, cfg.pencil_cols};
+    if (g.grid.nx < g.p_row || g.grid.ny < std::max(g.p_row, g.p_col) || g.grid.nz < g.p_col)
+      throw UsageError("grid " + g.grid.text() + " is too small for " + std::to_string(g.p_row) + "x" +
+                       std::to_string(g.p_col) + " pencils: every rank needs at least one cell in each");
+    for (Pencil p : {Pencil::X, Pencil::Y, Pencil::Z})
+      if (g.box(p, g.p_row - 1, g.p_col - 1).count() > INT_MAX)  // the last ranks hold the largest pencils
+        throw UsageError("grid " + g.grid.text() + ": a pencil holds more cells than an MPI count can");
+    cfg.grids.push_back(g.grid);
+  }
 }
 
 void parse_size_range(const std::string& text, P2PConfig& cfg) {
@@ -78,6 +158,12 @@ const char* mode_name(Mode m) {
   return "?";
 }
 
+const char* nbc_op_name(NbcOp op) {
+  for (const auto& o : kOps)
+    if (o.op == op) return o.name;
+  return "?";
+}
+
 const char* buffer_name(BufferKind) { return "host"; }
 
 CommandLine p2p_command_line() {
@@ -88,9 +174,15 @@ CommandLine p2p_command_line() {
       {"window", 'W', true, "bw: non-blocking sends in flight (default 64)"},
       {"prtt-n", 'n', true, "loggp: messages per PRTT(n,.,s) (default 10)"},
       {"vectors", 0, true, "datatype: COUNT:BLOCKLEN:STRIDE,... in floats (default: stride-4 sweep)"},
+      {"op", 0, true, "nbc: ialltoall, ialltoallv, iallreduce, ibcast, comma-separated, or all (default all)"},
+      {"progress", 0, true, "nbc: MPI_Test calls spread over the compute, N or N,N,... (default 0)"},
+      {"progress-thread", 0, false, "nbc: start the MPI library's progress thread where it has one"},
+      {"pencil", 0, true, "nbc: PxQ pencil transposes (2DECOMP&FFT) of --grid instead of --op; P*Q = ranks"},
+      {"grid", 0, true, "nbc --pencil: NXxNYxNZ,... doubles (default 16^3,32^3,64^3,128^3)"},
       {"buffer", 0, true, "where buffers live: host (default host)"},
+      {"repeat", 0, true, "run the sweep N times, interleaved (1 2 4 ... 1 2 4 ...); statistics over all (default 1)"},
       {"validate", 'c', false, "check received data every iteration, outside the timed region"},
-      {"json", 0, true, "write results as JSON (schema checkmpi.p2p/1) to this file"},
+      {"json", 0, true, "write results as JSON (schema checkmpi.p2p/2) to this file"},
       {"watchdog", 0, true, "seconds without progress after which the job is diagnosed and aborted; 0: off "
                             "(default from the largest message, at least 60)"},
       {"force", 0, false, "run even if the estimate says the sweep takes more than an hour"},
@@ -103,7 +195,8 @@ CommandLine p2p_command_line() {
                          "  bw         streaming bandwidth with a window of non-blocking sends (OSU osu_bw)\n"
                          "  ring       exchange with both neighbours on a periodic ring, 2..P ranks\n"
                          "  loggp      LogGP parameters by the PRTT method (Hoefler et al., NetGauge)\n"
-                         "  datatype   MPI_Type_vector versus hand packing (LogGOP's O)";
+                         "  datatype   MPI_Type_vector versus hand packing (LogGOP's O)\n"
+                         "  nbc        non-blocking collectives: overlap with computation (OSU), pencil transposes";
   return CommandLine("checkmpi-p2p", synopsis, specs);
 }
 
@@ -127,6 +220,7 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   if (!cli.has("warmup")) cfg.warmup_large = d->warmup_large;
   cfg.window = positive(cli, "window", cfg.window);
   cfg.n = positive(cli, "prtt-n", cfg.n, 2);
+  cfg.repeat = positive(cli, "repeat", 1);
   if (cfg.window > INT_MAX / 2) throw UsageError("--window is too large: " + std::to_string(cfg.window));
   if (cfg.n > INT_MAX) throw UsageError("--prtt-n is too large: " + std::to_string(cfg.n));
   if (cli.has("watchdog")) {
@@ -155,6 +249,12 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
                        std::to_string(cfg.min_size) + " and " + std::to_string(cfg.max_size) + " bytes");
   } else if (cli.has("vectors")) {
     throw UsageError("--vectors applies to mode datatype only");
+  }
+  if (cfg.mode == Mode::Nbc) {
+    parse_nbc(cli, cfg);
+  } else {
+    for (const char* name : {"op", "progress", "progress-thread", "pencil", "grid"})
+      if (cli.has(name)) throw UsageError(std::string("--") + name + " applies to mode nbc only");
   }
 
   if (auto c = cli.value("inject-corruption")) {
@@ -214,14 +314,41 @@ std::vector<VectorShape> parse_vectors(const std::string& text) {
   return list;
 }
 
+std::string nbc_rank_problem(const P2PConfig& cfg, int nprocs) {
+  const long long ranks = (long long)cfg.pencil_rows * cfg.pencil_cols;
+  if (cfg.pencil_rows > 0 && ranks != nprocs)
+    return "--pencil " + std::to_string(cfg.pencil_rows) + "x" + std::to_string(cfg.pencil_cols) + " needs " +
+           std::to_string(ranks) + " MPI ranks, got " + std::to_string(nprocs);
+  if (cfg.pencil_rows == 0 && double(cfg.max_size) * nprocs > double(INT_MAX))
+    for (NbcOp op : cfg.ops)
+      if (op == NbcOp::Ialltoall || op == NbcOp::Ialltoallv)
+        return std::string(nbc_op_name(op)) + " of " + std::to_string(cfg.max_size) + " bytes to each of " +
+               std::to_string(nprocs) + " ranks exceeds MPI's count limit " + std::to_string(INT_MAX);
+  return "";
+}
+
 LoopCounts loop_counts(const P2PConfig& cfg, long long bytes) {
   if (bytes > cfg.large_threshold) return {cfg.warmup_large, cfg.iterations_large};
   return {cfg.warmup, cfg.iterations};
 }
 
-double buffer_bytes_per_rank(const P2PConfig& cfg) {
+double buffer_bytes_per_rank(const P2PConfig& cfg, int nprocs) {
   const double m = double(cfg.max_size);
   switch (cfg.mode) {
+    case Mode::Nbc: {
+      double most = 2 * m;  // iallreduce: send and receive; ibcast: one
+      for (NbcOp op : cfg.ops)
+        if (op == NbcOp::Ialltoall || op == NbcOp::Ialltoallv) most = 2 * m * nprocs;
+      if (cfg.pencil_rows > 0) {  // input and output pencils, send and receive buffers
+        most = 0;
+        for (const Grid3& grid : cfg.grids) {
+          const PencilGrid g{grid, cfg.pencil_rows, cfg.pencil_cols};
+          for (Pencil p : {Pencil::X, Pencil::Y, Pencil::Z})
+            most = std::max(most, 4.0 * sizeof(double) * double(g.box(p, g.p_row - 1, g.p_col - 1).count()));
+        }
+      }
+      return most;
+    }
     case Mode::Ring: return 3 * m;  // one send and two receive buffers
     case Mode::Datatype: {
       double most = 0;

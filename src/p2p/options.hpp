@@ -5,10 +5,14 @@
 #include <vector>
 
 #include "core/cli.hpp"
+#include "p2p/pencil.hpp"
 
 namespace checkmpi::p2p {
 
-enum class Mode { PingPong, Bandwidth, Ring, LogGP, Datatype };
+enum class Mode { PingPong, Bandwidth, Ring, LogGP, Datatype, Nbc };
+
+// The non-blocking collectives of mode nbc (each against its blocking twin).
+enum class NbcOp { Ialltoall, Ialltoallv, Iallreduce, Ibcast };
 
 // Where message buffers live. The CUDA backend adds Device (GPU-aware MPI, or
 // staged through host memory); everything that touches buffer bytes goes
@@ -39,8 +43,15 @@ struct P2PConfig {
   long long large_threshold = 8192;
   long long window = 64;  // bw: sends in flight
   long long n = 10;       // loggp: messages per PRTT(n, ., s)
+  long long repeat = 1;   // sweeps, interleaved: every size once, then again
   std::vector<VectorShape> vectors;  // datatype: the tuples measured, in order
   bool default_sweep = true;         // datatype: vectors come from the default sweep
+  // nbc
+  std::vector<NbcOp> ops;                // measured in this order
+  std::vector<long long> progress{0};    // MPI_Test calls spread over the compute: one run each
+  bool progress_thread = false;          // --progress-thread (set before MPI_Init, see p2p/progress.hpp)
+  int pencil_rows = 0, pencil_cols = 0;  // --pencil PxQ; 0: the OSU-style sweep of ops instead
+  std::vector<Grid3> grids;              // --pencil: the grids transposed, in order
   std::string json;
   double watchdog = -1;  // seconds without progress before the job is aborted; 0: off; < 0: default
   bool force = false;    // run even if the estimate says it takes hours
@@ -48,6 +59,7 @@ struct P2PConfig {
 };
 
 const char* mode_name(Mode m);
+const char* nbc_op_name(NbcOp op);
 const char* buffer_name(BufferKind b);
 
 CommandLine p2p_command_line();
@@ -69,7 +81,11 @@ std::vector<VectorShape> parse_vectors(const std::string& text);
 // OSU's rule: sizes above large_threshold use the large counts.
 LoopCounts loop_counts(const P2PConfig& cfg, long long bytes);
 
-// Bytes of message buffers one rank allocates.
-double buffer_bytes_per_rank(const P2PConfig& cfg);
+// Bytes of message buffers one rank of `nprocs` allocates.
+double buffer_bytes_per_rank(const P2PConfig& cfg, int nprocs);
+
+// nbc: the problems that depend on the number of ranks (pencil grid against
+// nprocs, all-to-all buffers beyond MPI's count limit); "" when none.
+std::string nbc_rank_problem(const P2PConfig& cfg, int nprocs);
 
 }  // namespace checkmpi::p2p

@@ -16,37 +16,48 @@ void run_pingpong(const Session& s, ModeOutput& out) {
   void* const send_data = send->data();
   void* const recv_data = recv->data();
   out.table = "# Size       Latency (us)     Min (us)  Median (us)     Max (us)\n";
+  const std::vector<long long> all_sizes = message_sizes(s.cfg);
+  std::vector<Pooled> pooled(all_sizes.size());
   std::vector<double> sizes, medians;
-  for (long long size : message_sizes(s.cfg)) {
-    const int count = int(size);
-    const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
-    const Samples samples = run_loop(
-        make_loop(s, size, s.rank == 0),
-        [&](long long) {
-          if (s.rank == 0) {
-            MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
-            MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
-          } else {
-            MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
-            MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
-          }
-        },
-        [&](long long i) { check.prepare(*send, s.rank, i); },
-        [&](long long i) { return check.verify(*recv, peer, s.rank, i); });
-    if (s.rank != 0) continue;
-    const Stats latency = sample_stats(samples, 0.5);  // half round trip
-    Json r = Json::object();
-    r["size"] = size;
-    r["iterations"] = samples.iterations;
-    r["latency"] = stats_json(latency);
-    r["bandwidth"] = double(size) / latency.median;
-    r["block"] = samples.block;
-    out.results.push(r);
-    out.table += format("%-10lld%18.2f%13.2f%13.2f%13.2f\n", size, latency.mean * 1e6, latency.min * 1e6,
-                        latency.median * 1e6, latency.max * 1e6);
-    sizes.push_back(double(size));
-    medians.push_back(latency.median);
-  }
+  sweep(
+      s, all_sizes.size(), [&](size_t k) { return format("%lld B", all_sizes[k]); },
+      [&](size_t k) {
+        const long long size = all_sizes[k];
+        const int count = int(size);
+        const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
+        pooled[k].add(run_loop(
+            make_loop(s, size, s.rank == 0),
+            [&](long long) {
+              if (s.rank == 0) {
+                MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
+                MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+              } else {
+                MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+                MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
+              }
+            },
+            [&](long long i) { check.prepare(*send, s.rank, i); },
+            [&](long long i) { return check.verify(*recv, peer, s.rank, i); }));
+      },
+      [&](size_t k) {
+        if (s.rank != 0) return;
+        const long long size = all_sizes[k];
+        const Samples& samples = pooled[k].all;
+        const Stats latency = sample_stats(samples, 0.5);  // half round trip
+        Json r = Json::object();
+        r["size"] = size;
+        r["iterations"] = samples.iterations;
+        r["latency"] = stats_json(latency);
+        r["bandwidth"] = double(size) / latency.median;
+        r["block"] = samples.block;
+        r["repeats"] = repeats_json(out, format("%lld B", size), {{"latency", &pooled[k]}}, 0.5);
+        note_tail(out, latency, format("%lld B latency", size));
+        out.results.push(r);
+        out.table += format("%-10lld%18.2f%13.2f%13.2f%13.2f\n", size, latency.mean * 1e6, latency.min * 1e6,
+                            latency.median * 1e6, latency.max * 1e6);
+        sizes.push_back(double(size));
+        medians.push_back(latency.median);
+      });
   add_hockney(out, sizes, medians, "median latency");
 }
 
@@ -60,42 +71,53 @@ void run_bandwidth(const Session& s, ModeOutput& out) {
   std::vector<MPI_Request> requests(std::size_t(window), MPI_REQUEST_NULL);
   char ack[4] = {0, 0, 0, 0};
   out.table = "# Size      Bandwidth (MB/s)  Window median (us)\n";
+  const std::vector<long long> all_sizes = message_sizes(s.cfg);
+  std::vector<Pooled> pooled(all_sizes.size());
   std::vector<double> sizes, per_message;
-  for (long long size : message_sizes(s.cfg)) {
-    const int count = int(size);
-    const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
-    const Samples samples = run_loop(
-        make_loop(s, size, s.rank == 0),
-        [&](long long) {
-          if (s.rank == 0) {
-            for (auto& r : requests) MPI_Isend(send_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
-            MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
-            MPI_Recv(ack, 4, MPI_CHAR, peer, kAckTag, s.comm, MPI_STATUS_IGNORE);
-          } else {
-            for (auto& r : requests) MPI_Irecv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
-            MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
-            MPI_Send(ack, 4, MPI_CHAR, peer, kAckTag, s.comm);
-          }
-        },
-        [&](long long i) {
-          if (s.rank == 0) check.prepare(*send, s.rank, i);
-        },
-        [&](long long i) { return s.rank == 1 ? check.verify(*recv, peer, s.rank, i) : std::string(); });
-    if (s.rank != 0) continue;
-    const Stats time = sample_stats(samples);
-    const double bandwidth = double(size) * double(window) * double(samples.iterations) / samples.total;
-    Json r = Json::object();
-    r["size"] = size;
-    r["iterations"] = samples.iterations;
-    r["window"] = window;
-    r["bandwidth"] = bandwidth;
-    r["time"] = stats_json(time);
-    r["block"] = samples.block;
-    out.results.push(r);
-    out.table += format("%-10lld%18.2f%20.2f\n", size, bandwidth / 1e6, time.median * 1e6);
-    sizes.push_back(double(size));
-    per_message.push_back(time.median / double(window));
-  }
+  sweep(
+      s, all_sizes.size(), [&](size_t k) { return format("%lld B", all_sizes[k]); },
+      [&](size_t k) {
+        const long long size = all_sizes[k];
+        const int count = int(size);
+        const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
+        pooled[k].add(run_loop(
+            make_loop(s, size, s.rank == 0),
+            [&](long long) {
+              if (s.rank == 0) {
+                for (auto& r : requests) MPI_Isend(send_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
+                MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
+                MPI_Recv(ack, 4, MPI_CHAR, peer, kAckTag, s.comm, MPI_STATUS_IGNORE);
+              } else {
+                for (auto& r : requests) MPI_Irecv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
+                MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
+                MPI_Send(ack, 4, MPI_CHAR, peer, kAckTag, s.comm);
+              }
+            },
+            [&](long long i) {
+              if (s.rank == 0) check.prepare(*send, s.rank, i);
+            },
+            [&](long long i) { return s.rank == 1 ? check.verify(*recv, peer, s.rank, i) : std::string(); }));
+      },
+      [&](size_t k) {
+        if (s.rank != 0) return;
+        const long long size = all_sizes[k];
+        const Samples& samples = pooled[k].all;
+        const Stats time = sample_stats(samples);
+        const double bandwidth = double(size) * double(window) * double(samples.iterations) / samples.total;
+        Json r = Json::object();
+        r["size"] = size;
+        r["iterations"] = samples.iterations;
+        r["window"] = window;
+        r["bandwidth"] = bandwidth;
+        r["time"] = stats_json(time);
+        r["block"] = samples.block;
+        r["repeats"] = repeats_json(out, format("%lld B", size), {{"time", &pooled[k]}});
+        note_tail(out, time, format("%lld B window time", size));
+        out.results.push(r);
+        out.table += format("%-10lld%18.2f%20.2f\n", size, bandwidth / 1e6, time.median * 1e6);
+        sizes.push_back(double(size));
+        per_message.push_back(time.median / double(window));
+      });
   add_hockney(out, sizes, per_message, "median time per message in the window");
 }
 

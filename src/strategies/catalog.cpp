@@ -1,77 +1,178 @@
-// The strategy table: numbers, ids and aliases users select by.
+// The strategy table: CheckMPI's step0-step10 and checkmpi's own rows, each a
+// named combination of parts; the selection users make with --strategy.
+#include <deque>
 #include <set>
 #include <sstream>
 
 #include "core/errors.hpp"
-#include "strategies/strategies.hpp"
+#include "strategies/strategy.hpp"
 
 namespace checkmpi {
 
+namespace {
+
+Parts parts(Packing pack, Transport transport, Compute compute = Compute::Auto, Overlap overlap = Overlap::None,
+            Completion completion = Completion::Waitall, Buffers buffers = Buffers::Backend) {
+  Parts p;
+  p.packing = pack;
+  p.buffers = buffers;
+  p.transport = transport;
+  p.schedule = (transport == Transport::Sendrecv || transport == Transport::IsendRecvX ||
+                transport == Transport::IsendRecv)
+                   ? Schedule::ByDirection
+                   : Schedule::AllAtOnce;
+  p.completion = completion;
+  p.overlap = overlap;
+  p.compute = compute;
+  return p;
+}
+
+using P = Packing;
+using T = Transport;
+using C = Compute;
+
+}  // namespace
+
 const std::vector<StrategyInfo>& strategy_catalog() {
-#define CHECKMPI_MAKERS(name) make_##name<float>, make_##name<double>
   static const std::vector<StrategyInfo> catalog{
       {0, "step0", "sendrecv-dtype", "MPI_Sendrecv per field, direction and sign with derived datatypes (18 calls)",
-       true, "", CHECKMPI_MAKERS(sendrecv_dtype)},
-      {1, "step1", "sendrecv-packx", "step0, x planes packed by hand per field", true, "",
-       CHECKMPI_MAKERS(sendrecv_packx)},
+       parts(P::Datatype, T::Sendrecv, C::InPlace), "", ""},
+      {1, "step1", "sendrecv-packx", "step0, x planes packed by hand per field",
+       parts(P::HandX, T::Sendrecv, C::InPlace), "", ""},
       {2, "step2", "sendrecv-pack", "all fields packed by hand into one buffer per direction and sign (6 calls)",
-       true, "", CHECKMPI_MAKERS(sendrecv_pack)},
-      {3, "step3", "kernel-pack", "step2 with kernel packing, MPI on host buffers; two-pass compute", false, "",
-       CHECKMPI_MAKERS(kernel_pack)},
-      {4, "step4", "kernel-pack-aware", "step3 with the backend's buffers handed to MPI (GPU-aware)", false,
-       "same work as step3 on the host backend", CHECKMPI_MAKERS(kernel_pack_aware)},
-      {5, "step5", "isend-recv-x", "step4, x with MPI_Isend + MPI_Recv", false, "", CHECKMPI_MAKERS(isend_recv_x)},
-      {6, "step6", "isend-recv", "step4 with MPI_Isend + MPI_Recv in every direction", false, "",
-       CHECKMPI_MAKERS(isend_recv)},
-      {7, "step7", "isend-irecv", "all six messages in flight: Irecv, Isend, one Waitall", false, "",
-       CHECKMPI_MAKERS(isend_irecv)},
-      {8, "step8", "overlap", "step7, interior copied while messages fly; halos unpacked into the copy", false, "",
-       CHECKMPI_MAKERS(overlap)},
-      {9, "step9", "overlap-async", "step8 with per-direction queues; each message unpacked as it arrives", false,
-       "", CHECKMPI_MAKERS(overlap_async)},
+       parts(P::Hand, T::Sendrecv, C::InPlace), "", ""},
+      {3, "step3", "kernel-pack", "step2 with kernel packing, MPI on host buffers",
+       parts(P::Kernel, T::Sendrecv, C::Auto, Overlap::None, Completion::Waitall, Buffers::Host), "", ""},
+      {4, "step4", "kernel-pack-aware", "step3 with the backend's buffers handed to MPI (GPU-aware)",
+       parts(P::Kernel, T::Sendrecv), "same work as step3 on the host backend", ""},
+      {5, "step5", "isend-recv-x", "step4, x with MPI_Isend + MPI_Recv", parts(P::Kernel, T::IsendRecvX), "", ""},
+      {6, "step6", "isend-recv", "step4 with MPI_Isend + MPI_Recv in every direction",
+       parts(P::Kernel, T::IsendRecv), "", ""},
+      {7, "step7", "isend-irecv", "all six messages in flight: Irecv, Isend, one Waitall",
+       parts(P::Kernel, T::IsendIrecv), "", ""},
+      {8, "step8", "overlap", "step7, cells that need no halo updated while the messages fly",
+       parts(P::Kernel, T::IsendIrecv, C::Auto, Overlap::Interior), "", ""},
+      {9, "step9", "overlap-async", "step8 with per-direction queues; each message unpacked as it arrives",
+       parts(P::Kernel, T::IsendIrecv, C::Auto, Overlap::Interior, Completion::Waitany), "", ""},
       {10, "step10", "overlap-masked", "double buffer: inner cells updated while messages fly, then the border",
-       false, "", CHECKMPI_MAKERS(overlap_masked)},
+       parts(P::Kernel, T::IsendIrecv, C::Auto, Overlap::Masked), "", ""},
+      {-1, "persistent", "start-all", "step7 with MPI_Send_init/MPI_Recv_init once, MPI_Startall every step",
+       parts(P::Kernel, T::Persistent), "", ""},
+      {-1, "neighbor-alltoallv", "nbr-v", "kernel-packed buffers, one MPI_Neighbor_alltoallv per step",
+       parts(P::Kernel, T::NeighborAlltoallv), "", ""},
+      {-1, "neighbor-alltoallw", "nbr-w", "no packing: one MPI_Neighbor_alltoallw of datatypes on the fields",
+       parts(P::Datatype, T::NeighborAlltoallw, C::InPlace), "", ""},
+      {-1, "ineighbor-overlap", "inbr-overlap", "MPI_Ineighbor_alltoallv, cells that need no halo updated meanwhile",
+       parts(P::Kernel, T::INeighborAlltoallv, C::Auto, Overlap::Interior), "", ""},
+      {-1, "rma-fence", "put-fence", "MPI_Put into the neighbours' receive windows between MPI_Win_fence",
+       parts(P::Kernel, T::RmaFence), "", ""},
+      {-1, "rma-pscw", "put-pscw", "MPI_Put in post/start/complete/wait epochs with the neighbours only",
+       parts(P::Kernel, T::RmaPscw), "", ""},
+      {-1, "shm-window", "shared-memory", "neighbours on the node read straight from a shared window; others by message",
+       parts(P::Kernel, T::ShmWindow), "", ""},
+      {-1, "partitioned", "psend", "MPI 4 partitioned send/receive, one partition per field marked ready when packed",
+       parts(P::Kernel, T::Partitioned), "", ""},
+      {-1, "mpi-pack", "sendrecv-mpi-pack", "step2 with MPI_Pack/MPI_Unpack of derived datatypes",
+       parts(P::MpiPack, T::Sendrecv, C::InPlace), "", ""},
+      {-1, "mock", "no-mpi", "step7's packing, unpacking and compute, no MPI in the timed loop (the floor)",
+       parts(P::Kernel, T::Mock), "", "halos delivered by an untimed exchange"},
   };
-#undef CHECKMPI_MAKERS
   return catalog;
 }
 
+namespace {
+
+bool is_part(const std::string& item) { return item.find('=') != std::string::npos; }
+
+// Compositions live as long as the program: results point at them.
+const StrategyInfo& composed(const Parts& p, const std::string& text) {
+  for (const StrategyInfo& s : strategy_catalog())
+    if (s.parts == p) return s;
+  static std::deque<StrategyInfo> made;
+  for (const StrategyInfo& s : made)
+    if (s.parts == p) return s;
+  const std::string reason = invalid_reason(p);
+  if (!reason.empty()) throw UsageError("strategy " + text + " is not a valid combination: " + reason);
+  StrategyInfo info;
+  info.id = "custom" + std::to_string(made.size() + 1);
+  info.alias = text;
+  info.summary = "composed: " + composition(p);
+  info.parts = p;
+  made.push_back(info);
+  return made.back();
+}
+
+}  // namespace
+
 std::vector<const StrategyInfo*> select_strategies(const std::vector<std::string>& names) {
   std::vector<const StrategyInfo*> chosen;
-  std::set<int> seen;
+  std::set<const StrategyInfo*> seen;
   auto add = [&](const StrategyInfo& s) {
-    if (seen.insert(s.number).second) chosen.push_back(&s);
+    if (seen.insert(&s).second) chosen.push_back(&s);
   };
-  for (const auto& name : names) {
+  for (size_t i = 0; i < names.size();) {
+    const std::string& name = names[i];
+    if (is_part(name)) {  // KEY=VALUE items up to a non-part or a repeated key
+      std::string text;
+      std::set<std::string> keys;
+      for (; i < names.size() && is_part(names[i]); ++i) {
+        if (!keys.insert(names[i].substr(0, names[i].find('='))).second) break;
+        text += (text.empty() ? "" : ",") + names[i];
+      }
+      add(composed(parse_parts(text), text));
+      continue;
+    }
+    ++i;
     if (name == "all") {
       for (const auto& s : strategy_catalog()) add(s);
       continue;
     }
     const StrategyInfo* found = nullptr;
     for (const auto& s : strategy_catalog())
-      if (name == s.id || name == s.alias || name == std::to_string(s.number)) found = &s;
+      if (name == s.id || name == s.alias || (s.number >= 0 && name == std::to_string(s.number))) found = &s;
     if (!found) {
       std::string known;
       for (const auto& s : strategy_catalog()) known += (known.empty() ? "" : ", ") + s.id;
-      throw UsageError("unknown strategy '" + name + "' (known: " + known + ", all)");
+      throw UsageError("unknown strategy '" + name + "' (known: " + known +
+                       ", all, or a composition such as pack=kernel,transport=persistent)");
     }
     add(*found);
   }
   return chosen;
 }
 
+bool chosen_by_all(const StrategyInfo& info, const std::vector<std::string>& names) {
+  std::vector<std::string> named;
+  for (const auto& n : names)
+    if (n != "all") named.push_back(n);
+  for (const StrategyInfo* s : select_strategies(named))
+    if (s == &info) return false;
+  return named.size() < names.size();
+}
+
 std::string strategy_listing() {
   std::ostringstream out;
-  out << "id      alias              what it does\n";
+  out << "id                  alias              what it does\n";
   for (const auto& s : strategy_catalog()) {
     std::string id = s.id, alias = s.alias;
-    id.resize(7, ' ');
+    id.resize(19, ' ');
     alias.resize(18, ' ');
     out << id << " " << alias << " " << s.summary;
-    if (s.host_only) out << " [host only]";
+    if (s.host_only()) out << " [host only]";
     if (!s.host_note.empty()) out << " [" << s.host_note << "]";
-    out << "\n";
+    const std::string missing = unavailable_reason(s.parts);
+    if (!missing.empty()) out << " [unavailable: " << missing << "]";
+    out << "\n" << std::string(39, ' ') << composition(s.parts) << "\n";
   }
+  out << "\nCompose your own with --strategy KEY=VALUE,...; keys and values:\n"
+         "  pack        dtype hand-x hand kernel mpi-pack\n"
+         "  buffers     host backend  (kernel packing: MPI on host copies, or on the backend's buffers)\n"
+         "  transport   sendrecv isend-recv-x isend-recv isend-irecv persistent neighbor-alltoallv\n"
+         "              neighbor-alltoallw ineighbor-alltoallv rma-fence rma-pscw shm-window partitioned mock\n"
+         "  schedule    by-direction all-at-once  (default: what the transport needs)\n"
+         "  completion  waitall waitany\n"
+         "  overlap     none interior masked\n"
+         "  compute     auto in-place one-pass two-pass  (auto: --compute)\n";
   return out.str();
 }
 

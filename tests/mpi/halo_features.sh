@@ -7,12 +7,22 @@ cd "$dir"
 halo=("$CHECKMPI_BIN/checkmpi-halo" --backend host)
 write_input file.input 8 8 8 2 2 1 12 4
 
-# --list-strategies and --help print and exit 0.
-"${halo[@]}" --list-strategies | grep -q '^step2 *sendrecv-pack .*\[host only\]$' || fail "--list-strategies step2"
-"${halo[@]}" --list-strategies | grep -q '^step4 *kernel-pack-aware .*\[same work as step3 on the host backend\]$' ||
+# --list-strategies and --help print and exit 0 (captured first: grep -q
+# would close the pipe early).
+list=$("${halo[@]}" --list-strategies) || fail "--list-strategies exit $?"
+grep -q '^step2 *sendrecv-pack .*\[host only\]$' <<<"$list" || fail "--list-strategies step2"
+grep -q '^step4 *kernel-pack-aware .*\[same work as step3 on the host backend\]$' <<<"$list" ||
   fail "--list-strategies does not say step4 is step3 on the host"
-[ "$("${halo[@]}" --list-strategies | grep -c '^step')" -eq 11 ] || fail "--list-strategies: not 11 strategies"
-"${halo[@]}" --help | grep -q -- '--strategy' || fail "--help"
+[ "$(grep -c '^step' <<<"$list")" -eq 11 ] || fail "--list-strategies: not 11 CheckMPI steps"
+for id in persistent neighbor-alltoallv neighbor-alltoallw ineighbor-overlap rma-fence rma-pscw shm-window \
+  partitioned mpi-pack mock; do
+  grep -q "^$id " <<<"$list" || fail "--list-strategies lacks $id"
+done
+grep -q '^ *pack=kernel,buffers=backend,transport=persistent,schedule=all-at-once,completion=waitall' <<<"$list" ||
+  fail "--list-strategies does not show the parts of persistent"
+help=$("${halo[@]}" --help) || fail "--help exit $?"
+grep -q -- '--strategy' <<<"$help" || fail "--help"
+grep -q -- '--compute' <<<"$help" || fail "--help lacks --compute"
 
 # Default input is ./file.input; the table and header come from rank 0 only.
 run_mpi 4 "${halo[@]}" --strategy step0 >plain.txt 2>&1 || fail "default run: $(tail -3 plain.txt)"
@@ -33,12 +43,13 @@ grep -Eq 'decomposition  : proc_x=[0-9] proc_y=[0-9] proc_z=[0-9]' auto.txt || f
 
 # JSON: schema, context, config, per-strategy timers with min/mean/max.
 run_mpi 4 "${halo[@]}" --strategy step0,step2 --outdir j --json r.json --precision double >/dev/null || fail "json run"
-for key in '"schema": "checkmpi.halo/1"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
+for key in '"schema": "checkmpi.halo/2"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
   '"git_revision"' '"date"' '"precision": "double"' '"strategy": "step2"' '"alias": "sendrecv-pack"' \
   '"bytes_per_step"' '"loop": {' '"unpack": {' '"mean"' '"pack_x": {' '"unpack_z": {' '"mpi_buffers": "host"' \
   '"self_copy": false' '"backend": "host"' '"omp_threads": 1'; do
   grep -q "$key" r.json || fail "JSON lacks $key"
 done
+check_schema r.json auto.json
 # 2x2x1 grid of 4x4x8 blocks: planes of 6x10, 6x10, 6x6 cells, 3 fields, 2 signs, 8 bytes.
 grep -q "\"bytes_per_step\": $(((60 + 60 + 36) * 3 * 2 * 8))," r.json || fail "bytes_per_step"
 
@@ -51,6 +62,7 @@ grep -Eq '^checkmpi-halo: step1: validation failed at t=4: rank 3: field1\(4,1,1
 grep -q 'step1 sendrecv-packx .*INVALID' bad.txt || fail "table does not mark step1 invalid"
 grep -q 'step2 sendrecv-pack .*valid' bad.txt || fail "step2 did not finish after step1 failed"
 grep -q '"valid": false' bad.json || fail "JSON does not mark step1 invalid"
+check_schema bad.json
 grep -q 'FAILED at t=4' bad/step1/task.000003.log || fail "task log of the failing rank"
 # The hook also reaches step10, whose fields live in a swapped buffer.
 rc=0
@@ -58,4 +70,25 @@ run_mpi 4 "${halo[@]}" --outdir bad10 --strategy step7,step10 --inject-error ste
 [ $rc -eq 3 ] || fail "inject-error step10: exit $rc, expected 3"
 grep -q 'step10 overlap-masked .*INVALID' bad10.txt || fail "table does not mark step10 invalid"
 grep -q 'step7 isend-irecv .*valid' bad10.txt || fail "step7 should be valid"
+
+# --repeat 2: each strategy twice, interleaved; statistics over both runs.
+run_mpi 4 "${halo[@]}" --strategy step2,step7 --repeat 2 --outdir rep --json rep.json >rep.txt || fail "repeat run"
+check_schema rep.json
+[ "$(grep -Eo '^\[[0-9]/4\] step[27]' rep.txt | tr '\n' ' ')" = "[1/4] step2 [2/4] step7 [3/4] step2 [4/4] step7 " ] ||
+  fail "repeat order: $(grep -E '^\[' rep.txt)"
+python3 - <<'PY' || fail "repeat JSON"
+import json
+d = json.load(open("rep.json"))
+assert d["config"]["repeat"] == 2 and d["config"]["noise_thresholds"]["p95_over_median"] == 1.5
+for r in d["results"]:
+    assert r["runs"] == 2 and r["steps"] == 24 and len(r["repeat_medians"]) == 2, r
+    assert r["step_time"]["n"] == 4 * 24 and r["repeat_spread"] is not None
+PY
+grep -q '^step2 sendrecv-pack .*valid$' rep.txt || fail "repeat table"
+grep -q 'steps in 2 runs (--repeat)' rep/step2/task.000000.log || fail "task log of a repeated run"
+
+# A failure after the run (a task log that cannot be written) is exit 1, not 2.
+mkdir -p late/step2/task.000001.log
+expect_exit 1 'checkmpi-halo: error:' "rank 1: cannot write 'late/step2/task.000001.log'" 4 "${halo[@]}" \
+  --strategy step2 --outdir late
 echo "ok: features"

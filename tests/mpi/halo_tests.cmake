@@ -1,6 +1,7 @@
 # MPI integration tests of checkmpi-halo: every strategy at 1, 2, 4 and 8
 # ranks on each decomposition, forward and reverse, single and double, with
-# and without --self-copy; step10's border; OpenMP threads; errors; options.
+# and without --self-copy, one-pass and two-pass compute; step10's border;
+# OpenMP threads; errors; options.
 foreach(case "1;1;1;1" "2;2;1;1" "2;1;2;1" "2;1;1;2" "4;2;2;1" "4;1;2;2" "8;2;2;2")
   list(GET case 0 np)
   list(GET case 1 px)
@@ -11,6 +12,10 @@ foreach(case "1;1;1;1" "2;2;1;1" "2;1;2;1" "2;1;1;2" "4;2;2;1" "4;1;2;2" "8;2;2;
   checkmpi_script_test(halo_${tag}_reverse_single_selfcopy halo_case.sh ${np} ${px} ${py} ${pz} --reverse --self-copy)
   checkmpi_script_test(halo_${tag}_forward_double_selfcopy halo_case.sh ${np} ${px} ${py} ${pz} --precision double --self-copy)
   checkmpi_script_test(halo_${tag}_reverse_double halo_case.sh ${np} ${px} ${py} ${pz} --reverse --precision double)
+  # CheckMPI's two-pass compute for the kernel strategies.
+  checkmpi_script_test(halo_${tag}_forward_single_twopass halo_case.sh ${np} ${px} ${py} ${pz} --compute two-pass)
+  checkmpi_script_test(halo_${tag}_reverse_double_twopass_selfcopy halo_case.sh ${np} ${px} ${py} ${pz}
+                       --compute two-pass --reverse --precision double --self-copy)
 endforeach()
 
 # Host kernels on two OpenMP threads per rank.
@@ -38,6 +43,7 @@ foreach(np 1 2 4)
   checkmpi_script_test(halo_errors_np${np} halo_errors.sh ${np})
 endforeach()
 checkmpi_script_test(halo_features halo_features.sh)
+checkmpi_script_test(halo_parts halo_parts.sh)
 
 # --backend, --require-gpu-aware and --stage in this build, GPU or not.
 checkmpi_script_test(halo_backend halo_backend.sh)

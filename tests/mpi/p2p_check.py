@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """p2p_check.py FILE MODE NPROCS [flat-ok]: checks a checkmpi-p2p JSON file
-(schema checkmpi.p2p/1) for MODE run on NPROCS ranks; prints what is wrong,
+(schema checkmpi.p2p/2) for MODE run on NPROCS ranks; prints what is wrong,
 exits 1. flat-ok: a Hockney segment may have beta null (time not growing with
 size), which is what ranks oversubscribing the cores measure."""
 import json
@@ -32,10 +32,14 @@ def finite(x):
 
 
 def stats_ok(s, what):
-    if not need(isinstance(s, dict) and list(s) == ["min", "median", "mean", "max"], f"{what}: keys {s}"):
+    keys = ["n", "min", "p5", "median", "mean", "p95", "max", "median_ci"]
+    if not need(isinstance(s, dict) and list(s) == keys, f"{what}: keys {s}"):
         return
-    need(all(finite(v) and v > 0 for v in s.values()), f"{what}: not all positive: {s}")
-    need(s["min"] <= s["median"] <= s["max"], f"{what}: median outside [min, max]: {s}")
+    need(isinstance(s["n"], int) and s["n"] >= 1, f"{what}: n {s['n']}")
+    need(all(finite(s[k]) and s[k] > 0 for k in keys[1:7]), f"{what}: not all positive: {s}")
+    need(s["min"] <= s["p5"] <= s["median"] <= s["p95"] <= s["max"], f"{what}: percentiles out of order: {s}")
+    ci = s["median_ci"]
+    need((ci is None and s["n"] < 6) or (ci[0] <= s["median"] <= ci[1]), f"{what}: median_ci {ci}")
     need(s["min"] * (1 - 1e-9) <= s["mean"] <= s["max"] * (1 + 1e-9), f"{what}: mean outside [min, max]: {s}")
 
 
@@ -67,10 +71,11 @@ def hockney_ok(h, sizes):
         need(s["r2"] is None or s["r2"] <= 1 + 1e-9, f"hockney: r2 {s['r2']}")
 
 
-need(list(doc) == ["schema", "context", "config", "mode", "results", "fits", "valid", "error"],
+need(list(doc) == ["schema", "context", "config", "mode", "results", "fits", "noise", "valid", "error"],
      f"top-level keys {list(doc)}")
 need(doc["valid"] is True and doc["error"] is None, "valid/error of a clean run")
-need(doc["schema"] == "checkmpi.p2p/1", "schema")
+need(doc["schema"] == "checkmpi.p2p/2", "schema")
+need(all(isinstance(w, str) for w in doc["noise"]), "noise")
 need(doc["mode"] == mode and doc["config"]["mode"] == mode, "mode")
 ctx, cfg, results, fits = doc["context"], doc["config"], doc["results"], doc["fits"]
 halo_keys = ["tool", "version", "git_revision", "date", "mpi_library", "mpi_standard", "nprocs", "nodes",
@@ -82,7 +87,7 @@ need([p["rank"] for p in placement] == list(range(nprocs)), "placement ranks")
 for p in placement:
     need(p["hostname"] == ctx["hostnames"][p["rank"]] and isinstance(p["cpu"], int) and p["cpu"] >= -1
          and isinstance(p["node"], int), f"placement entry {p}")
-taking_part = nprocs if mode == "ring" else 2
+taking_part = nprocs if mode in ("ring", "nbc") else 2
 if taking_part == 2:
     need(ctx["same_node"] == (placement[0]["node"] == placement[1]["node"]), "same_node")
 else:
@@ -92,6 +97,13 @@ for key in ["mode", "buffer", "validate", "min_size", "max_size", "iterations", 
     need(key in cfg, f"config lacks {key}")
 need(cfg["buffer"] == "host", "buffer")
 need(results, "no results")
+if mode == "nbc":
+    pt = ctx["progress_thread"]
+    need(list(pt) == ["requested", "setting", "covers", "active", "thread_level", "note"], f"progress_thread {pt}")
+    need(pt["requested"] == cfg["progress_thread"], "progress_thread.requested != config")
+    need(pt["thread_level"] in ("MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                                "MPI_THREAD_MULTIPLE"), f"thread_level {pt['thread_level']}")
+    need(not pt["active"] or pt["setting"] is not None, "active without a setting")
 sizes = powers(cfg["min_size"], cfg["max_size"])
 
 if mode in ("pingpong", "bw", "loggp"):
@@ -159,6 +171,63 @@ elif mode == "datatype":
             need(group == sorted(group) and len(set(group)) == len(group), f"blocklen {b}: bytes not ascending")
     f = fits["datatype"]
     need(list(f)[:3] == ["O", "o", "r2"] and finite(f["O"]) and finite(f["o"]), f"datatype fit {f}")
+
+elif mode == "nbc":
+    def parts(n, p):
+        """2DECOMP's distribute(): n // p each, the last n % p parts one more."""
+        return [n // p + (1 if i >= p - n % p else 0) for i in range(p)]
+
+    progress = cfg["progress"]
+    expected = []  # (op, size, tests) in the order measured
+    if cfg["pencil"] is None:
+        need(cfg["grids"] == [], "grids without --pencil")
+        for op in cfg["ops"]:
+            for size in sizes:
+                if op != "iallreduce" or size % 4 == 0:
+                    expected += [(op, size, n) for n in progress]
+    else:
+        P, Q = cfg["pencil"]
+        need(P * Q == nprocs and cfg["ops"] == ["x_to_y", "y_to_z"], f"pencil {cfg['pencil']}, ops {cfg['ops']}")
+        for nx, ny, nz in cfg["grids"]:
+            # bytes a rank sends: its whole input pencil (X for x_to_y, Y for y_to_z)
+            x2y = [8 * nx * a * b for a in parts(ny, P) for b in parts(nz, Q)]
+            y2z = [8 * ny * a * b for a in parts(nx, P) for b in parts(nz, Q)]
+            for op, sent, comm in (("x_to_y", x2y, P), ("y_to_z", y2z, Q)):
+                expected += [(op, max(sent), n) for n in progress]
+                for r in results:
+                    if r["op"] == op and r["grid"] == [nx, ny, nz]:
+                        need(r["bytes"] == {"min": min(sent), "max": max(sent)}, f"{op} {nx}x{ny}x{nz}: bytes {r['bytes']}")
+                        need(r["comm_size"] == comm and r["pencil"] == [P, Q], f"{op}: comm_size/pencil")
+    got = [(r["op"], r["size"], r["tests"]) for r in results]
+    need(got == expected, f"results {got} != expected {expected}")
+    for r in results:
+        what = f"{r['op']} size {r['size']} tests {r['tests']}"
+        runs = cfg["repeat"]
+        need(r["nprocs"] == nprocs and r["iterations"] == iterations_for(r["size"]) * runs,
+             f"{what}: nprocs/iterations")
+        for key in ("blocking", "pure_comm", "compute_target", "init", "compute", "wait", "overall"):
+            stats_ok(r[key], f"{what}: {key}")
+        # every iteration of every rank and run; the targets: one per rank and run
+        need(all(r[k]["n"] == r["iterations"] * nprocs for k in ("blocking", "pure_comm", "overall")),
+             f"{what}: n is not iterations x ranks")
+        need(r["compute_target"]["n"] == nprocs * runs, f"{what}: compute_target n {r['compute_target']['n']}")
+        t = r["test"]
+        if r["tests"] == 0:  # no MPI_Test call: every sample is zero
+            need(all(t[k] == 0 for k in ("min", "p5", "median", "mean", "p95", "max")), f"{what}: test time {t}")
+        else:
+            stats_ok(t, f"{what}: test")
+        need(sorted(r["repeats"]) == ["blocking", "overall", "pure_comm"]
+             and all(len(q["medians"]) == runs for q in r["repeats"].values()), f"{what}: repeats {r['repeats']}")
+        # overall = init + compute (with its tests) + wait, iteration by iteration
+        need(close(r["overall"]["mean"], r["init"]["mean"], r["compute"]["mean"], r["wait"]["mean"]),
+             f"{what}: overall != init + compute + wait")
+        # each rank computes for its own mean pure communication time, and at least that long
+        need(close(r["compute_target"]["mean"], r["pure_comm"]["mean"]), f"{what}: compute not calibrated")
+        need(r["compute"]["min"] >= r["compute_target"]["min"] * (1 - 1e-6), f"{what}: compute below target")
+        osu = max(0.0, 100 - (r["overall"]["mean"] - (r["compute"]["mean"] - t["mean"])) / r["pure_comm"]["mean"] * 100)
+        need(finite(r["overlap"]) and 0 <= r["overlap"] <= 100 and abs(r["overlap"] - osu) < 1e-4,
+             f"{what}: overlap {r['overlap']} != OSU's {osu}")
+    need(fits == {}, f"nbc fits {fits}")
 
 if problems:
     print("\n".join(problems))

@@ -13,7 +13,7 @@ expect_error() {
   [ ! -s out.txt ] || fail "[$*]: something was printed before the error: $(head -c 300 out.txt)"
 }
 
-modes='\(pingpong, bw, ring, loggp, datatype\)'
+modes='\(pingpong, bw, ring, loggp, datatype, nbc\)'
 expect_error "no mode given $modes"
 expect_error "unknown mode 'pingpang' $modes" pingpang
 expect_error "unexpected argument 'extra'" pingpong extra
@@ -29,8 +29,9 @@ expect_error "datatype tuple '2:4' is not COUNT:BLOCKLEN:STRIDE" datatype --vect
 expect_error "--buffer device needs the CUDA backend" pingpong --buffer device
 expect_error "unknown --buffer 'gpu' \(host\)" pingpong --buffer gpu
 expect_error "option --json needs a value" pingpong --json
+expect_error "unknown --op 'ireduce'" nbc --op ireduce
 if [ "$np" -lt 2 ]; then
-  for mode in pingpong bw ring loggp datatype; do
+  for mode in pingpong bw ring loggp datatype nbc; do
     expect_error "mode $mode needs at least 2 MPI ranks, got $np" "$mode" -i 2
   done
 else

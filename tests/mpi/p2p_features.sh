@@ -7,8 +7,8 @@ cd "$dir"
 p2p="$CHECKMPI_BIN/checkmpi-p2p"
 
 "$p2p" --help >help.txt || fail "--help exit $?"
-for word in pingpong bw ring loggp datatype --message-size --iterations --warmup --window --prtt-n --vectors \
-  --buffer --validate --json; do
+for word in pingpong bw ring loggp datatype nbc --message-size --iterations --warmup --window --prtt-n --vectors \
+  --op --progress --progress-thread --pencil --grid --buffer --validate --json; do
   grep -q -- "$word" help.txt || fail "--help does not mention $word"
 done
 grep -q -- --inject-corruption help.txt && fail "--help shows the test-only switch"
@@ -17,6 +17,7 @@ grep -q -- --inject-corruption help.txt && fail "--help shows the test-only swit
 run_mpi 2 "$p2p" datatype --vectors 1:16:16,2:4:4,2:2:4,64:1:4 -i 4 -x 1 --json dt.json >dt.txt 2>&1 ||
   fail "explicit vectors: $(tail -3 dt.txt)"
 python3 "$(dirname "$0")/p2p_check.py" dt.json datatype 2 || fail "explicit vectors JSON"
+check_schema dt.json
 python3 - <<'PY' || fail "explicit vectors: tuples, bytes or fit scope"
 import json
 d = json.load(open("dt.json"))
@@ -30,11 +31,25 @@ PY
 # Three ranks, a pair mode: ranks 0 and 1 measure, rank 2 waits.
 run_mpi 3 "$p2p" pingpong -m 1:64 -i 10 -x 1 --json three.json >three.txt 2>&1 || fail "3 ranks: $(tail -3 three.txt)"
 grep -q 'ranks 0 and 1 measure, the others wait' three.txt || fail "3 ranks: header"
+check_schema three.json
 python3 - <<'PY' || fail "3 ranks: JSON"
 import json
 d = json.load(open("three.json"))
 assert d["context"]["nprocs"] == 3 and len(d["context"]["placement"]) == 3
 assert d["context"]["same_node"] is True
 assert [r["size"] for r in d["results"]] == [1, 2, 4, 8, 16, 32, 64]
+PY
+# --repeat 2: the sweep twice, interleaved; each result has both runs' medians.
+run_mpi 2 "$p2p" pingpong -m 1:8 -i 10 -x 1 --repeat 2 --json rep.json >rep.txt 2>&1 || fail "repeat: $(tail -3 rep.txt)"
+check_schema rep.json
+[ "$(grep -Eo '^\[[0-9]/8\] [0-9]+ B' rep.txt | tr '\n' ' ')" = "[1/8] 1 B [2/8] 2 B [3/8] 4 B [4/8] 8 B [5/8] 1 B [6/8] 2 B [7/8] 4 B [8/8] 8 B " ] ||
+  fail "repeat order: $(grep -E '^\[' rep.txt)"
+python3 - <<'PY' || fail "repeat JSON"
+import json
+d = json.load(open("rep.json"))
+assert d["config"]["repeat"] == 2
+for r in d["results"]:
+    assert r["iterations"] == 20 and len(r["repeats"]["latency"]["medians"]) == 2, r
+    assert r["repeats"]["latency"]["spread"] is not None
 PY
 echo "ok: features"

@@ -13,6 +13,7 @@ run_mpi "$np" "$CHECKMPI_BIN/checkmpi-p2p" "$mode" --json r.json "$@" >out.txt 2
 flat=""
 [ "$np" -le "$(nproc)" ] || flat=flat-ok
 python3 "$(dirname "$0")/p2p_check.py" r.json "$mode" "$np" $flat || fail "JSON check ($(cat out.txt))"
+check_schema r.json
 [ "$(grep -c '^checkmpi-p2p ' out.txt)" -eq 1 ] || fail "header printed more than once"
 case $mode in
   pingpong) heading='# Size       Latency (us)' ;;
@@ -20,15 +21,20 @@ case $mode in
   ring) heading='# Ranks  Size' ;;
   loggp) heading='# Size    PRTT(1,0) (us)' ;;
   datatype) heading='# Count  Blocklen  Stride' ;;
+  nbc) heading='# Size         Tests     Blocking    Pure comm' ;;
 esac
+[[ " $* " != *" --pencil "* ]] || heading='# Transpose  Grid               Bytes  Tests     Blocking'
+
 grep -q "^$heading" out.txt || fail "no '$heading' table"
 case $mode in
   pingpong | bw | ring) grep -q '^# Hockney fit T(s) = alpha + s/beta' out.txt || fail "no Hockney fit printed" ;;
   loggp) grep -Eq '^# LogGP \(n = [0-9]+\): L = ' out.txt || fail "no LogGP fit printed" ;;
   datatype) grep -q '^# datatype overhead = o + O\*bytes' out.txt || fail "no datatype fit printed" ;;
+  nbc) grep -q '^# Overall = Init + Compute + MPI_Test + MPI_Wait; Overlap(%) = max(0, 100 - ' out.txt ||
+    fail "no overlap formula printed" ;;
 esac
 # Two ranks on one host: the header says so, and the JSON agrees.
-if [ "$np" -eq 2 ] || [ "$mode" != ring ]; then
+if [ "$np" -eq 2 ] || [[ $mode != ring && $mode != nbc ]]; then
   grep -Eq '^  placement   : (same node|different nodes)' out.txt || fail "no placement line"
 fi
 echo "ok: $mode at $np ranks: $(grep -c '^[0-9]' out.txt) rows"

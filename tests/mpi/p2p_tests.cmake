@@ -1,5 +1,5 @@
 # MPI integration tests of checkmpi-p2p: each mode at 2 ranks (ring also at
-# 4), validation, bad options. Iteration counts stay tiny: MPICH busy-polls
+# 4, nbc at 4 and 8), validation, bad options. Iteration counts stay tiny: MPICH busy-polls
 # and crawls when ranks outnumber cores.
 checkmpi_script_test(p2p_pingpong_np2 p2p_mode.sh 2 pingpong -m 1:65536 -i 50 -x 5)
 checkmpi_script_test(p2p_bw_np2 p2p_mode.sh 2 bw -m 1:65536 -i 8 -x 2 -W 16)
@@ -7,6 +7,15 @@ checkmpi_script_test(p2p_ring_np2 p2p_mode.sh 2 ring -m 1:4096 -i 20 -x 2)
 checkmpi_script_test(p2p_ring_np4 p2p_mode.sh 4 ring -m 1:65536 -i 8 -x 1)
 checkmpi_script_test(p2p_loggp_np2 p2p_mode.sh 2 loggp -m 1:65536 -i 20 -x 2)
 checkmpi_script_test(p2p_datatype_np2 p2p_mode.sh 2 datatype -m 4:16384 -i 10 -x 2)
+# nbc at 2, 4 and 8 ranks, OSU-style ops and pencil transposes (2x2, 2x4 on
+# uneven grids), every run validated (-c); MPICH at 8 ranks on 2 cores takes
+# seconds per size, hence one or two tiny sizes there.
+checkmpi_script_test(p2p_nbc_np2 p2p_mode.sh 2 nbc -m 4:64 -i 4 -x 1 --progress 0,2 -c)
+checkmpi_script_test(p2p_nbc_np4 p2p_mode.sh 4 nbc --op ialltoall,ialltoallv -m 4:16 -i 2 -x 1 --progress 0,2 -c)
+checkmpi_script_test(p2p_nbc_np8 p2p_mode.sh 8 nbc --op iallreduce,ibcast -m 4:8 -i 2 -x 1 -c)
+checkmpi_script_test(p2p_nbc_pencil_2x2 p2p_mode.sh 4 nbc --pencil 2x2 --grid 9x7x5,8x8x8 -i 2 -x 1 --progress 0,2 -c)
+checkmpi_script_test(p2p_nbc_pencil_2x4 p2p_mode.sh 8 nbc --pencil 2x4 --grid 13x11x10 -i 2 -x 1 -c)
+checkmpi_script_test(p2p_nbc p2p_nbc.sh)
 checkmpi_script_test(p2p_validate p2p_validate.sh)
 checkmpi_script_test(p2p_features p2p_features.sh)
 foreach(np 1 2)

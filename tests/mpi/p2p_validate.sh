@@ -27,6 +27,7 @@ expect_corruption() {
   shift
   rm -f bad.json
   expect_exit 3 'checkmpi-p2p: validation failed: ' "$want" 2 "$p2p" "$@" -c "${small[@]}" --json bad.json
+  check_schema bad.json
   python3 - "$(grep 'validation failed: ' err.txt)" <<'PY' || fail "args [$*]: JSON of the failed run"
 import json, sys
 d = json.load(open("bad.json"))

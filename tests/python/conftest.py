@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -56,31 +55,6 @@ def halo_bin() -> Path:
     if not exe.exists():
         pytest.fail(f"{exe} is not built: run 'bash scripts/setup.sh' first")
     return BUILD_BIN
-
-
-def table_rows(text: str, first_cell: str) -> list[list[str]]:
-    """Rows of a rendered table whose first cell starts with `first_cell`,
-    plus the rows that follow it with an empty first cell (rich layout)."""
-    lines = text.splitlines()
-    rows: list[list[str]] = []
-    for i, line in enumerate(lines):
-        cells = re.split(r"\s{2,}", line.strip())
-        if cells and cells[0] == first_cell:
-            rows.append(cells)
-            for follow in lines[i + 1:]:
-                if not follow.startswith("  ") or not follow.strip() or not re.match(r"\s{10,}\S", follow):
-                    break
-                rows.append([""] + re.split(r"\s{2,}", follow.strip()))
-            break
-    return rows
-
-
-def header_units(text: str, title_fragment: str) -> dict[str, str]:
-    """Column units from a rendered table's header line: {'loop': 'ms', ...}."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if title_fragment in line)
-    header = next(line for line in lines[start:] if "strategy" in line)
-    return dict(re.findall(r"(\w+) \((s|ms|us)\)", header))
 
 
 UNIT = {"s": 1.0, "ms": 1e3, "us": 1e6}

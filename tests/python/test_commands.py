@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, UNIT, assert_clean_error, checkmpi, header_units
+from conftest import DATA, UNIT, assert_clean_error, checkmpi
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -61,22 +61,51 @@ def test_report_everything(tmp_path):
                  "Hockney fit", "LogGP parameters", "Comparison"):
         assert text in html, text
     out = r.stdout
-    assert "Comparison: loop time per step" in out and "predicted vs measured" in out
+    assert "Comparison: median time per step" in out and "predicted vs measured" in out
     assert "Size (B)" in out and "LogGP parameters" in out
+    assert out.count("Headline: ") == 2 and '<p class="headline">' in html
+    assert "x GB/s" in html and "x msg KiB" in html  # the HTML page has the wide tables
 
 
-def test_report_one_run_prints_full_context_and_default_plot_folder(tmp_path):
+def test_report_nbc_tables_and_plots(tmp_path):
+    files = [DATA / "p2p_nbc.json", DATA / "p2p_nbc_pencil.json"]
+    r = checkmpi("report", *map(str, files), "--outdir", str(tmp_path / "rep"), timeout=120)
+    assert r.returncode == 0, r.stderr
+    pngs = check_plots(tmp_path / "rep" / "plots", ["p2p_nbc-overlap", "p2p_nbc-breakdown", "p2p_nbc_pencil-overlap",
+                                                    "p2p_nbc_pencil-breakdown"])
+    html = check_html(tmp_path / "rep" / "report.html", pngs)
+    for text in ("p2p_nbc: ialltoall on 2 ranks", "p2p_nbc: ibcast on 2 ranks",
+                 "p2p_nbc_pencil: y_to_z transpose on 2x2 pencils", "overlap (%)", "pure comm"):
+        assert text in r.stdout and text in html, text
+    for text in ("MPI_Test calls", "MPI_Wait"):  # the parts of overall: in the HTML's wide tables
+        assert text in html, text
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+
+
+def test_report_one_run_prints_full_context_and_default_folder(tmp_path):
     src = tmp_path / "run1.json"
     shutil.copy(DATA / "halo_4ranks.json", src)
-    r = checkmpi("report", str(src))
+    r = checkmpi("report", str(src), "--wide")
     assert r.returncode == 0, r.stderr
     assert "MPI library" in r.stdout and "Open MPI v4.1.4, package" in r.stdout
-    check_plots(tmp_path / "run1" / "plots", ["run1-breakdown", "run1-directions"])
+    pngs = check_plots(tmp_path / "run1" / "plots", ["run1-breakdown", "run1-directions"])
+    check_html(tmp_path / "run1" / "report.html", pngs)
     doc = json.loads(src.read_text())
-    units = header_units(r.stdout, "run1:")
-    row = next(line for line in r.stdout.splitlines() if line.strip().startswith("step2 sendrecv-pack"))
-    loop = float(re.split(r"\s{2,}", row.strip())[2])
-    assert loop == pytest.approx(doc["results"][2]["timers"]["loop"]["max"] * UNIT[units["loop"]], abs=6e-4)
+    header = next(line for line in r.stdout.splitlines() if line.startswith("strategy "))
+    unit = re.search(r"median \((\w+)\)", header).group(1)
+    row = next(line for line in r.stdout.splitlines() if line.startswith("step2 sendrecv-pack"))
+    median = float(re.split(r"\s{2,}", row.strip())[1])
+    assert median == pytest.approx(doc["results"][2]["step_time"]["median"] * UNIT[unit], abs=6e-3)
+
+
+def test_report_of_several_runs_gets_its_own_folder(tmp_path):
+    r = checkmpi("report", str(DATA / "halo_4ranks.json"), str(DATA / "halo_all_steps.json"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    [folder] = (tmp_path / "results").glob("report-*")
+    check_plots(folder / "plots", ["halo_4ranks-breakdown", "halo_4ranks-directions", "halo_all_steps-breakdown",
+                                   "halo_all_steps-directions", "comparison"])
+    assert (folder / "report.html").exists()
+    assert not list(DATA.glob("*/plots"))  # nothing written beside the inputs
 
 
 def test_report_of_a_file_without_suffix(tmp_path):
@@ -87,8 +116,19 @@ def test_report_of_a_file_without_suffix(tmp_path):
 
 
 def test_report_no_plots(tmp_path):
-    r = checkmpi("report", str(DATA / "p2p_pingpong.json"), "--no-plots", "--plots", str(tmp_path / "p"))
-    assert r.returncode == 0 and not (tmp_path / "p").exists()
+    r = checkmpi("report", str(DATA / "p2p_pingpong.json"), "--no-plots", "--plots", str(tmp_path / "p"),
+                 "--outdir", str(tmp_path / "o"))
+    assert r.returncode == 0 and not (tmp_path / "p").exists() and not (tmp_path / "o").exists()
+
+
+def test_report_at_80_columns(tmp_path):
+    files = sorted(str(p) for p in DATA.glob("*.json"))
+    r = checkmpi("report", *files, "--no-plots", env={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    assert "\u2026" not in r.stdout  # no cell cut short
+    wide = checkmpi("report", *files, "--no-plots", "--wide", env={"COLUMNS": "80"})
+    assert max(len(line) for line in wide.stdout.splitlines()) > 80
 
 
 def test_predict_table_and_json(tmp_path):
@@ -102,8 +142,8 @@ def test_predict_table_and_json(tmp_path):
     step2 = doc["predictions"][2]
     assert step2["messages"] == 6 and step2["bytes"] == 6 * 3 * 18 * 18 * 4
     assert doc["model"]["copy_bandwidth"] == 10e9
-    row = next(line for line in r.stdout.splitlines() if line.strip().startswith("step2 sendrecv-pack"))
-    unit = re.search(r"total \((\w+)\)", r.stdout).group(1)
+    row = next(line for line in r.stdout.splitlines() if line.strip().startswith("step2 "))
+    unit = re.search(r"sync\s+barrier\s+\((\w+)\)", r.stdout).group(1)
     assert float(row.split()[-1]) == pytest.approx(step2["total"] * UNIT[unit], abs=6e-4)
 
 
@@ -112,18 +152,30 @@ def test_predict_with_loggp_and_halo_probe():
                  "--strategy", "step2,overlap", "--halo", str(DATA / "halo_4ranks.json"))
     assert r.returncode == 0, r.stderr
     assert "LogGP" in r.stdout and "memcpy probe in halo_4ranks.json" in r.stdout
-    assert "step8 overlap" in r.stdout and "step0" not in r.stdout
+    assert "step8 " in r.stdout and "step0" not in r.stdout
 
 
 def test_export_csv_and_extrap(tmp_path):
     r = checkmpi("export", "--format", "csv", str(DATA / "halo_4ranks.json"))
-    assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 + 3 * 10 * 3
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 + 3 * (16 * 3 + 6)
     out = tmp_path / "x.jsonl"
     r = checkmpi("export", "--format", "extrap", str(DATA / "halo_4ranks.json"), str(DATA / "halo_all_steps.json"),
                  "-o", str(out))
     assert r.returncode == 0 and r.stdout == ""
     lines = [json.loads(x) for x in out.read_text().splitlines()]
-    assert len(lines) == (3 + 10) * 10 and all({"params", "callpath", "metric", "value"} <= x.keys() for x in lines)
+    strategies = sum(len(json.loads((DATA / f).read_text())["results"]) for f in ("halo_4ranks.json",
+                                                                               "halo_all_steps.json"))
+    assert strategies == 3 + 20  # every strategy that ran: 11 steps and 9 of checkmpi's own rows
+    assert len(lines) == strategies * 16 and all({"params", "callpath", "metric", "value"} <= x.keys() for x in lines)
+    r = checkmpi("export", "--format", "csv", str(DATA / "p2p_pingpong.json"), str(DATA / "p2p_ring.json"))
+    assert r.returncode == 0 and r.stdout.startswith("file,date,mpi_library,mode,")
+
+
+def test_failed_write_is_exit_1(tmp_path):
+    (tmp_path / "ro").mkdir()
+    (tmp_path / "ro" / "x.csv").mkdir()  # a directory where the file should go
+    r = checkmpi("export", "--format", "csv", str(DATA / "halo_4ranks.json"), "-o", str(tmp_path / "ro" / "x.csv"))
+    assert_clean_error(r, 1, "cannot write")
 
 
 # ---- errors: one line, a non-zero code, no traceback ----------------------------------------------------
@@ -135,10 +187,19 @@ def test_error_missing_file(tmp_path):
 
 def test_error_malformed_json(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"schema": "checkmpi.halo/1", ')
+    bad.write_text('{"schema": "checkmpi.halo/2", ')
     assert_clean_error(checkmpi("report", str(bad)), 2, "is not valid JSON")
-    bad.write_text('{"schema": "checkmpi.halo/1", "context": {}, "config": {}, "results": []}')
-    assert_clean_error(checkmpi("export", "--format", "csv", str(bad)), 2, "context.nprocs is missing")
+    bad.write_text('{"schema": "checkmpi.halo/2", "context": {}, "config": {}, "results": [], "skipped": []}')
+    assert_clean_error(checkmpi("export", "--format", "csv", str(bad)), 2, "context.", "is missing")
+    doc = json.loads((DATA / "halo_4ranks.json").read_text())
+    doc["results"][1]["valid"] = "false"  # a string where a boolean belongs is an error, not "valid"
+    bad.write_text(json.dumps(doc))
+    assert_clean_error(checkmpi("report", str(bad), "--no-plots"), 2, "results[1].valid is not a boolean: 'false'")
+    doc = json.loads((DATA / "p2p_pingpong.json").read_text())
+    doc["fits"]["hockney"]["segments"][0]["alpha"] = "fast"
+    bad.write_text(json.dumps(doc))
+    assert_clean_error(checkmpi("report", str(bad), "--no-plots"), 2,
+                       "fits.hockney.segments[0].alpha is not a number or null: 'fast'")
 
 
 def test_error_unknown_schema_version(tmp_path):
@@ -146,12 +207,14 @@ def test_error_unknown_schema_version(tmp_path):
     doc["schema"] = "checkmpi.halo/9"
     path = tmp_path / "future.json"
     path.write_text(json.dumps(doc))
-    assert_clean_error(checkmpi("report", str(path)), 2, "schema version 'checkmpi.halo/9'", "checkmpi.halo/1")
+    assert_clean_error(checkmpi("report", str(path)), 2, "schema version 'checkmpi.halo/9'", "checkmpi.halo/2")
 
 
 def test_error_wrong_kind_of_file(tmp_path):
-    assert_clean_error(checkmpi("export", "--format", "csv", str(DATA / "p2p_pingpong.json")), 2,
-                       "export reads checkmpi-halo results")
+    assert_clean_error(checkmpi("export", "--format", "extrap", str(DATA / "p2p_pingpong.json")), 2,
+                       "--format extrap reads checkmpi-halo results")
+    assert_clean_error(checkmpi("export", "--format", "csv", str(DATA / "p2p_pingpong.json"),
+                                str(DATA / "halo_4ranks.json")), 2, "one kind of results at a time")
     assert_clean_error(checkmpi("predict", "--p2p", str(DATA / "halo_4ranks.json"), "--procs", "2x2x2",
                                 "--local", "8x8x8"), 2, "--p2p needs checkmpi-p2p results")
     assert_clean_error(checkmpi("predict", "--p2p", str(DATA / "p2p_ring.json"), "--procs", "2x2x2",
@@ -175,9 +238,29 @@ def test_error_wrong_kind_of_file(tmp_path):
     (["p2p", "teleport"], "invalid choice"),
     (["export", "--format", "xml", "a.json"], "invalid choice"),
     (["frobnicate"], "invalid choice"),
+    (["run", "--mpi-args", "'unbalanced"], "--mpi-args: No closing quotation"),
+    (["p2p", "pingpong", "-n", "0"], "--np must be positive"),
 ])
 def test_usage_errors(args, fragment):
-    assert_clean_error(checkmpi(*args), 2, fragment)
+    r = checkmpi(*args)
+    assert_clean_error(r, 2, fragment)
+    assert "checkmpi: error: checkmpi" not in r.stderr  # one prefix
+
+
+def test_every_option_has_help():
+    from checkmpi.cli import build_parser
+
+    def check(parser, name: str) -> int:
+        """Every action of `parser` and of its subcommands, at any depth; how many were checked."""
+        seen = 0
+        for action in parser._actions:
+            assert action.help, f"{name} {action.option_strings or action.dest}: no help"
+            seen += 1
+            for verb, sub in getattr(action, "choices", None).items() if action.nargs == "A..." else ():
+                seen += check(sub, f"{name} {verb}")
+        return seen
+
+    assert check(build_parser(), "checkmpi") > 50
 
 
 def test_null_fits_are_shown_as_missing_not_a_crash(tmp_path):
@@ -189,6 +272,8 @@ def test_null_fits_are_shown_as_missing_not_a_crash(tmp_path):
         seg["beta"] = None
     dt = json.loads((DATA / "p2p_datatype.json").read_text())
     dt["fits"]["datatype"].update({"O": None, "o": None, "r2": None})
+    for r in pp["results"]:  # and a p95 that is not a number
+        r["latency"]["p95"] = None
     (tmp_path / "pp.json").write_text(json.dumps(pp))
     (tmp_path / "dt.json").write_text(json.dumps(dt))
     r = checkmpi("report", str(tmp_path / "pp.json"), str(tmp_path / "dt.json"), "--no-plots")

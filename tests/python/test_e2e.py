@@ -10,46 +10,45 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BUILD_BIN, DATA, MPICH_BIN, UNIT, assert_clean_error, checkmpi, header_units
+from conftest import BUILD_BIN, DATA, MPICH_BIN, UNIT, assert_clean_error, checkmpi
 from test_commands import check_html, check_plots
 
 LIMIT = ["--timeout", "180"]  # checkmpi's own bound on each MPI job
 
 
-def halo_rows(stdout: str, title: str) -> dict[tuple[str, str], list[str]]:
-    """{(strategy id, stat): cells} from the rendered halo table titled `title`."""
+def halo_rows(stdout: str, stem: str, ids: set[str]) -> tuple[float, dict[str, list[str]]]:
+    """(unit scale, {strategy id: cells}) from the rendered halo table of the run `stem`."""
     lines = stdout.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(title))
-    rows: dict[tuple[str, str], list[str]] = {}
-    current = ""
-    for line in lines[start + 3:]:
-        if not line.strip():
-            continue
-        if line.lstrip().startswith("times over"):
+    start = next(i for i, line in enumerate(lines) if line.startswith(stem + ":"))
+    header = next(i for i in range(start, len(lines)) if lines[i].startswith("strategy "))
+    unit = re.search(r"time\s+per\s+step\s+in\s+(\w+)", " ".join(lines[start:header])).group(1)
+    rows: dict[str, list[str]] = {}
+    for line in lines[header + 2:]:
+        if not line.split() or line.split()[0] not in ids:
             break
         cells = re.split(r"\s{2,}", line.strip())
-        if cells[0].startswith("step"):
-            current = cells[0].split()[0]
-            cells = cells[1:]
-        rows[(current, cells[0])] = cells[1:]
-    return rows
+        rows[cells[0].split()[0]] = cells[1:]
+    return UNIT[unit], rows
 
 
 def check_table_against_json(stdout: str, json_path: Path) -> None:
+    """Every number of the terminal's halo table is the JSON's, and every line fits 80 columns."""
     doc = json.loads(json_path.read_text())
-    title = json_path.stem + ":"
-    units = header_units(stdout, title)
-    rows = halo_rows(stdout, title)
+    scale, rows = halo_rows(stdout, json_path.stem, {e["strategy"] for e in doc["results"]})
+    assert sorted(rows) == sorted(e["strategy"] for e in doc["results"])
     for entry in doc["results"]:
-        t = entry["timers"]
-        for stat in ("max", "mean", "min"):
-            cells = rows[(entry["strategy"], stat)]
-            loop, comp, mpi, x, y, z, pack, unpack = map(float, cells[:8])
-            for value, name in ((loop, "loop"), (x, "x"), (y, "y"), (z, "z"), (pack, "pack"), (unpack, "unpack")):
-                assert value == pytest.approx(t[name][stat] * UNIT[units[name]], abs=6e-4), (entry["strategy"], name)
-            assert comp == pytest.approx(100 * t["compute"][stat] / t["loop"][stat], abs=0.06)
-            assert mpi == pytest.approx(100 * t["comm"][stat] / t["loop"][stat], abs=0.06)
-        assert rows[(entry["strategy"], "max")][-1] == ("valid" if entry["valid"] else "INVALID")
+        median, ci, tail, mpi, x, y, z, verdict = rows[entry["strategy"]]
+        d, t = entry["step_time"], entry["timers"]
+        assert float(median) == pytest.approx(d["median"] * scale, abs=6e-3)
+        lo, hi = map(float, ci.split("-"))
+        assert (lo, hi) == pytest.approx((d["median_ci"][0] * scale, d["median_ci"][1] * scale), rel=5e-3, abs=6e-3)
+        assert float(tail.rstrip("!")) == pytest.approx(d["p95"] / d["median"], rel=5e-3, abs=6e-3)
+        assert float(mpi) == pytest.approx(100 * t["comm"]["max"] / t["loop"]["max"], abs=0.06)
+        for cell, direction in zip((x, y, z), "xyz"):  # four characters: 2, 1 or no decimals
+            assert float(cell) == pytest.approx(entry["directions"][direction]["bandwidth"]["min"] / 1e9, rel=5e-3,
+                                                abs=6e-3)
+        assert verdict == ("valid" if entry["valid"] else "INVALID")
+    assert max(len(line) for line in stdout.splitlines()) <= 80
 
 
 @pytest.fixture(scope="module")
@@ -82,12 +81,13 @@ def test_report_and_export_of_a_real_run(real_run, tmp_path):
                  "--html", str(tmp_path / "r.html"), timeout=120)
     assert r.returncode == 0, r.stderr
     check_table_against_json(r.stdout, json_path)
+    assert "Headline: two: fastest " in r.stdout
     assert "two: predicted vs measured time per step" in r.stdout
     pngs = check_plots(tmp_path / "p", ["two-breakdown", "two-directions", "two-predicted", "p2p_pingpong-pingpong"])
     check_html(tmp_path / "r.html", pngs)
     r = checkmpi("export", "--format", "csv", str(json_path))
     doc = json.loads(json_path.read_text())
-    rows = sum(len(e["timers"]) * 3 for e in doc["results"])  # every timer's min, mean and max
+    rows = sum(len(e["timers"]) * 3 + 6 for e in doc["results"])  # every timer's min, mean, max; step time
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 + rows
 
 
@@ -162,8 +162,9 @@ def test_validation_failure_still_reports(halo_bin, tmp_path):
     r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "5", "--inject-error",
                  "step1", "--no-report", "--json", "v.json", *LIMIT, cwd=tmp_path)
     assert_clean_error(r, 3, "validation failed for step1")
-    rows = halo_rows(r.stdout, "v:")
-    assert rows[("step1", "max")][-1] == "INVALID" and rows[("step2", "max")][-1] == "valid"
+    ids = {entry["strategy"] for entry in json.loads((tmp_path / "v.json").read_text())["results"]}
+    _, rows = halo_rows(r.stdout, "v", ids)
+    assert rows["step1"][-1] == "INVALID" and rows["step2"][-1] == "valid"
 
 
 def test_tool_not_found(tmp_path):
@@ -187,7 +188,7 @@ def test_timeout_stops_the_job(halo_bin, tmp_path):
 
 
 @pytest.mark.skipif(not (MPICH_BIN / "checkmpi-halo").exists(),
-                    reason="build-mpich/ not built (scripts/test.sh builds it with 'setup.sh --mpich')")
+                    reason="build-mpich/ not built (scripts/test.sh builds it with 'setup.sh --tests')")
 def test_mpich_build_gets_the_mpich_launcher(tmp_path):
     r = checkmpi("run", "--bin", str(MPICH_BIN), "--np", "2", "--local", "8x8x8", "--iters", "5", "--no-report",
                  "--json", "m.json", *LIMIT, cwd=tmp_path)
@@ -204,8 +205,35 @@ def test_p2p_pingpong(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "Size (B)" in r.stdout and "ping-pong" in r.stdout
     doc = json.loads((tmp_path / "pp.json").read_text())
-    assert doc["schema"] == "checkmpi.p2p/1" and doc["mode"] == "pingpong"
+    assert doc["schema"] == "checkmpi.p2p/2" and doc["mode"] == "pingpong"
     assert (tmp_path / "pp" / "report.html").exists()
+    sizes = [1 << k for k in range(13)]  # progress per message size
+    assert [int(m) for m in re.findall(r"\[\d+/13\] checkmpi-p2p pingpong on 2 ranks: (\d+) B", r.stderr)] == sizes
+
+
+@pytest.mark.skipif(not (BUILD_BIN / "checkmpi-p2p").exists(), reason="checkmpi-p2p is not built")
+def test_p2p_short_n_means_ranks_and_csv(tmp_path):
+    r = checkmpi("p2p", "ring", "-n", "3", "--bin", str(BUILD_BIN), "--json", "ring.json", "-m", "1:64", "-i", "10",
+                 "--no-report", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "ring.json").read_text())
+    assert doc["context"]["nprocs"] == 3 and doc["config"]["ranks"] == [2, 3]
+    r = checkmpi("export", "--format", "csv", "ring.json", cwd=tmp_path)
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 + 2 * 7 * 6  # rings x sizes x statistics
+
+
+@pytest.mark.skipif(not (BUILD_BIN / "checkmpi-p2p").exists(), reason="checkmpi-p2p is not built")
+def test_p2p_nbc_pencil_takes_its_ranks_from_the_grid(tmp_path):
+    r = checkmpi("p2p", "nbc", "--bin", str(BUILD_BIN), "--json", "nbc.json", "--pencil", "2x2", "--grid", "9x7x5",
+                 "-i", "3", "-x", "1", "--progress", "0,2", "-c", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "nbc.json").read_text())
+    assert doc["context"]["nprocs"] == 4 and doc["config"]["pencil"] == [2, 2] and doc["config"]["validate"]
+    assert [(x["op"], x["tests"]) for x in doc["results"]] == [("x_to_y", 0), ("x_to_y", 2), ("y_to_z", 0),
+                                                                ("y_to_z", 2)]
+    assert "nbc: x_to_y transpose on 2x2 pencils" in r.stdout
+    pngs = check_plots(tmp_path / "nbc" / "plots", ["nbc-overlap", "nbc-breakdown"])
+    check_html(tmp_path / "nbc" / "report.html", pngs)
 
 
 FAKE_P2P = """#!/bin/sh
@@ -237,9 +265,63 @@ def test_p2p_command_plumbing_with_a_stand_in_tool(tmp_path):
                  env={"FIXTURE": str(DATA / "p2p_loggp.json")})
     assert r.returncode == 0, r.stderr
     assert (bin_dir / "args.txt").read_text().split() == ["loggp", "--json", "lg.json", "-m", "1:65536"]
-    assert "LogGP parameters" in r.stdout and "0.300" in r.stdout
+    fit = json.loads((DATA / "p2p_loggp.json").read_text())["fits"]["loggp"]
+    assert "LogGP parameters" in r.stdout and f"{fit['o_s'] * 1e6:.3f}" in r.stdout
     pngs = check_plots(tmp_path / "lg" / "plots", ["lg-loggp"])
     check_html(tmp_path / "lg" / "report.html", pngs)
     r = checkmpi("p2p", "pingpong", "--bin", str(bin_dir), "--json", "x.json", *LIMIT, cwd=tmp_path,
                  env={"FIXTURE": str(DATA / "p2p_pingpong.json"), "FAIL": "min size > max size"})
     assert_clean_error(r, 1, "checkmpi-p2p failed with exit code 2", "checkmpi-p2p: error: min size > max size")
+
+
+def test_repeat_three_shows_medians_with_intervals(halo_bin, tmp_path):
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "30", "--repeat", "3",
+                 "--strategy", "step2,step7", "--no-report", "--json", "rep.json", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "rep.json").read_text())
+    assert doc["config"]["repeat"] == 3
+    for e in doc["results"]:
+        assert e["runs"] == 3 and e["steps"] == 90 and len(e["repeat_medians"]) == 3
+        assert e["step_time"]["n"] == 3 * 2 * 30 and e["step_time"]["median_ci"] is not None
+    # Interleaved: step2 step7 step2 step7 step2 step7.
+    order = re.findall(r"\[(\d)/6\] checkmpi-halo on 2 ranks: (step\d)", r.stderr)
+    assert [sid for _, sid in order] == ["step2", "step7"] * 3
+    check_table_against_json(r.stdout, tmp_path / "rep.json")
+    assert "time per step over ranks, steps and 3 runs" in " ".join(r.stdout.split())
+
+
+def test_run_at_80_columns(halo_bin, tmp_path):
+    """COLUMNS=80: nothing checkmpi prints is wider, and no number is cut."""
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "10", "--no-report",
+                 "--json", "narrow.json", *LIMIT, cwd=tmp_path, env={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    for stream in (r.stdout, r.stderr):
+        assert max(len(line) for line in stream.splitlines()) <= 80, stream
+    assert "\u2026" not in r.stdout
+    check_table_against_json(r.stdout, tmp_path / "narrow.json")
+
+
+def test_run_reads_file_input_in_the_working_directory(halo_bin, tmp_path):
+    (tmp_path / "file.input").write_text("&parameters\n lx = 16, ly = 8, lz = 8\n proc_x = 2 proc_y = 1 proc_z = 1\n"
+                                         " itfin=12 icheck=4 /\n")
+    r = checkmpi("run", "--bin", str(halo_bin), "--strategy", "step2", "--no-report", "--json", "fi.json", *LIMIT,
+                 cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "reading ./file.input, as CheckMPI does" in r.stderr and "calibrat" not in r.stderr
+    doc = json.loads((tmp_path / "fi.json").read_text())
+    assert doc["config"]["input"] == "file.input" and doc["context"]["nprocs"] == 2
+    assert (doc["config"]["lx"], doc["config"]["itfin"], doc["config"]["icheck"]) == (16, 12, 4)
+    # Size options win over the file, which is then not read.
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "4x4x4", "--iters", "5", "--strategy",
+                 "step2", "--no-report", "--json", "opt.json", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0 and "reading ./file.input" not in r.stderr
+    assert json.loads((tmp_path / "opt.json").read_text())["config"]["input"] is None
+
+
+def test_mpi_args_reach_the_launcher(halo_bin, tmp_path):
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "4x4x4", "--iters", "5", "--strategy",
+                 "step2", "--no-report", "--json", "m.json", "--mpi-args", "--bind-to none --tag-output", *LIMIT,
+                 cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"running: \S*mpirun -n 2 --bind-to none --tag-output ", r.stderr)
+    assert re.search(r"^\[1,0\]<stdout>:checkmpi-halo ", (tmp_path / "m" / "checkmpi-halo.log").read_text(), re.M)

@@ -1,11 +1,13 @@
 """The prediction model (docs/model.md) against hand-computed values.
 
-Fixture parameters (tests/python/data/make_fixtures.py): Hockney alpha 0.4 us,
-beta 5 GB/s up to 8 KiB, alpha 2 us, beta 10 GB/s above; LogGP L 0.3 us,
-o_s 0.2 us, o_r 0.25 us, G 0.1 ns/B; datatype o 0.3 us, O 0.5 ns/B.
+The parameters come from the fits in the fixtures that checkmpi-p2p recorded
+(tests/python/data/record_fixtures.sh): the ping-pong's Hockney segments,
+the LogGP parameters and the datatype overhead, read here from the files.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from conftest import DATA
@@ -16,7 +18,10 @@ from checkmpi.results import load
 
 BW = 10e9  # copy bandwidth used below
 PLANE = 18 * 18 * 4  # one 16x16 plane with halo rows, single precision
-ALPHA, BETA = 0.4e-6, 5e9
+SEGMENTS = json.loads((DATA / "p2p_pingpong.json").read_text())["fits"]["hockney"]["segments"]
+LOGGP = json.loads((DATA / "p2p_loggp.json").read_text())["fits"]["loggp"]
+DATATYPE = json.loads((DATA / "p2p_datatype.json").read_text())["fits"]["datatype"]
+ALPHA, BETA = SEGMENTS[0]["alpha"], SEGMENTS[0]["beta"]  # a zero-byte message (barriers)
 
 
 def hockney():
@@ -28,22 +33,32 @@ def one(number, procs=(2, 2, 2), local=(16, 16, 16), model=None, **case):
     return M.predict(M.Case(procs, local, **case), strategy, model or hockney(), BW)[0]
 
 
+def segment(size):
+    """The last segment starting at or below `size` (the first below all), as docs/model.md says."""
+    return [s for s in SEGMENTS if s["min_size"] <= size][-1] if size >= SEGMENTS[0]["min_size"] else SEGMENTS[0]
+
+
 def t(size):
-    return ALPHA + size / BETA
+    s = segment(size)
+    return s["alpha"] + size / s["beta"]
 
 
 def test_hockney_segments_by_size():
     m = hockney()
     assert m.time(0) == pytest.approx(ALPHA)
-    assert m.time(8192) == pytest.approx(ALPHA + 8192 / BETA)
-    assert m.time(10000) == pytest.approx(ALPHA + 10000 / BETA)  # between segments: the lower one
-    assert m.time(1 << 20) == pytest.approx(2e-6 + (1 << 20) / 10e9)
+    for first, second in zip(SEGMENTS, SEGMENTS[1:]):
+        top = first["max_size"]
+        assert m.time(top) == pytest.approx(first["alpha"] + top / first["beta"])
+        between = (top + second["min_size"]) / 2  # between segments: the lower one
+        assert m.time(between) == pytest.approx(first["alpha"] + between / first["beta"])
+    last = SEGMENTS[-1]
+    assert m.time(last["max_size"]) == pytest.approx(last["alpha"] + last["max_size"] / last["beta"])
 
 
 def test_loggp_message_time():
     m = M.message_model([load(DATA / "p2p_loggp.json")])
     assert m.kind == "loggp"
-    assert m.time(1000) == pytest.approx(0.75e-6 + 0.1e-9 * 1000)
+    assert m.time(1000) == pytest.approx(LOGGP["L"] + LOGGP["o_s"] + LOGGP["o_r"] + LOGGP["G"] * 1000)
 
 
 def test_step2_packed_sendrecv():
@@ -63,7 +78,7 @@ def test_step0_datatypes_without_and_with_overhead_fit():
     gather_scatter = 2 * 2 * PLANE / BW  # x and y planes are strided: the datatype engine copies them
     assert p.mpi == pytest.approx(3 * 6 * t(PLANE) + 2 * 6 * gather_scatter + 3 * 3 * ALPHA)
     with_dt = one(0, model=M.message_model([load(DATA / "p2p_pingpong.json"), load(DATA / "p2p_datatype.json")]))
-    assert with_dt.mpi - p.mpi == pytest.approx(2 * 6 * (0.3e-6 + 0.5e-9 * PLANE))
+    assert with_dt.mpi - p.mpi == pytest.approx(2 * 6 * (DATATYPE["o"] + DATATYPE["O"] * PLANE))
 
 
 def test_step1_packs_x_only():
@@ -75,7 +90,7 @@ def test_step1_packs_x_only():
 def test_all_in_flight_and_overlap():
     msg = 3 * PLANE
     p7 = one(7)
-    mpi = ALPHA + 2 * 3 * msg / BETA + 3 * ALPHA  # one latency, all bytes, one barrier
+    mpi = segment(msg)["alpha"] + 2 * 3 * msg / segment(msg)["beta"] + 3 * ALPHA  # one latency, all bytes, one barrier
     assert p7.mpi == pytest.approx(mpi)
     one_pass = 2 * 3 * 16 ** 3 * 4 / BW
     assert p7.compute == pytest.approx(2 * one_pass) and p7.hidden == 0

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA
 
-from checkmpi import export, native, tables
+from checkmpi import export, native, p2p_tables, tables
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import dims_create, dims_for_size, factorisations, parse_triple
 from checkmpi.results import HALO_TIMERS, HaloRun, P2PRun, load, load_all
@@ -60,23 +60,78 @@ def test_load_halo_fixture():
     assert isinstance(run, HaloRun)
     assert run.nprocs == 4 and run.dims == (2, 2, 1) and run.local == (16, 16, 16)
     assert [s.id for s in run.strategies] == ["step0", "step1", "step2"]
-    assert set(run.strategies[0].timers) == set(HALO_TIMERS)
+    assert tuple(run.strategies[0].timers) == HALO_TIMERS
     assert run.memcpy_bandwidth is not None and run.memcpy_bandwidth.mean > 0
+    s = run.strategies[2]
+    d = s.step_time
+    assert d.n == 4 * 40 and d.min <= d.p5 <= d.median <= d.p95 <= d.max
+    assert d.ci is not None and d.ci[0] <= d.median <= d.ci[1]
+    assert s.directions["x"]["message_bytes"] == 3 * 18 * 18 * 4  # step2: three fields per message
+    assert run.strategies[0].directions["x"]["message_bytes"] == 18 * 18 * 4  # step0: one field
 
 
-def test_load_tolerates_new_keys_and_skipped_strategies():
+def test_load_repeated_run_of_every_strategy():
     run = load(DATA / "halo_all_steps.json")
-    assert isinstance(run, HaloRun)
-    assert len(run.strategies) == 11
-    step4 = next(s for s in run.strategies if s.id == "step4")
-    assert step4.skipped == "same work as step3 on the host backend" and not step4.timers
-    assert [s.id for s in run.ran()] == [f"step{i}" for i in range(11) if i != 4]
+    doc = json.loads((DATA / "halo_all_steps.json").read_text())
+    ids = [s.id for s in run.ran()]
+    assert ids == [r["strategy"] for r in doc["results"]] and len(ids) == 20
+    assert ids[:11] == [f"step{i}" for i in range(11)]  # CheckMPI's steps first, then checkmpi's own rows
+    assert [s.step for s in run.ran()] == list(range(11)) + [99] * 9  # "step" null sorts after step10
+    # partitioned needs MPI 4; Open MPI 4.1 has 3.1: listed as skipped, with the reason
+    assert [(s.id, s.step) for s in run.strategies if s.skipped] == [("partitioned", 99)]
+    assert "needs MPI 4" in run.strategies[-1].skipped
+    for s in run.ran():
+        assert s.runs == 3 and s.steps == 3 * 40 and len(s.repeat_medians) == 3
+        spread = (max(s.repeat_medians) - min(s.repeat_medians)) / sorted(s.repeat_medians)[1]
+        assert s.repeat_spread == pytest.approx(spread, rel=1e-6)
+        assert s.step_time.n == 3 * 4 * 40
+
+
+def test_skipped_strategies_come_from_the_top_level_list(tmp_path):
+    """checkmpi-halo lists what the backend cannot run under "skipped" (cuda:
+    step0-step2); the report shows them and the context says GPU-aware or not."""
+    doc = _halo_doc()
+    doc["skipped"] = [{"strategy": "step3", "alias": "kernel-pack", "reason": "host only: test"}]
+    doc["context"].update({"backend": "cuda", "gpu_aware_mpi": False,
+                           "gpus": [{"node": 0, "device": r, "name": "GPU"} for r in range(4)]})
+    run = load(_write(tmp_path, "cuda.json", json.dumps(doc)))
+    assert [s.id for s in run.strategies] == ["step0", "step1", "step2", "step3"]
+    assert run.strategies[3].skipped == "host only: test" and run.ran() == run.strategies[:3]
+    table = tables.halo_table(run)
+    assert table.rows[3][0] == "step3" and table.rows[3][-1] == "skipped"
+    assert "step3: skipped: host only: test" in table.caption
+    assert dict(tables.context_rows(run))["backend / GPU-aware MPI"] == "cuda; GPU-aware MPI: no"
 
 
 @pytest.mark.parametrize("mode", ["pingpong", "bw", "ring", "loggp", "datatype"])
 def test_load_p2p_fixtures(mode):
     run = load(DATA / f"p2p_{mode}.json")
     assert isinstance(run, P2PRun) and run.mode == mode and run.results
+
+
+@pytest.mark.parametrize("name,ops", [("p2p_nbc", ["ialltoall", "ibcast"]), ("p2p_nbc_pencil", ["x_to_y", "y_to_z"])])
+def test_load_nbc_fixtures(name, ops):
+    """Recorded from real checkmpi-p2p nbc runs (record_fixtures.sh)."""
+    run = load(DATA / f"{name}.json")
+    assert isinstance(run, P2PRun) and run.mode == "nbc" and run.fits == {}
+    assert list(dict.fromkeys(r["op"] for r in run.results)) == ops
+    assert {r["tests"] for r in run.results} == {0, 4}
+    assert run.context["progress_thread"]["requested"] is False
+
+
+def test_load_names_a_missing_nbc_time(tmp_path):
+    doc = json.loads((DATA / "p2p_nbc.json").read_text())
+    del doc["results"][3]["pure_comm"]
+    with pytest.raises(CheckmpiError, match=r"results\[3\]\.pure_comm is missing"):
+        load(_write(tmp_path, "a.json", json.dumps(doc)))
+    doc = json.loads((DATA / "p2p_nbc.json").read_text())
+    doc["results"][0]["op"] = 7
+    with pytest.raises(CheckmpiError, match=r"results\[0\]\.op is 7, not one of ialltoall, "):
+        load(_write(tmp_path, "b.json", json.dumps(doc)))
+    doc = json.loads((DATA / "p2p_nbc.json").read_text())
+    del doc["context"]["progress_thread"]
+    with pytest.raises(CheckmpiError, match=r"context\.progress_thread is missing"):
+        load(_write(tmp_path, "c.json", json.dumps(doc)))
 
 
 def test_load_all_splits_kinds():
@@ -99,7 +154,7 @@ def _halo_doc() -> dict:
     ("[1, 2]", "not a checkmpi results file"),
     ('{"results": []}', "not a checkmpi results file"),
     ('{"schema": "other.tool/1"}', "not a checkmpi results schema"),
-    ('{"schema": "checkmpi.halo/2"}', "schema version 'checkmpi.halo/2'"),
+    ('{"schema": "checkmpi.halo/1"}', "schema version 'checkmpi.halo/1'"),
     ('{"schema": "checkmpi.p2p/7"}', "schema version 'checkmpi.p2p/7'"),
 ])
 def test_load_rejects_bad_files(tmp_path, content, message):
@@ -112,101 +167,197 @@ def test_load_missing_file(tmp_path):
         load(tmp_path / "nope.json")
 
 
-def test_load_names_missing_and_wrong_keys(tmp_path):
-    doc = _halo_doc()
-    del doc["results"][1]["timers"]["loop"]
-    with pytest.raises(CheckmpiError, match=r"results\[1\]\.timers\.loop is missing"):
-        load(_write(tmp_path, "a.json", json.dumps(doc)))
-    doc = _halo_doc()
-    doc["results"][0]["timers"]["comm"]["max"] = "fast"
-    with pytest.raises(CheckmpiError, match=r"results\[0\]\.timers\.comm\.max is not a number"):
-        load(_write(tmp_path, "b.json", json.dumps(doc)))
-    doc = _halo_doc()
-    del doc["config"]["l"]
-    with pytest.raises(CheckmpiError, match=r"config\.l is missing"):
-        load(_write(tmp_path, "c.json", json.dumps(doc)))
-    doc = json.loads((DATA / "p2p_pingpong.json").read_text())
-    doc["mode"] = "teleport"
-    with pytest.raises(CheckmpiError, match="mode is 'teleport'"):
-        load(_write(tmp_path, "d.json", json.dumps(doc)))
+def _broken(tmp_path: Path, change, fixture: str = "halo_4ranks.json") -> Path:
+    doc = json.loads((DATA / fixture).read_text())
+    change(doc)
+    return _write(tmp_path, "broken.json", json.dumps(doc))
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: d["results"][1]["timers"].pop("loop"), r"results\[1\]\.timers\.loop is missing"),
+    (lambda d: d["results"][0]["timers"]["comm"].update(max="fast"),
+     r"results\[0\]\.timers\.comm\.max is not a number or null: 'fast'"),
+    (lambda d: d["config"].pop("l"), r"config\.l is missing"),
+    (lambda d: d["results"][0].update(valid="false"), r"results\[0\]\.valid is not a boolean: 'false'"),
+    (lambda d: d["context"].update(gpu_aware_mpi="yes"), r"context\.gpu_aware_mpi is not a boolean or null"),
+    (lambda d: d["results"][2]["step_time"].update(median_ci=[1.0]), r"results\[2\]\.step_time\.median_ci"),
+    (lambda d: d["results"][0].update(mpi_buffers="gpu"), r"results\[0\]\.mpi_buffers is 'gpu', not one of"),
+])
+def test_load_names_the_offending_key(tmp_path, change, message):
+    with pytest.raises(CheckmpiError, match=message) as e:
+        load(_broken(tmp_path, change))
+    assert "\n" not in e.value.message and e.value.code == 2
+
+
+@pytest.mark.parametrize("fixture,change,message", [
+    ("p2p_pingpong.json", lambda d: d.update(mode="teleport"), "mode is 'teleport'"),
+    ("p2p_pingpong.json", lambda d: d["fits"]["hockney"].update(segments="none"),
+     r"fits\.hockney\.segments is not a array"),
+    ("p2p_loggp.json", lambda d: d["fits"]["loggp"].pop("G"), r"fits\.loggp\.G is missing"),
+    ("p2p_datatype.json", lambda d: d["results"][3].update(contiguous=1), r"results\[3\]\.contiguous is not a boolean"),
+    ("p2p_pingpong.json", lambda d: d["results"][0]["latency"].pop("p95"), r"results\[0\]\.latency\.p95 is missing"),
+    ("p2p_bw.json", lambda d: d.update(valid="true"), r"valid is not a boolean: 'true'"),
+])
+def test_load_p2p_names_the_offending_key(tmp_path, fixture, change, message):
+    with pytest.raises(CheckmpiError, match=message):
+        load(_broken(tmp_path, change, fixture))
 
 
 # ---- tables -------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["halo_4ranks.json", "halo_11_strategies.json"])
+def _unit(title: str) -> float:
+    return {"s": 1.0, "ms": 1e3, "us": 1e6}[title.rsplit(" in ", 1)[1].split(",")[0].split()[0]]
+
+
+@pytest.mark.parametrize("name", ["halo_4ranks.json", "halo_all_steps.json"])
 def test_halo_table_numbers_match_json(name):
     run = load(DATA / name)
     table = tables.halo_table(run)
-    units = {h.split(" (")[0]: h.split("(")[1].rstrip(")") for h in table.headers if "(" in h}
-    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}
+    assert table.headers == ["strategy", "median", "95% CI", "tail", "%MPI", "x GB/s", "y GB/s", "z GB/s",
+                             "check"]
+    assert "tail: p95/median" in table.caption
+    scale = _unit(table.title)
     doc = json.loads((DATA / name).read_text())
-    assert len(table.rows) == 3 * len(doc["results"])
-    for i, entry in enumerate(doc["results"]):
-        for k, stat in enumerate(("max", "mean", "min")):
-            row = table.rows[3 * i + k]
-            assert row[1] == stat
-            t = entry["timers"]
-            for col, timer in ((2, "loop"), (5, "x"), (6, "y"), (7, "z"), (8, "pack"), (9, "unpack")):
-                assert float(row[col]) == pytest.approx(t[timer][stat] * scale[units[timer]], abs=6e-4)
-            assert float(row[3]) == pytest.approx(100 * t["compute"][stat] / t["loop"][stat], abs=0.06)
-            assert float(row[4]) == pytest.approx(100 * t["comm"][stat] / t["loop"][stat], abs=0.06)
-        assert table.rows[3 * i][0] == f"{entry['strategy']} {entry['alias']}"
-        assert table.rows[3 * i][-1] == "valid"
+    ran = [row for row in table.rows if row[-1] != "skipped"]
+    assert len(ran) == len(doc["results"])
+    skipped = [row for row in table.rows if row[-1] == "skipped"]
+    assert [row[0] for row in skipped] == [k["strategy"] for k in doc["skipped"]]
+    for k in doc["skipped"]:
+        assert f"{k['strategy']}: skipped: {k['reason']}" in table.caption
+    for row, entry in zip(ran, doc["results"]):
+        d, t = entry["step_time"], entry["timers"]
+        assert row[0] == entry["strategy"]
+        assert float(row[1]) == pytest.approx(d["median"] * scale, abs=6e-3)
+        lo, hi = map(float, row[2].split("-"))
+        assert (lo, hi) == pytest.approx((d["median_ci"][0] * scale, d["median_ci"][1] * scale), rel=5e-3, abs=6e-3)
+        assert float(row[3].rstrip("!")) == pytest.approx(d["p95"] / d["median"], rel=5e-3, abs=6e-3)
+        assert row[3].endswith("!") == bool(entry["noise"])
+        assert float(row[4]) == pytest.approx(100 * t["comm"]["max"] / t["loop"]["max"], abs=0.06)
+        for col, x in zip((5, 6, 7), "xyz"):
+            # at most four characters: 2 decimals below 10 GB/s, 1 below 100, none above
+            assert float(row[col]) == pytest.approx(entry["directions"][x]["bandwidth"]["min"] / 1e9, rel=5e-3,
+                                                    abs=6e-3)
+            assert len(row[col]) <= 4
+        assert row[8] == ("valid" if entry["valid"] else "INVALID")
+    for entry in doc["results"]:
+        if entry["noise"]:
+            assert f"warning: {entry['strategy']} is noisy: {'; '.join(entry['noise'])}" in table.caption
+    assert "message size x/y/z (KiB): 1.3/1.3/1.3 (step0, step1); 3.8/3.8/3.8 (step2" in table.caption
 
 
-def test_real_eleven_strategy_run_from_the_step3_to_step10_tool():
-    """halo_11_strategies.json comes from checkmpi-halo with step0-step10
-    (notes, mpi_buffers, per-direction pack timers, backend, omp_threads)."""
-    run = load(DATA / "halo_11_strategies.json")
-    assert [s.step for s in run.ran()] == list(range(11))
-    assert "pack_x" in run.strategies[3].timers
-    assert "step4: same work as step3 on the host backend" in tables.halo_table(run).caption
-    assert dict(tables.context_rows(run))["buffers handed to MPI"] == "host"
-    rows = list(csv.DictReader(io.StringIO(export.to_csv([run]))))
-    assert len(rows) == 11 * 16 * 3 and {"pack_x", "unpack_z"} <= {r["timer"] for r in rows}
-
-
-def test_halo_table_shows_skipped_and_invalid():
+def test_wide_halo_table_has_every_figure_per_step():
     run = load(DATA / "halo_all_steps.json")
-    run.strategies[1].valid = False
-    run.strategies[1].error = "validation failed at t=1"
-    table = tables.halo_table(run)
-    skipped = [r for r in table.rows if r[0].startswith("step4")]
-    assert skipped and skipped[0][-1].startswith("skipped:")
-    assert any(r[0].startswith("step1") and r[-1] == "INVALID" for r in table.rows)
-    assert "step1: validation failed at t=1" in table.caption
+    table = tables.halo_table(run, wide=True)
+    h = table.headers
+    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[h[1].split("(")[1].rstrip(")")]
+    s = run.strategies[7]
+    row = dict(zip(h, table.rows[7]))
+    assert row["strategy"] == "step7 isend-irecv"
+    for key, value in (("p5", s.step_time.p5), ("p95", s.step_time.p95), ("min", s.step_time.min),
+                       ("max", s.step_time.max), ("mean", s.step_time.mean)):
+        assert float(row[next(k for k in h if k.startswith(key + " ("))]) == pytest.approx(value * scale, abs=6e-3)
+    assert float(row["x (" + h[1].split("(")[1]]) == pytest.approx(s.timers["x"].max / s.steps * scale, abs=6e-3)
+    assert float(row["loop (s)"]) == pytest.approx(s.timers["loop"].max, abs=6e-5)
+    assert float(row["spread"].rstrip("%")) == pytest.approx(100 * s.repeat_spread, abs=0.06)
+    assert float(row["z msg KiB"]) == pytest.approx(s.directions["z"]["message_bytes"] / 1024, abs=0.06)
 
 
-def test_comparison_table_marks_fastest():
+def test_headline_names_the_fastest_and_its_speed_up():
+    run = load(DATA / "halo_all_steps.json")
+    best = min(run.ran(), key=lambda s: s.step_time.median)
+    step0 = run.strategies[0]
+    text = tables.headline(run)
+    assert text.startswith(f"halo_all_steps: fastest {best.label},")
+    assert f"{step0.step_time.median / best.step_time.median:.2f}x faster than step0" in text
+    loop = best.timers["loop"].mean
+    assert f"{100 * best.timers['mpi'].mean / loop:.0f}% MPI" in text
+
+
+def test_comparison_table_per_step_and_per_byte():
     a = load(DATA / "halo_4ranks.json")
     b = load(DATA / "halo_all_steps.json")
     table = tables.comparison_table([a, b])
-    assert [r[0] for r in table.rows][:3] == ["step0 sendrecv-dtype", "step1 sendrecv-packx", "step2 sendrecv-pack"]
-    step3 = next(r for r in table.rows if r[0].startswith("step3"))
-    assert step3[1] == "-"  # not in the first run
-    for col in (1, 2):
+    assert table.headers[1:] == [f"run 1 ({table.headers[1].split('(')[1]}", "run 1 ns/B",
+                                 f"run 2 ({table.headers[1].split('(')[1]}", "run 2 ns/B"]
+    assert [r[0] for r in table.rows][:3] == ["step0", "step1", "step2"]
+    step3 = next(r for r in table.rows if r[0] == "step3")
+    assert step3[1:3] == ["-", "-"]  # not in the first run
+    for col in (1, 3):
         assert sum(r[col].endswith("*") for r in table.rows) == 1
-    unit = table.title.split("(")[1].split(")")[0]
-    loop = a.strategies[2].timers["loop"].max / a.strategies[2].steps
-    assert float(table.rows[2][1].rstrip("*")) == pytest.approx(loop * {"ms": 1e3, "us": 1e6, "s": 1}[unit],
-                                                                 abs=6e-4)
+    scale = {"ms": 1e3, "us": 1e6, "s": 1}[table.headers[1].split("(")[1].rstrip(")")]
+    s = a.strategies[2]
+    assert float(table.rows[2][1].rstrip("*")) == pytest.approx(s.step_time.median * scale, abs=6e-4)
+    per_byte = s.timers["comm"].mean / s.steps / s.bytes_per_step
+    assert float(table.rows[2][2]) == pytest.approx(per_byte * 1e9, abs=6e-4)
 
 
 def test_p2p_tables():
     pp = load(DATA / "p2p_pingpong.json")
-    t = tables.p2p_tables(pp)
-    assert t[0].headers[0] == "Size (B)" and len(t[0].rows) == len(pp.results)
-    assert float(t[0].rows[0][2]) == pytest.approx(pp.results[0]["latency"]["median"] * 1e6, abs=0.006)
+    t = p2p_tables.p2p_tables(pp)
+    assert t[0].headers[:3] == ["Size (B)", "median", "95% CI"] and len(t[0].rows) == len(pp.results)
+    first = pp.results[0]["latency"]
+    assert float(t[0].rows[0][1]) == pytest.approx(first["median"] * 1e6, abs=0.006)
+    lo, hi = map(float, t[0].rows[0][2].split("-"))
+    assert (lo, hi) == pytest.approx(tuple(v * 1e6 for v in first["median_ci"]), rel=5e-3, abs=0.006)
     fit = t[-1]
-    assert fit.rows[0][2] == "0.400" and fit.rows[1][3] == "10000.0" and "8192" in fit.caption
-    lg = tables.p2p_tables(load(DATA / "p2p_loggp.json"))
-    assert lg[1].rows[0][:4] == ["0.300", "0.200", "0.250", "0.500"] and lg[1].rows[0][4] == "0.1000"
-    assert "warning:" in lg[1].caption
-    dt = tables.p2p_tables(load(DATA / "p2p_datatype.json"))
-    assert {r[4] for r in dt[0].rows} == {"yes", "no"} and dt[1].rows[0][0] == "0.5000"
+    seg = pp.fits["hockney"]["segments"][0]
+    assert float(fit.rows[0][2]) == pytest.approx(seg["alpha"] * 1e6, abs=6e-4)
+    for warning in pp.noise:
+        assert f"warning: {warning}" in fit.caption
+    lg = p2p_tables.p2p_tables(load(DATA / "p2p_loggp.json"))
+    params = load(DATA / "p2p_loggp.json").fits["loggp"]
+    assert float(lg[1].rows[0][0]) == pytest.approx(params["L"] * 1e6, abs=6e-4)
+    dt = p2p_tables.p2p_tables(load(DATA / "p2p_datatype.json"))
+    assert {r[4] for r in dt[0].rows} == {"yes", "no"}
     for mode in ("bw", "ring"):
-        assert tables.p2p_tables(load(DATA / f"p2p_{mode}.json"))[0].rows
+        assert p2p_tables.p2p_tables(load(DATA / f"p2p_{mode}.json"))[0].rows
+
+
+@pytest.mark.parametrize("wide", [False, True])
+@pytest.mark.parametrize("name", ["p2p_nbc", "p2p_nbc_pencil"])
+def test_nbc_tables_are_osus_means(name, wide):
+    run = load(DATA / f"{name}.json")
+    made = p2p_tables.p2p_tables(run, wide)
+    ops = list(dict.fromkeys(r["op"] for r in run.results))
+    assert len(made) == len(ops)
+    pencil = name.endswith("pencil")
+    lead = 2 if pencil else 1
+    columns = ["blocking", "pure comm", "compute"] + (["init", "MPI_Test", "MPI_Wait"] if wide else []) + ["overall"]
+    for t, op in zip(made, ops):
+        rows = [r for r in run.results if r["op"] == op]
+        assert len(t.rows) == len(rows)
+        assert t.headers[lead:] == ["MPI_Test calls" if wide else "tests"] + columns + ["overlap (%)"]
+        scale = _unit(t.title)
+        assert "max(0, 100 - (overall - compute) / pure comm" in t.caption
+        assert "Open MPI has no progress thread" in t.caption
+        for cells, r in zip(t.rows, rows):
+            m = {k: r[k]["mean"] * scale
+                 for k in ("blocking", "pure_comm", "compute", "test", "init", "wait", "overall")}
+            if pencil:
+                assert cells[:2] == ["x".join(map(str, r["grid"])), str(r["size"])]
+            else:
+                assert cells[0] == str(r["size"])
+            assert cells[lead] == str(r["tests"])
+            want = {"blocking": m["blocking"], "pure comm": m["pure_comm"], "compute": m["compute"] - m["test"],
+                    "init": m["init"], "MPI_Test": m["test"], "MPI_Wait": m["wait"], "overall": m["overall"]}
+            assert [float(c) for c in cells[lead + 1:-1]] == pytest.approx([want[c] for c in columns], abs=0.006)
+            assert float(cells[-1]) == pytest.approx(r["overlap"], abs=0.051)
+    if pencil:
+        assert "x_to_y transpose on 2x2 pencils (MPI_Ialltoallv over 2 ranks), times in " in made[0].title
+        assert made[0].headers[:2] == ["grid", "Bytes"]
+    for warning in run.noise:  # the tool's noise flags, under the last table
+        assert f"warning: {warning}" in made[-1].caption
+
+
+def test_nbc_default_ranks():
+    from checkmpi.grid import physical_cores
+    from checkmpi.jobs import _p2p_ranks
+
+    assert _p2p_ranks("nbc", ["--pencil", "2x4", "-c"]) == 8
+    assert _p2p_ranks("nbc", ["--pencil=3x2"]) == 6
+    assert _p2p_ranks("nbc", ["-m", "4:64"]) == max(2, physical_cores())
+    assert _p2p_ranks("pingpong", ["--pencil", "2x4"]) == 2
 
 
 def test_context_rows_say_what_ran_where():
@@ -225,19 +376,63 @@ def test_pick_unit():
     assert tables.pick_unit(2e-6) == ("us", 1e6)
 
 
+def test_tables_fit_80_columns_without_cutting_numbers(monkeypatch):
+    """Every table of every fixture at COLUMNS=80: no line longer, no cell cut short."""
+    from checkmpi import report
+
+    monkeypatch.setenv("COLUMNS", "80")
+    halos, p2ps = load_all([str(p) for p in sorted(DATA.glob("*.json"))])
+    rep = report.build(halos, p2ps, None)
+    console = tables.console()
+    assert console.width == 80
+    with console.capture() as captured:
+        report.print_report(rep, console)
+    lines = captured.get().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert "\u2026" not in captured.get()  # rich's ellipsis: a cell was cut
+    assert sum(line.startswith("Headline: ") for line in lines) == 2
+
+
 # ---- export -------------------------------------------------------------------------------------------
 
 
 def test_csv_has_one_row_per_run_strategy_timer_statistic():
     runs = [load(DATA / "halo_4ranks.json"), load(DATA / "halo_all_steps.json")]
     rows = list(csv.DictReader(io.StringIO(export.to_csv(runs))))  # type: ignore[arg-type]
-    assert len(rows) == (3 + 10) * len(HALO_TIMERS) * 3
+    strategies = sum(len(r.ran()) for r in runs)
+    assert strategies == 3 + 20
+    assert len(rows) == strategies * (len(HALO_TIMERS) * 3 + 6)
     doc = _halo_doc()
     row = next(r for r in rows if r["file"].endswith("halo_4ranks.json") and r["strategy"] == "step1"
                and r["timer"] == "x" and r["stat"] == "mean")
     assert float(row["seconds"]) == doc["results"][1]["timers"]["x"]["mean"]
     assert float(row["seconds_per_step"]) == pytest.approx(float(row["seconds"]) / 40)
     assert row["nprocs"] == "4" and row["proc_x"] == "2" and row["l"] == "16" and row["valid"] == "true"
+    step = next(r for r in rows if r["file"].endswith("halo_4ranks.json") and r["strategy"] == "step1"
+                and r["timer"] == "step" and r["stat"] == "p95")
+    assert float(step["seconds_per_step"]) == doc["results"][1]["step_time"]["p95"]
+
+
+def test_p2p_csv_has_every_number():
+    run = load(DATA / "p2p_pingpong.json")
+    rows = list(csv.DictReader(io.StringIO(export.p2p_csv([run]))))
+    assert len(rows) == len(run.results) * (6 + 1)  # latency statistics, bandwidth
+    median = next(r for r in rows if r["size"] == "64" and r["quantity"] == "latency" and r["stat"] == "median")
+    assert float(median["value"]) == next(r for r in run.results if r["size"] == 64)["latency"]["median"]
+    bw = next(r for r in rows if r["size"] == "64" and r["quantity"] == "bandwidth")
+    assert bw["unit"] == "B/s" and bw["mode"] == "pingpong"
+    dt = list(csv.DictReader(io.StringIO(export.p2p_csv([load(DATA / "p2p_datatype.json")]))))
+    assert {r["quantity"] for r in dt} == {"datatype", "packed", "overhead"} and dt[0]["count"] == "1"
+    nbc = load(DATA / "p2p_nbc_pencil.json")
+    rows = list(csv.DictReader(io.StringIO(export.p2p_csv([nbc]))))
+    # per result: 8 distributions of 6 statistics, and the overlap
+    assert len(rows) == len(nbc.results) * (8 * 6 + 1)
+    first = nbc.results[1]
+    overlap = next(r for r in rows if r["op"] == first["op"] and r["grid"] == "9x7x5" and r["tests"] == "4"
+                   and r["quantity"] == "overlap")
+    assert overlap["unit"] == "%" and float(overlap["value"]) == first["overlap"] and first["tests"] == 4
+    assert {r["quantity"] for r in rows} == {"blocking", "pure_comm", "compute_target", "init", "compute", "test",
+                                             "wait", "overall", "overlap"}
 
 
 def test_extrap_json_lines():
@@ -297,6 +492,13 @@ def test_launcher_flavor_from_version_text():
     assert native._version_flavor("srun 23.02") == "unknown"
 
 
+def test_mpi_args_reach_the_launcher_before_the_program(monkeypatch):
+    monkeypatch.setattr(native, "physical_cores", lambda: 2)
+    cmd, _ = native.mpi_command(native.Launcher("/usr/bin/mpirun", "openmpi"), 2, ["tool", "-x"],
+                                ["--bind-to", "core", "--hostfile", "h"])
+    assert cmd == ["/usr/bin/mpirun", "-n", "2", "--bind-to", "core", "--hostfile", "h", "tool", "-x"]
+
+
 def test_mpi_command_flags(monkeypatch):
     monkeypatch.setattr(native, "physical_cores", lambda: 2)
     monkeypatch.delenv("OMPI_ALLOW_RUN_AS_ROOT", raising=False)
@@ -311,25 +513,37 @@ def test_mpi_command_flags(monkeypatch):
     assert cmd == ["/usr/bin/mpiexec.mpich", "-n", "8", "tool"] and "OMPI_ALLOW_RUN_AS_ROOT" not in env
 
 
-def test_progress_pattern_matches_halo_output():
-    text = "[1/3] step0 (sendrecv-dtype) ... 0.004 s, valid\n[2/3] step1 (sendrecv-packx) ..."
+def test_progress_pattern_matches_both_tools():
+    text = "[1/3] step0 (sendrecv-dtype) ... 12.3 us per step (median), valid\n[2/3] step1 (sendrecv-packx) ..."
     found = [m.groups() for m in native.PROGRESS.finditer(text)]
-    assert found == [("1", "3", "step0", "sendrecv-dtype"), ("2", "3", "step1", "sendrecv-packx")]
+    assert found == [("1", "3", "step0 (sendrecv-dtype)"), ("2", "3", "step1 (sendrecv-packx)")]
+    p2p = "[1/17] 1 B ...\n[2/17] 2 B ...\n"
+    assert [m.group(3) for m in native.PROGRESS.finditer(p2p)] == ["1 B", "2 B"]
+
+
+def test_input_procs_reads_the_grid_of_a_namelist(tmp_path):
+    from checkmpi.jobs import input_procs
+
+    path = _write(tmp_path, "file.input", "&parameters\n lx = 600, ly = 600 ! proc_x = 9\n"
+                                         "PROC_X=2 proc_y = 3,\nproc_z=1\n itfin=10 /\n proc_z = 7\n")
+    assert input_procs(str(path)) == (2, 3, 1)
+    assert input_procs(str(_write(tmp_path, "auto.input", "&parameters proc_x=0 proc_y=2 proc_z=1 /"))) is None
+    assert input_procs(str(tmp_path / "missing.input")) is None
 
 
 def test_predicted_vs_measured_table():
     from checkmpi import model as M
 
-    run = load(DATA / "halo_11_strategies.json")
+    run = load(DATA / "halo_all_steps.json")
     model = M.message_model([load(DATA / "p2p_pingpong.json")])
     predictions = M.predict(M.case_of(run), M.select_strategies("all"), model, 10e9)
     table = tables.predicted_vs_measured_table(run, predictions, model, (10e9, "test"))
     assert len(table.rows) == 11
-    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[table.headers[1].split("(")[1].rstrip(")")]
-    doc = json.loads((DATA / "halo_11_strategies.json").read_text())
+    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[table.title.rsplit("(", 1)[1].rstrip(")")]
+    doc = json.loads((DATA / "halo_all_steps.json").read_text())
     entry, row, pred = doc["results"][7], table.rows[7], predictions[7]
     t, steps = entry["timers"], entry["steps"]
-    assert row[0] == "step7 isend-irecv"
+    assert row[0] == "step7"
     assert float(row[1]) == pytest.approx(pred.exchange * scale, abs=6e-4)
     assert float(row[2]) == pytest.approx(t["comm"]["mean"] / steps * scale, abs=6e-4)
     measured = (t["loop"]["mean"] - t["diag"]["mean"]) / steps

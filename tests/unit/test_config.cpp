@@ -5,7 +5,6 @@
 #include "core/config.hpp"
 #include "core/decomposition.hpp"
 #include "core/errors.hpp"
-#include "strategies/strategy.hpp"
 
 using namespace checkmpi;
 
@@ -131,15 +130,6 @@ TEST(Decomposition, WrongRankCountAndIndivisibleSizes) {
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "lx = 9 is not divisible by proc_x = 2");
   }
-}
-
-TEST(Strategies, SelectByIdAliasNumberAndAll) {
-  auto s = select_strategies({"2", "sendrecv-dtype", "step2"});
-  ASSERT_EQ(s.size(), 2u);
-  EXPECT_EQ(s[0]->id, "step2");
-  EXPECT_EQ(s[1]->id, "step0");
-  EXPECT_EQ(select_strategies({"all"}).size(), strategy_catalog().size());
-  EXPECT_THROW(select_strategies({"step99"}), UsageError);
 }
 
 TEST(Decomposition, HugeGridsFailWithoutOverflow) {

@@ -1,14 +1,16 @@
 // The host backend's kernels against plain reference loops, on one and two
-// OpenMP threads, and step10's split of the interior into inner and shell.
+// OpenMP threads (small grids, and one large enough for streaming stores),
+// and the splits of the interior the overlapping computes use.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "backends/backend.hpp"
 #include "backends/cuda.hpp"
 #include "core/errors.hpp"
 #include "core/fields.hpp"
-#include "strategies/step10_overlap_masked.hpp"
+#include "strategies/compute.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -79,17 +81,93 @@ TEST_P(HostKernels, UnpackWritesExactlyThePlane) {
   }
 }
 
-TEST_P(HostKernels, ShiftBoxOverTheInteriorEqualsTheInPlaceShift) {
+// The interior of dst against CheckMPI's in-place shift of src.
+void expect_shifted(const Grid& g, const Fields<float>& dst, const Fields<float>& src, bool reverse) {
+  Fields<float> in_place = src;
+  shift_in_place(g, in_place.pointers(), reverse);
+  for (int f = 0; f < 3; ++f)
+    for (int k = 1; k <= g.n; ++k)
+      for (int j = 1; j <= g.m; ++j)
+        for (int i = 1; i <= g.l; ++i)
+          ASSERT_EQ(dst.at(f, i, j, k), in_place.at(f, i, j, k)) << "field " << f + 1 << " reverse " << reverse;
+}
+
+TEST_P(HostKernels, ShiftOverTheInteriorEqualsTheInPlaceShift) {
   for (bool reverse : {false, true}) {
-    Fields<float> in_place = numbered(g, 1.0f);
-    Fields<float> src = in_place, dst(g);
-    shift_in_place(g, in_place.pointers(), reverse);
-    backend->shift_box(g, dst.pointers(), as_const(src.pointers()), interior_box(g), reverse, kComputeQueue);
+    Fields<float> src = numbered(g, 1.0f);
+    Fields<float> dst(g);
+    backend->shift(g, dst.pointers(), as_const(src.pointers()), interior_box(g), reverse, kComputeQueue);
     backend->wait(kComputeQueue);
-    for (int f = 0; f < 3; ++f)
-      for (int k = 1; k <= g.n; ++k)
-        for (int j = 1; j <= g.m; ++j)
-          for (int i = 1; i <= g.l; ++i) ASSERT_EQ(dst.at(f, i, j, k), in_place.at(f, i, j, k)) << f << reverse;
+    expect_shifted(g, dst, src, reverse);
+  }
+}
+
+// Over 4 MiB written: whole cache lines go out as streaming stores, the
+// partial lines at the ends of every run as ordinary ones.
+TEST_P(HostKernels, StreamingShiftOfALargeBlock) {
+  const Grid big{131, 67, 45};  // 3 fields x 133 x 69 x 47 floats: about 5 MiB each way
+  for (bool reverse : {false, true}) {
+    Fields<float> src = numbered(big, 3.0f);
+    Fields<float> dst(big);
+    backend->shift(big, dst.pointers(), as_const(src.pointers()), interior_box(big), reverse, kComputeQueue);
+    expect_shifted(big, dst, src, reverse);
+    // The overlapped form: halo-free cells, then the planes next to the halos.
+    Fields<float> split(big);
+    backend->shift(big, split.pointers(), as_const(src.pointers()), halo_free_boxes(big, reverse), reverse,
+                   kComputeQueue);
+    backend->shift(big, split.pointers(), as_const(src.pointers()), halo_plane_boxes(big, reverse), reverse,
+                   kComputeQueue);
+    expect_shifted(big, split, src, reverse);
+  }
+}
+
+// A box that spans the interior width may be copied as one run across the
+// halo cells between rows; interior cells outside the box never change.
+TEST_P(HostKernels, ShiftKeepsInteriorCellsOutsideTheBox) {
+  Fields<float> src = numbered(g, 1.0f);
+  for (const Box& box : {Box{{1, 2, 1}, {g.l, g.m, g.n}}, Box{{1, 1, 2}, {g.l, g.m, 2}}, Box{{2, 1, 1}, {g.l, 2, 3}}})
+    for (bool reverse : {false, true}) {
+      Fields<float> dst = numbered(g, -5e5f);
+      const Fields<float> before = dst;
+      backend->shift(g, dst.pointers(), as_const(src.pointers()), box, reverse, kComputeQueue);
+      Fields<float> want = src;
+      shift_in_place(g, want.pointers(), reverse);
+      for (int f = 0; f < 3; ++f)
+        for (int k = 1; k <= g.n; ++k)
+          for (int j = 1; j <= g.m; ++j)
+            for (int i = 1; i <= g.l; ++i) {
+              const bool inside = i >= box.lo[0] && i <= box.hi[0] && j >= box.lo[1] && j <= box.hi[1] &&
+                                  k >= box.lo[2] && k <= box.hi[2];
+              ASSERT_EQ(dst.at(f, i, j, k), inside ? want.at(f, i, j, k) : before.at(f, i, j, k))
+                  << "field " << f + 1 << " at " << i << "," << j << "," << k;
+            }
+    }
+}
+
+TEST_P(HostKernels, PartialPackAndCopyPlane) {
+  Fields<float> src = numbered(g, 1.0f);
+  for (int dir = 0; dir < 3; ++dir) {
+    const Plane p = plane(g, dir, g.interior()[dir]);
+    std::vector<float> all(3 * p.count()), parts(3 * p.count(), -1.0f);
+    backend->pack(g, as_const(src.pointers()), p, all.data(), kQueueX);
+    for (int f = 2; f >= 0; --f)
+      backend->pack(g, as_const(src.pointers()), p, parts.data(), kQueueX, FieldRange{f, 1});
+    EXPECT_EQ(parts, all) << "dir " << dir;
+    // A plane of one set of fields into the halo of another.
+    Fields<float> dst = numbered(g, -5e5f);
+    const Plane to = plane(g, dir, 0);
+    backend->copy_plane(g, dst.pointers(), to, as_const(src.pointers()), p, kQueueX);
+    std::vector<float> got(3 * p.count());
+    for (int f = 0; f < 3; ++f) pack_plane(dst.data(f), to, got.data() + f * p.count());
+    EXPECT_EQ(got, all) << "dir " << dir;
+  }
+}
+
+TEST_P(HostKernels, AllocateGivesZeroedMemory) {
+  for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(3) << 20}) {
+    float* p = backend->allocate(n);
+    EXPECT_EQ(std::count(p, p + n, 0.0f), std::ptrdiff_t(n));
+    backend->release(p);
   }
 }
 
@@ -98,7 +176,7 @@ TEST_P(HostKernels, BoxKernelsTouchOnlyTheBox) {
   Fields<float> src = numbered(g, 1.0f), copied = numbered(g, -5e5f), shifted = copied;
   const Fields<float> untouched = copied;
   backend->copy_box(g, copied.pointers(), as_const(src.pointers()), box, kComputeQueue);
-  backend->shift_box(g, shifted.pointers(), as_const(src.pointers()), box, false, kComputeQueue);
+  backend->shift(g, shifted.pointers(), as_const(src.pointers()), box, false, kComputeQueue);
   backend->wait_all();
   const auto st = g.stride();
   for (int f = 0; f < 3; ++f)
@@ -146,6 +224,26 @@ TEST(MaskedOverlap, InnerAndShellPartitionTheInterior) {
           ASSERT_EQ(hits[g.index(i, j, k)], interior ? 1 : 0) << "border " << border << " at " << i << j << k;
         }
   }
+}
+
+// Halo-free cells plus the planes next to the halos cover the interior once,
+// per field, and the halo-free cells' upstream neighbours are interior.
+TEST(InteriorOverlap, HaloFreeAndHaloPlanesPartitionTheInterior) {
+  const Grid g{7, 5, 1};
+  for (bool reverse : {false, true}) {
+    const auto free = halo_free_boxes(g, reverse), planes = halo_plane_boxes(g, reverse);
+    for (int f = 0; f < 3; ++f) {
+      EXPECT_EQ(free[f].cells() + planes[f].cells(), interior_box(g).cells()) << f;
+      const int n = g.interior()[f];
+      if (!free[f].empty()) {
+        EXPECT_GE(free[f].lo[f] + (reverse ? 1 : -1), 1);
+        EXPECT_LE(free[f].hi[f] + (reverse ? 1 : -1), n);
+      }
+      EXPECT_EQ(planes[f].lo[f], reverse ? n : 1);
+      EXPECT_EQ(planes[f].hi[f], planes[f].lo[f]);
+    }
+  }
+  EXPECT_TRUE(halo_free_boxes(g, false)[2].empty());  // n = 1: every field3 cell needs the z halo
 }
 
 TEST(MaskedOverlap, InnerCellsNeedNoHalo) {

@@ -106,15 +106,15 @@ TEST(P2POptions, ExplicitVectors) {
 }
 
 TEST(P2POptions, BufferBytesPerRank) {
-  EXPECT_EQ(buffer_bytes_per_rank(config({"pingpong", "-m", "1024"})), 2048);
-  EXPECT_EQ(buffer_bytes_per_rank(config({"ring", "-m", "1024"})), 3072);
+  EXPECT_EQ(buffer_bytes_per_rank(config({"pingpong", "-m", "1024"}), 2), 2048);
+  EXPECT_EQ(buffer_bytes_per_rank(config({"ring", "-m", "1024"}), 4), 3072);
   // Strided send and receive buffers plus two packing buffers.
-  EXPECT_EQ(buffer_bytes_per_rank(config({"datatype", "--vectors", "2:2:4,1:1:1"})), 2 * 24 + 2 * 16);
+  EXPECT_EQ(buffer_bytes_per_rank(config({"datatype", "--vectors", "2:2:4,1:1:1"}), 2), 2 * 24 + 2 * 16);
 }
 
 TEST(P2POptions, BadOptionsSayWhatIsWrong) {
-  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype)");
-  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype)");
+  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype, nbc)");
+  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype, nbc)");
   EXPECT_EQ(error_of({"pingpong", "extra"}), "unexpected argument 'extra'");
   EXPECT_EQ(error_of({"pingpong", "-m", "64:8"}), "message size range 64:8: MIN 64 is larger than MAX 8");
   EXPECT_EQ(error_of({"pingpong", "-m", "1:abc"}), "value of --message-size (MAX) is not an integer: 'abc'");
@@ -137,7 +137,7 @@ TEST(P2POptions, BadOptionsSayWhatIsWrong) {
   EXPECT_EQ(error_of({"pingpong", "--inject-corruption", "8:8"}), "--inject-corruption: OFFSET must lie inside SIZE");
 }
 
-TEST(P2PStats, MinMedianMeanMax) {
+TEST(P2PStats, MinMedianMeanMaxAndPercentiles) {
   const Stats odd = summarize({3, 1, 2});
   EXPECT_EQ(odd.min, 1);
   EXPECT_EQ(odd.median, 2);
@@ -146,6 +146,9 @@ TEST(P2PStats, MinMedianMeanMax) {
   EXPECT_EQ(summarize({4, 1, 3, 2}).median, 2.5);
   EXPECT_TRUE(std::isnan(summarize({}).median));
   EXPECT_EQ(scaled(odd, 0.5).max, 1.5);
+  EXPECT_EQ(odd.n, 3);
+  EXPECT_DOUBLE_EQ(odd.p5, 1.1);  // linear interpolation between order statistics
+  EXPECT_DOUBLE_EQ(odd.p95, 2.9);
 }
 
 TEST(P2PLoop, BlocksKeepClockReadsUnderOnePercent) {
@@ -201,7 +204,7 @@ TEST(P2POptions, HostileNumbersDoNotOverflow) {
 
 TEST(P2PEstimate, MemoryTimeAndWatchdog) {
   const P2PConfig c = config({"pingpong", "-m", "1024", "-i", "1000", "-x", "0"});
-  EXPECT_EQ(memory_bytes_per_rank(c), 2048 + 2.0 * 8 * 1000 + double(sizeof(MPI_Request)) * 64);
+  EXPECT_EQ(memory_bytes_per_rank(c, 2), 2048 + 2.0 * 8 * 1000 + double(sizeof(MPI_Request)) * 64);
   // 11 sizes of 1000 round trips of two messages, each at least 0.1 us: about 2.2 ms.
   EXPECT_NEAR(fastest_run_seconds(c, 2), 11 * 1000 * 2 * 0.1e-6, 1e-4);
   EXPECT_EQ(watchdog_seconds(c), 60);
@@ -210,4 +213,9 @@ TEST(P2PEstimate, MemoryTimeAndWatchdog) {
   const P2PConfig ring = config({"ring", "-m", "8", "-i", "10", "-x", "0"});
   EXPECT_NEAR(fastest_run_seconds(ring, 8), 7 * fastest_run_seconds(ring, 2), 1e-12);
   EXPECT_GT(fastest_run_seconds(config({"pingpong", "-i", "200000000"}), 2), 3600);
+  // --repeat runs the sweep again; nbc counts its three loops per progress count.
+  EXPECT_NEAR(fastest_run_seconds(config({"pingpong", "-m", "1024", "-i", "1000", "-x", "0", "--repeat", "3"}), 2),
+              3 * fastest_run_seconds(c, 2), 1e-12);
+  const P2PConfig nbc = config({"nbc", "--op", "ibcast", "-m", "8:8", "-i", "10", "-x", "0", "--progress", "0,4"});
+  EXPECT_NEAR(fastest_run_seconds(nbc, 4), 10 * 3 * 2 * (0.1e-6 + 8 / 100e9), 1e-12);
 }

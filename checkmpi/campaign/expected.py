@@ -1,0 +1,103 @@
+"""The expected wall time of a run, which its too-slow limit multiplies:
+the first run of the same point and strategy that finished ok, else
+checkmpi's model (`checkmpi predict`) fed by one short ping-pong per
+campaign, plus that ping-pong job's wall time for the launch."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from checkmpi.campaign.launch import Launch
+from checkmpi.campaign.plan import Run, points
+from checkmpi.campaign.records import CampaignDir, now_iso, write_json
+from checkmpi.campaign.spec import Spec
+from checkmpi.errors import CheckmpiError
+from checkmpi.jobs import option_value
+from checkmpi.model import Case, message_model, planes, predict, select_strategies
+from checkmpi.native import Executable, run_native
+from checkmpi.results import P2PRun, load
+
+PINGPONG_TIMEOUT = 300.0  # seconds; the ping-pong takes about one
+PINGPONG_ITERATIONS = 200  # per size: enough for a Hockney fit, short enough to add little to a campaign
+PINGPONG_WARMUP = 10
+
+
+def expected_time(cdir: CampaignDir, spec: Spec, run: Run, p2p: Executable, launch: Launch,
+                  deadline: float | None) -> dict[str, Any]:
+    """{"seconds": float | None, "kind": "run" | "predict" | "none", "source": text}; a ping-pong
+    it has to run for that ends by `deadline` (epoch seconds) at the latest."""
+    finished = []
+    for k in range(1, spec.repetitions + 1):
+        rec = cdir.read_record(Run(k, run.point, run.strategy).id)
+        if rec is not None and rec["status"] == "ok":
+            finished.append(rec)
+    if finished:
+        first = min(finished, key=lambda r: r["finished"])
+        return {"seconds": first["elapsed_s"], "kind": "run",
+                "source": f"run {first['run']}, the first of this point and strategy to finish"}
+    pp = pingpong(cdir, spec, p2p, launch, deadline)
+    if pp["error"]:
+        return {"seconds": None, "kind": "none", "source": f"no prediction: the ping-pong failed: {pp['error']}"}
+    try:
+        p2p_run = load(cdir.root / pp["results"])
+        assert isinstance(p2p_run, P2PRun)
+        model = message_model([p2p_run])
+    except CheckmpiError as e:
+        return {"seconds": None, "kind": "none", "source": f"no prediction: {e.message}"}
+    args = list(spec.halo_args)
+    case = Case(run.point.procs, run.point.local, option_value(args, "--precision") or "single",
+                option_value(args, "--sync") or "barrier", int(option_value(args, "--border") or 10))
+    per_step = predict(case, select_strategies(run.strategy), model)[0].total
+    seconds = per_step * spec.itfin + pp["launch_s"]
+    return {"seconds": round(seconds, 3), "kind": "predict",
+            "source": (f"checkmpi predict from {pp['results']}: {per_step * 1e6:.1f} us per step x {spec.itfin} "
+                       f"steps, plus {pp['launch_s']:.2f} s to launch an MPI job (the ping-pong job's wall time "
+                       "less its round trips)")}
+
+
+def pingpong(cdir: CampaignDir, spec: Spec, p2p: Executable, launch: Launch, deadline: float | None) -> dict[str, Any]:
+    """DIR/p2p/pingpong.json and its record, made once per campaign (a failure is kept too:
+    delete DIR/p2p to try again)."""
+    folder = cdir.root / "p2p"
+    record_path = folder / "pingpong.record.json"
+    if record_path.exists():
+        return json.loads(record_path.read_text(encoding="utf-8"))
+    folder.mkdir(parents=True, exist_ok=True)
+    json_path = folder / "pingpong.json"
+    argv = [str(p2p.path), "pingpong", "-m", f"1:{largest_message(spec)}", "-i", str(PINGPONG_ITERATIONS),
+            "-x", str(PINGPONG_WARMUP), "--json", str(json_path)]
+    cmd, env = launch.command(2, argv, "checkmpi-p2p-pingpong")
+    timeout = PINGPONG_TIMEOUT if deadline is None else max(0.1, min(PINGPONG_TIMEOUT, deadline - time.time()))
+    done = run_native(cmd, env, timeout, raise_on_timeout=False)
+    error = None
+    if done.timed_out:
+        error = f"stopped after {done.seconds:.1f} s"
+    elif done.returncode != 0 or not json_path.exists():
+        tail = [line for line in done.stderr_tail if line.strip()][-1:]
+        error = f"exit code {done.returncode}" + (f": {tail[0]}" if tail else "")
+    record = {"results": cdir.rel(json_path) if error is None else None, "seconds": round(done.seconds, 3),
+              "launch_s": round(launch_time(json_path, done.seconds), 3) if error is None else None,
+              "exit_code": done.returncode, "command": cmd, "error": error, "finished": now_iso()}
+    write_json(record_path, record)
+    return record
+
+
+def launch_time(json_path: Path, wall: float) -> float:
+    """The ping-pong job's wall time less its measured round trips: the cost of starting an MPI job."""
+    doc = json.loads(json_path.read_text(encoding="utf-8"))
+    measured = sum(2 * (r["iterations"] + PINGPONG_WARMUP) * r["latency"]["mean"] for r in doc["results"])
+    return max(0.0, wall - measured)
+
+
+def largest_message(spec: Spec) -> int:
+    """The largest halo message of the campaign (three fields' planes), as a power of two within 1 KiB..4 MiB."""
+    real = 8 if option_value(list(spec.halo_args), "--precision") == "double" else 4
+    largest = max(3 * max(planes(p.local)) * real for p in points(spec))
+    size = 1024
+    while size < largest and size < 4 * 1024 * 1024:
+        size *= 2
+    return size
+

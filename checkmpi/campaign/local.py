@@ -1,0 +1,31 @@
+"""The local executor: every run on this machine, one after another, each
+submission (repetition) with its own time limit."""
+
+from __future__ import annotations
+
+import time
+
+from checkmpi.campaign.execute import execute
+from checkmpi.campaign.launch import resolve_launch
+from checkmpi.campaign.plan import Run
+from checkmpi.campaign.records import CampaignDir, needs_work
+from checkmpi.campaign.spec import Spec
+from checkmpi.campaign.status import Progress
+from checkmpi.native import Executable, say
+
+
+def run_local(cdir: CampaignDir, spec: Spec, runs: list[Run], halo: Executable, p2p: Executable) -> None:
+    launch = resolve_launch(spec, halo.path)
+    say(f"executor local: {launch.launcher.describe()} ({launch.launcher.path}) on this machine"
+        + (f"; ranks_per_node = {spec.ranks_per_node} does not apply here" if spec.ranks_per_node else ""))
+    todo = [r for r in runs if needs_work(cdir.read_record(r.id))]
+    progress = Progress(runs, len(runs) - len(todo))
+    for k in range(1, spec.repetitions + 1):
+        mine = [r for r in todo if r.submission == k]
+        if not mine:
+            continue
+        say(f"submission {k}: {len(mine)} runs, time limit {spec.time_limit(k):g} s")
+        deadline = time.time() + spec.time_limit(k)
+        for run in mine:
+            progress.starting(run)
+            progress.finished(execute(cdir, spec, run, halo, p2p, launch, deadline))

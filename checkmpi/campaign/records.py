@@ -1,0 +1,160 @@
+"""A campaign folder: the spec it was made from, one record per run, markers
+of runs in flight. Every file is written whole or not at all (temporary file
+in the same folder, then os.replace), so a campaign killed at any moment
+leaves only complete records behind (docs/campaign.md, "Records")."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import tempfile
+import time
+import tomllib
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from checkmpi.campaign.plan import Run, plan
+from checkmpi.campaign.spec import Spec, parse_spec
+from checkmpi.errors import CheckmpiError
+
+DIR_SCHEMA = "checkmpi.campaign-dir/1"
+RUN_SCHEMA = "checkmpi.campaign-run/1"
+STATUSES = ("ok", "invalid", "too_slow", "crashed", "not_started")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Writes `text` to `path` whole or not at all."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        raise CheckmpiError(f"cannot write '{path}': {e.strerror}", 1) from None
+
+
+def write_json(path: Path, doc: Any) -> None:
+    write_atomic(path, json.dumps(doc, indent=1) + "\n")
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class CampaignDir:
+    """DIR/campaign.json, DIR/runs/<run>.json (+ .running), DIR/runs/<run>/a<attempt>/."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root).resolve()  # batch scripts and records name it from anywhere
+        self.runs_dir = self.root / "runs"
+
+    @property
+    def campaign_file(self) -> Path:
+        return self.root / "campaign.json"
+
+    def record_path(self, run_id: str) -> Path:
+        return self.runs_dir / f"{run_id}.json"
+
+    def marker_path(self, run_id: str) -> Path:
+        return self.runs_dir / f"{run_id}.running"
+
+    def output_dir(self, run_id: str, attempt: int) -> Path:
+        return self.runs_dir / run_id / f"a{attempt}"
+
+    def rel(self, path: Path) -> str:
+        return str(path.relative_to(self.root))
+
+    # ---- the campaign ---------------------------------------------------------------------------------
+
+    def create_or_check(self, spec: Spec) -> None:
+        """Records the spec on first use; later uses must bring the same one."""
+        if self.campaign_file.exists():
+            stored = self.load_spec()
+            if tomllib.loads(stored.text) != tomllib.loads(spec.text):
+                raise CheckmpiError(f"'{self.root}' holds campaign '{stored.name}' made from a different spec "
+                                    f"({stored.path}); resume it with the same spec or use another --dir")
+            return
+        write_json(self.campaign_file, {"schema": DIR_SCHEMA, "name": spec.name, "spec_path": str(spec.path),
+                                        "spec": spec.text, "created": now_iso(),
+                                        "runs": [r.id for r in plan(spec)]})
+
+    def lock(self) -> IO[str]:
+        """Holds DIR/.lock while the returned file is open: one `campaign run` per folder at a time."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        handle = open(self.root / ".lock", "w")  # noqa: SIM115 (held open on purpose)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise CheckmpiError(f"another 'checkmpi campaign run' is working on '{self.root}'", 1) from None
+        return handle
+
+    def load_spec(self) -> Spec:
+        try:
+            doc = json.loads(self.campaign_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CheckmpiError(f"'{self.root}' is not a campaign folder (no campaign.json)") from None
+        except (OSError, json.JSONDecodeError) as e:
+            raise CheckmpiError(f"cannot read '{self.campaign_file}': {e}") from None
+        if not isinstance(doc, dict) or doc.get("schema") != DIR_SCHEMA:
+            raise CheckmpiError(f"'{self.campaign_file}' is not a {DIR_SCHEMA} file")
+        return parse_spec(doc["spec"], Path(doc["spec_path"]))
+
+    # ---- runs -----------------------------------------------------------------------------------------
+
+    def read_record(self, run_id: str) -> dict[str, Any] | None:
+        path = self.record_path(run_id)
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, json.JSONDecodeError) as e:
+            raise CheckmpiError(f"cannot read run record '{path}': {e}") from None
+        if not isinstance(doc, dict) or doc.get("schema") != RUN_SCHEMA:
+            raise CheckmpiError(f"'{path}' is not a {RUN_SCHEMA} record")
+        return doc
+
+    def records(self, runs: list[Run]) -> dict[str, dict[str, Any]]:
+        return {r.id: rec for r in runs if (rec := self.read_record(r.id)) is not None}
+
+    def write_record(self, record: dict[str, Any]) -> None:
+        write_json(self.record_path(record["run"]), record)
+
+    def mark_running(self, run_id: str, attempt: int, job_id: str | None) -> None:
+        write_json(self.marker_path(run_id), {"run": run_id, "attempt": attempt, "host": socket.gethostname(),
+                                              "pid": os.getpid(), "job_id": job_id, "started": now_iso(),
+                                              "started_epoch": time.time()})
+
+    def marker(self, run_id: str) -> dict[str, Any] | None:
+        try:
+            return json.loads(self.marker_path(run_id).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return None
+
+    def clear_marker(self, run_id: str) -> None:
+        self.marker_path(run_id).unlink(missing_ok=True)
+
+
+def needs_work(record: dict[str, Any] | None) -> bool:
+    """Missing and failed runs are (re)done; ok ones never."""
+    return record is None or record["status"] != "ok"
+
+
+def attempt_history(previous: dict[str, Any] | None) -> tuple[int, list[dict[str, Any]]]:
+    """The attempt number of the next try and the history it carries."""
+    if previous is None:
+        return 1, []
+    summary = {k: previous.get(k) for k in ("attempt", "status", "note", "exit_code", "signal", "elapsed_s",
+                                            "finished", "errors")}
+    summary["job_id"] = (previous.get("slurm") or {}).get("job_id")
+    return int(previous["attempt"]) + 1, [*previous.get("previous", []), summary]

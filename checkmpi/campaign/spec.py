@@ -1,0 +1,261 @@
+"""A campaign spec: TOML (tomllib), checked key by key (docs/campaign.md, "Spec").
+
+Every mistake is one line naming the file, the table and the key; unknown keys
+are errors too, so a typo never silently changes a campaign.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from checkmpi.errors import CheckmpiError
+from checkmpi.grid import Triple, parse_triple
+from checkmpi.model import select_strategies
+
+EXECUTORS = ("local", "slurm")
+LAUNCHERS = ("auto", "srun", "mpirun", "mpiexec")
+
+
+@dataclass(frozen=True)
+class Sweep:
+    index: int  # 1-based, in spec order
+    kind: str  # "size": one grid, growing global size; "scale": fixed size per rank, growing ranks
+    procs: Triple | None  # kind "size"
+    sizes: tuple[Triple, ...]  # kind "size"
+    local: Triple | None  # kind "scale"
+    nps: tuple[int, ...]  # kind "scale"
+    name: str
+
+
+@dataclass(frozen=True)
+class SlurmOptions:
+    partition: str | None = None
+    account: str | None = None
+    constraint: str | None = None
+    gpus_per_node: int | None = None
+    sbatch_args: tuple[str, ...] = ()
+    srun_args: tuple[str, ...] = ()
+    pending_limit_s: float = 86400.0  # a submission pending longer is cancelled: its runs did not start
+    poll_s: float = 5.0
+
+
+@dataclass(frozen=True)
+class Spec:
+    path: Path
+    text: str  # the file as given, kept in DIR
+    name: str
+    executor: str
+    repetitions: int
+    ranks_per_node: int | None
+    time_limits: tuple[float, ...]  # per submission, one per repetition
+    too_slow: float
+    too_slow_min_s: float  # a run is never stopped as too slow sooner than this
+    launcher: str
+    strategies: tuple[str, ...]
+    itfin: int
+    icheck: int
+    halo_args: tuple[str, ...]
+    sweeps: tuple[Sweep, ...]
+    slurm: SlurmOptions = field(default_factory=SlurmOptions)
+    slow: float = 1.5  # report: a run slower than this x its expected time counts as slower than expected
+
+    def time_limit(self, submission: int) -> float:
+        return self.time_limits[submission - 1]
+
+
+# The keys each table may hold.
+_TABLES: dict[str, set[str]] = {
+    "campaign": {"name", "executor", "repetitions"},
+    "launch": {"ranks_per_node", "time_limit_s", "too_slow", "too_slow_min_s", "launcher"},
+    "halo": {"strategies", "itfin", "icheck", "args"},
+    "slurm": {"partition", "account", "constraint", "gpus_per_node", "sbatch_args", "srun_args",
+              "pending_limit_s", "poll_s"},
+    "report": {"slow"},
+    "sweep": {"name", "procs", "size", "local", "np"},
+}
+
+
+class _Checker:
+    """Typed access to the parsed TOML that names file, table and key on error."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def fail(self, where: str, what: str) -> CheckmpiError:
+        return CheckmpiError(f"{self.path}: {where} {what}")
+
+    def table(self, doc: dict[str, Any], name: str, required: bool = False) -> dict[str, Any]:
+        value = doc.get(name, {} if not required else None)
+        if value is None:
+            raise self.fail(f"[{name}]", "is missing")
+        if not isinstance(value, dict):
+            raise self.fail(f"[{name}]", "must be a table")
+        unknown = sorted(set(value) - _TABLES[name])
+        if unknown:
+            raise self.fail(f"[{name}]", f"has unknown key '{unknown[0]}' (known: {', '.join(sorted(_TABLES[name]))})")
+        return value
+
+    def string(self, t: dict[str, Any], key: str, where: str, default: str | None = None,
+               choices: tuple[str, ...] = ()) -> str | None:
+        value = t.get(key, default)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise self.fail(f"[{where}] {key}", f"must be a non-empty string, got {value!r}")
+        if choices and value not in choices:
+            raise self.fail(f"[{where}] {key}", f"must be one of {', '.join(choices)}, got '{value}'")
+        return value
+
+    def integer(self, t: dict[str, Any], key: str, where: str, default: int | None, minimum: int = 1) -> int | None:
+        value = t.get(key, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise self.fail(f"[{where}] {key}", f"must be an integer >= {minimum}, got {value!r}")
+        return value
+
+    def number(self, value: Any, name: str, above: float, or_equal: bool = False) -> float:
+        """A finite number > `above` (>= with or_equal)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or value < above or (value == above and not or_equal):
+            raise self.fail(name, f"must be a number {'>=' if or_equal else '>'} {above:g}, got {value!r}")
+        return float(value)
+
+    def strings(self, t: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+        value = t.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(f"[{where}] {key}", f"must be a list of strings, got {value!r}")
+        return tuple(value)
+
+    def triple(self, value: Any, name: str) -> Triple:
+        if not isinstance(value, str):
+            raise self.fail(name, f"must be a string like \"32x32x32\", got {value!r}")
+        try:
+            return parse_triple(value, name)
+        except CheckmpiError as e:
+            raise self.fail(name, e.message.removeprefix(name + " ")) from None
+
+
+def load_spec(path: str | Path) -> Spec:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CheckmpiError(f"campaign spec '{p}' does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CheckmpiError(f"cannot read campaign spec '{p}': {getattr(e, 'strerror', None) or e}") from None
+    return parse_spec(text, p)
+
+
+def parse_spec(text: str, path: Path) -> Spec:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise CheckmpiError(f"{path}: not valid TOML: {e}") from None
+    c = _Checker(path)
+    unknown = sorted(set(doc) - set(_TABLES))
+    if unknown:
+        raise c.fail(f"[{unknown[0]}]", f"is not a known table (known: {', '.join(sorted(_TABLES))})")
+    camp = c.table(doc, "campaign", required=True)
+    name = c.string(camp, "name", "campaign")
+    if name is None:
+        raise c.fail("[campaign] name", "is missing")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise c.fail("[campaign] name", f"may hold letters, digits, '.', '_' and '-' only, got '{name}'")
+    executor = c.string(camp, "executor", "campaign", "local", EXECUTORS)
+    repetitions = c.integer(camp, "repetitions", "campaign", 1)
+    assert executor is not None and repetitions is not None
+
+    launch = c.table(doc, "launch")
+    limits = launch.get("time_limit_s", 3600.0)
+    if isinstance(limits, list):
+        if len(limits) != repetitions:
+            raise c.fail("[launch] time_limit_s", f"lists {len(limits)} limits for {repetitions} repetitions")
+        time_limits = tuple(c.number(v, "[launch] time_limit_s", 0.0) for v in limits)
+    else:
+        time_limits = (c.number(limits, "[launch] time_limit_s", 0.0),) * repetitions
+    too_slow = c.number(launch.get("too_slow", 10.0), "[launch] too_slow", 1.0)
+    too_slow_min_s = c.number(launch.get("too_slow_min_s", 60.0), "[launch] too_slow_min_s", 0.0, or_equal=True)
+    launcher = c.string(launch, "launcher", "launch", "auto", LAUNCHERS)
+    if executor == "local" and launcher == "srun":
+        raise c.fail("[launch] launcher", "'srun' needs executor = \"slurm\"")
+
+    halo = c.table(doc, "halo")
+    raw = halo.get("strategies", "all")
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw or not all(isinstance(s, str) for s in raw):
+        raise c.fail("[halo] strategies", f"must be a list of strategy names, got {raw!r}")
+    try:
+        strategies = tuple(s.id for s in select_strategies(",".join(raw)))
+    except CheckmpiError as e:
+        raise c.fail("[halo] strategies:", e.message) from None
+    itfin = c.integer(halo, "itfin", "halo", 100)
+    icheck = c.integer(halo, "icheck", "halo", None) or itfin
+    halo_args = c.strings(halo, "args", "halo")
+    for option in ("--strategy", "--itfin", "--icheck", "--json", "--outdir", "--lx", "--proc_x", "--input"):
+        if any(a == option or a.startswith(option + "=") for a in halo_args):
+            raise c.fail("[halo] args", f"may not set {option}; the campaign sets it")
+
+    sweeps = doc.get("sweep")
+    if not isinstance(sweeps, list) or not sweeps:
+        raise c.fail("[[sweep]]", "is missing: give at least one sweep")
+    parsed = tuple(_sweep(c, i + 1, s) for i, s in enumerate(sweeps))
+
+    sl = c.table(doc, "slurm")
+    slurm = SlurmOptions(
+        partition=c.string(sl, "partition", "slurm"), account=c.string(sl, "account", "slurm"),
+        constraint=c.string(sl, "constraint", "slurm"),
+        gpus_per_node=c.integer(sl, "gpus_per_node", "slurm", None, minimum=0),
+        sbatch_args=c.strings(sl, "sbatch_args", "slurm"), srun_args=c.strings(sl, "srun_args", "slurm"),
+        pending_limit_s=c.number(sl.get("pending_limit_s", 86400.0), "[slurm] pending_limit_s", 0.0),
+        poll_s=c.number(sl.get("poll_s", 5.0), "[slurm] poll_s", 0.0))
+    report = c.table(doc, "report")
+    slow = c.number(report.get("slow", 1.5), "[report] slow", 1.0)
+    return Spec(path=path, text=text, name=name, executor=executor, repetitions=repetitions,
+                ranks_per_node=c.integer(launch, "ranks_per_node", "launch", None), time_limits=time_limits,
+                too_slow=too_slow, too_slow_min_s=too_slow_min_s, launcher=launcher or "auto",
+                strategies=strategies, itfin=itfin, icheck=icheck, halo_args=halo_args, sweeps=parsed, slurm=slurm,
+                slow=slow)
+
+
+def _sweep(c: _Checker, index: int, s: Any) -> Sweep:
+    where = f"[[sweep]] {index}"
+    if not isinstance(s, dict):
+        raise c.fail(where, "must be a table")
+    unknown = sorted(set(s) - _TABLES["sweep"])
+    if unknown:
+        raise c.fail(where, f"has unknown key '{unknown[0]}' (known: {', '.join(sorted(_TABLES['sweep']))})")
+    name = s.get("name")
+    if name is not None and (not isinstance(name, str) or not name):
+        raise c.fail(f"{where} name", f"must be a non-empty string, got {name!r}")
+    if "procs" in s and "size" in s and not ({"local", "np"} & set(s)):
+        procs = c.triple(s["procs"], f"{where} procs")
+        sizes = tuple(c.triple(v, f"{where} size") for v in _listed(s["size"]))
+        for size in sizes:
+            if any(a % b for a, b in zip(size, procs)):
+                raise c.fail(f"{where} size", f"{_x(size)} is not divisible by procs {_x(procs)}")
+        if not sizes:
+            raise c.fail(f"{where} size", "lists no size")
+        return Sweep(index, "size", procs, sizes, None, (), name or f"grid {_x(procs)}")
+    if "local" in s and "np" in s and not ({"procs", "size"} & set(s)):
+        local = c.triple(s["local"], f"{where} local")
+        nps = _listed(s["np"])
+        if not nps or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in nps):
+            raise c.fail(f"{where} np", f"must be a positive integer or a list of them, got {s['np']!r}")
+        return Sweep(index, "scale", None, (), local, tuple(nps), name or f"{_x(local)} per rank")
+    raise c.fail(where, "needs either procs and size (one grid, growing size) or local and np (fixed size per "
+                 "rank, growing ranks)")
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _x(t: Triple) -> str:
+    return "x".join(map(str, t))

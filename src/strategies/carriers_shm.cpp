@@ -1,0 +1,131 @@
+// Shared memory: the fields of the ranks of a node live in one
+// MPI_Win_allocate_shared window, both buffers of the one-pass compute, and
+// a rank copies each halo straight from the neighbour's plane when the
+// neighbour is on its node (itself included); neighbours on other nodes get
+// kernel-packed messages (MPI_Irecv/MPI_Isend).
+//
+// One node barrier per step is enough: at the start of step t every rank of
+// the node has finished step t-1, so each neighbour's current buffer is
+// complete, and nobody is still reading the buffer it is about to write
+// (the one that was current at t-1). Every rank swaps buffers every step, so
+// the neighbour's current buffer is the one with this rank's parity.
+#include <vector>
+
+#include "strategies/transport.hpp"
+
+namespace checkmpi {
+
+namespace {
+
+template <class Real>
+class ShmCarrier final : public Carrier<Real> {
+ public:
+  ~ShmCarrier() override {
+    for (MPI_Request& r : requests_)
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    if (window_ != MPI_WIN_NULL) {
+      MPI_Win_unlock_all(window_);
+      MPI_Win_free(&window_);
+    }
+    if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
+  }
+
+  bool through_mpi(const Engine<Real>& e, const Channel& c) const override {
+    return !on_node(c) && !e.local(c);
+  }
+  bool carries(const Channel& c) const override { return !on_node(c); }
+
+  void setup(Engine<Real>& e) override {
+    HaloState<Real>& s = e.state();
+    const std::size_t cells = s.grid.cells();
+    MPI_Comm_split_type(s.dec.comm, MPI_COMM_TYPE_SHARED, s.dec.rank, MPI_INFO_NULL, &node_);
+    Real* base = nullptr;
+    MPI_Win_allocate_shared(MPI_Aint(6 * cells * sizeof(Real)), int(sizeof(Real)), MPI_INFO_NULL, node_, &base,
+                            &window_);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
+    e.adopt_fields({base, base + cells, base + 2 * cells}, {base + 3 * cells, base + 4 * cells, base + 5 * cells});
+
+    // Where each halo comes from: the neighbour's window on this node, or a message.
+    MPI_Group world, node;
+    MPI_Comm_group(s.dec.comm, &world);
+    MPI_Comm_group(node_, &node);
+    source_.assign(e.channels().size(), nullptr);
+    for (const Channel& c : e.channels()) {
+      int peer = recv_peer(s.dec, c.dir, c.sign), node_rank = MPI_UNDEFINED;
+      MPI_Group_translate_ranks(world, 1, &peer, node, &node_rank);
+      if (node_rank == MPI_UNDEFINED) continue;
+      MPI_Aint size = 0;
+      int unit = 0;
+      MPI_Win_shared_query(window_, node_rank, &size, &unit, &source_[std::size_t(c.index)]);
+    }
+    MPI_Group_free(&world);
+    MPI_Group_free(&node);
+    requests_.assign(2 * e.channels().size(), MPI_REQUEST_NULL);
+  }
+
+  void begin(Engine<Real>& e) override {
+    MPI_Win_sync(window_);
+    MPI_Barrier(node_);
+    MPI_Win_sync(window_);
+    (void)e;
+  }
+
+  void post_recvs(Engine<Real>& e, int dir) override {
+    HaloState<Real>& s = e.state();
+    for (int i : e.in_direction(dir)) {
+      const Channel& c = e.channels()[std::size_t(i)];
+      if (on_node(c)) {  // the neighbour's current buffer, plane by plane into the halo
+        Real* theirs = static_cast<Real*>(source_[std::size_t(i)]) + std::size_t(e.parity()) * 3 * s.grid.cells();
+        const FieldPtrs<const Real> from{theirs, theirs + s.grid.cells(), theirs + 2 * s.grid.cells()};
+        s.backend.copy_plane(s.grid, s.f, plane(s.grid, c.dir, recv_index(s.grid, c.dir, c.sign)), from,
+                             plane(s.grid, c.dir, send_index(s.grid, c.dir, c.sign)), direction_queue(c.dir));
+        s.backend.wait(direction_queue(c.dir));
+      } else if (e.local(c)) {
+        continue;
+      } else {
+        const auto w = e.recv_wire(c);
+        MPI_Irecv(w.ptr, w.count, w.type, recv_peer(s.dec, c.dir, c.sign), c.tag(), s.dec.comm,
+                  &requests_[std::size_t(i)]);
+      }
+    }
+  }
+
+  void post_sends(Engine<Real>& e, int dir) override {
+    const Decomposition& dec = e.state().dec;
+    const std::size_t n = e.channels().size();
+    for (int i : e.in_direction(dir)) {
+      const Channel& c = e.channels()[std::size_t(i)];
+      if (on_node(c)) continue;
+      if (e.local(c)) {
+        e.copy_locally(c);
+        continue;
+      }
+      const auto w = e.send_wire(c);
+      MPI_Isend(w.ptr, w.count, w.type, send_peer(dec, c.dir, c.sign), c.tag(), dec.comm, &requests_[n + i]);
+    }
+  }
+
+  void finish(Engine<Real>& e) override {
+    MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    for (const Channel& c : e.channels()) e.arrived(c, true);
+  }
+
+ private:
+  bool on_node(const Channel& c) const { return source_[std::size_t(c.index)] != nullptr; }
+
+  MPI_Comm node_ = MPI_COMM_NULL;
+  MPI_Win window_ = MPI_WIN_NULL;
+  std::vector<void*> source_;          // by channel: the neighbour's window on this node, or null
+  std::vector<MPI_Request> requests_;  // receives, then sends, by channel
+};
+
+}  // namespace
+
+template <class Real>
+std::unique_ptr<Carrier<Real>> make_shm_carrier() {
+  return std::make_unique<ShmCarrier<Real>>();
+}
+template std::unique_ptr<Carrier<float>> make_shm_carrier<float>();
+template std::unique_ptr<Carrier<double>> make_shm_carrier<double>();
+
+}  // namespace checkmpi

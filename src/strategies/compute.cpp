@@ -1,0 +1,155 @@
+#include "strategies/compute.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace checkmpi {
+
+Box inner_box(const Grid& g, long long border) {
+  Box b;
+  const auto n = g.interior();
+  for (int d = 0; d < 3; ++d) {
+    const long long lo = 1 + border, hi = n[d] - border;
+    b.lo[d] = int(std::min<long long>(lo, n[d] + 1));
+    b.hi[d] = int(std::max<long long>(hi, 0));
+  }
+  return b;
+}
+
+std::vector<Box> shell_boxes(const Grid& g, const Box& inner) {
+  const Box all = interior_box(g);
+  if (inner.empty()) return {all};
+  std::vector<Box> out;
+  Box core = all;  // narrowed to inner one direction at a time
+  for (int d = 2; d >= 0; --d) {
+    Box below = core, above = core;
+    below.hi[d] = inner.lo[d] - 1;
+    above.lo[d] = inner.hi[d] + 1;
+    for (const Box& b : {below, above})
+      if (!b.empty()) out.push_back(b);
+    core.lo[d] = inner.lo[d];
+    core.hi[d] = inner.hi[d];
+  }
+  return out;
+}
+
+std::array<Box, 3> halo_free_boxes(const Grid& g, bool reverse) {
+  std::array<Box, 3> out;
+  for (int f = 0; f < 3; ++f) {
+    out[f] = interior_box(g);
+    if (reverse) out[f].hi[f] -= 1;
+    else out[f].lo[f] += 1;
+  }
+  return out;
+}
+
+std::array<Box, 3> halo_plane_boxes(const Grid& g, bool reverse) {
+  std::array<Box, 3> out;
+  for (int f = 0; f < 3; ++f) {
+    out[f] = interior_box(g);
+    if (reverse) out[f].lo[f] = out[f].hi[f];
+    else out[f].hi[f] = out[f].lo[f];
+  }
+  return out;
+}
+
+template <class Real>
+ComputeStep<Real>::~ComputeStep() {
+  if (backend_)
+    for (Real* p : owned_)
+      if (p) backend_->release(p);
+}
+
+template <class Real>
+void ComputeStep<Real>::setup(HaloState<Real>& s, Compute mode, Overlap overlap) {
+  mode_ = mode;
+  overlap_ = overlap;
+  backend_ = &s.backend;
+  if (mode != Compute::InPlace) {
+    for (Real*& p : owned_) p = s.backend.allocate(s.grid.cells());
+    other_ = owned_;
+  }
+  flight_ = halo_free_boxes(s.grid, s.config.reverse);
+  rest_ = halo_plane_boxes(s.grid, s.config.reverse);
+  inner_ = inner_box(s.grid, s.config.border);
+  shell_ = shell_boxes(s.grid, inner_);
+}
+
+template <class Real>
+void ComputeStep<Real>::whole(HaloState<Real>& s) {
+  const Grid& g = s.grid;
+  switch (mode_) {
+    case Compute::InPlace:
+      shift_in_place(g, s.f, s.config.reverse);
+      return;
+    case Compute::TwoPass:  // CheckMPI's FAST variant: copy everything, then shift back
+      s.backend.copy_box(g, other_, as_const(s.f), whole_box(g), kComputeQueue);
+      s.backend.shift(g, s.f, as_const(other_), interior_box(g), s.config.reverse, kComputeQueue);
+      s.backend.wait(kComputeQueue);
+      return;
+    default:
+      shift_into_other(s, {interior_box(g), interior_box(g), interior_box(g)});
+      swap(s);
+  }
+}
+
+template <class Real>
+void ComputeStep<Real>::in_flight(HaloState<Real>& s, bool async) {
+  if (mode_ == Compute::TwoPass)  // the interior into the temporaries; halos are unpacked there
+    s.backend.copy_box(s.grid, other_, as_const(s.f), interior_box(s.grid), kComputeQueue);
+  else if (overlap_ == Overlap::Interior)
+    s.backend.shift(s.grid, other_, as_const(s.f), flight_, s.config.reverse, kComputeQueue);
+  else
+    s.backend.shift(s.grid, other_, as_const(s.f), inner_, s.config.reverse, kComputeQueue);
+  if (!async) s.backend.wait(kComputeQueue);
+}
+
+template <class Real>
+void ComputeStep<Real>::after(HaloState<Real>& s) {
+  s.backend.wait_all();  // the in-flight part and, with async unpacking, every halo
+  if (mode_ == Compute::TwoPass) {
+    s.backend.shift(s.grid, s.f, as_const(other_), interior_box(s.grid), s.config.reverse, kComputeQueue);
+    s.backend.wait(kComputeQueue);
+    return;
+  }
+  if (overlap_ == Overlap::Interior) {
+    shift_into_other(s, rest_);
+  } else {
+    for (const Box& b : shell_) s.backend.shift(s.grid, other_, as_const(s.f), b, s.config.reverse, kComputeQueue);
+    s.backend.wait(kComputeQueue);
+  }
+  swap(s);
+}
+
+template <class Real>
+FieldPtrs<Real> ComputeStep<Real>::unpack_target(HaloState<Real>& s) const {
+  return mode_ == Compute::TwoPass && overlap_ != Overlap::None ? other_ : s.f;
+}
+
+template <class Real>
+void ComputeStep<Real>::adopt(HaloState<Real>& s, FieldPtrs<Real> current, FieldPtrs<Real> next) {
+  for (int f = 0; f < 3; ++f) {
+    s.backend.copy(current[f], s.f[f], s.grid.cells(), kComputeQueue);
+    s.backend.copy(next[f], s.f[f], s.grid.cells(), kComputeQueue);
+  }
+  s.backend.wait(kComputeQueue);
+  s.f = current;
+  other_ = next;
+}
+
+template <class Real>
+void ComputeStep<Real>::shift_into_other(HaloState<Real>& s, const std::array<Box, 3>& boxes) {
+  s.backend.shift(s.grid, other_, as_const(s.f), boxes, s.config.reverse, kComputeQueue);
+  s.backend.wait(kComputeQueue);
+}
+
+template <class Real>
+void ComputeStep<Real>::swap(HaloState<Real>& s) {
+  std::swap(s.f, other_);
+  parity_ ^= 1;
+}
+
+template class ComputeStep<float>;
+template class ComputeStep<double>;
+
+}  // namespace checkmpi

@@ -1,0 +1,67 @@
+// The compute part of a step: moving every field one cell, in place (host),
+// in one pass into a second buffer, or in CheckMPI's two passes; whole, or
+// split around the messages in flight (interior or masked overlap).
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "strategies/strategy.hpp"
+
+namespace checkmpi {
+
+// Interior cells with at least `border` interior cells between them and each
+// face: [1+border, N-border] along every direction (empty when 2*border >= N).
+Box inner_box(const Grid& g, long long border);
+
+// The interior minus `inner`, as at most six disjoint boxes: slabs below and
+// above in z (whole planes), then in y within inner's z range (whole rows),
+// then in x within both.
+std::vector<Box> shell_boxes(const Grid& g, const Box& inner);
+
+// Per field, the interior cells whose upstream neighbour is interior too
+// (forward: field1 i >= 2, field2 j >= 2, field3 k >= 2; reverse: <= N-1),
+// which need no halo, and the remaining plane of each field.
+std::array<Box, 3> halo_free_boxes(const Grid& g, bool reverse);
+std::array<Box, 3> halo_plane_boxes(const Grid& g, bool reverse);
+
+template <class Real>
+class ComputeStep {
+ public:
+  ComputeStep() = default;
+  ~ComputeStep();
+  ComputeStep(const ComputeStep&) = delete;
+  ComputeStep& operator=(const ComputeStep&) = delete;
+
+  // Allocates the second buffer (one-pass) or the temporaries (two-pass).
+  void setup(HaloState<Real>& s, Compute mode, Overlap overlap);
+  // No overlap: the whole step's compute.
+  void whole(HaloState<Real>& s);
+  // Overlap: the part that runs while messages are in flight, and the rest
+  // once the halos are in. With `async` the in-flight part is left running
+  // on the compute queue and the rest waits for every queue first.
+  void in_flight(HaloState<Real>& s, bool async);
+  void after(HaloState<Real>& s);
+  // Where received halos go: the fields the compute reads next.
+  FieldPtrs<Real> unpack_target(HaloState<Real>& s) const;
+  // The fields move into `current` (values copied) and the second buffer is
+  // `next` (see Engine::adopt_fields).
+  void adopt(HaloState<Real>& s, FieldPtrs<Real> current, FieldPtrs<Real> next);
+  int parity() const { return parity_; }
+
+ private:
+  void shift_into_other(HaloState<Real>& s, const std::array<Box, 3>& boxes);
+  void swap(HaloState<Real>& s);
+
+  Compute mode_ = Compute::OnePass;
+  Overlap overlap_ = Overlap::None;
+  Backend<Real>* backend_ = nullptr;
+  FieldPtrs<Real> other_{};  // one-pass: the second buffer; two-pass: the temporaries
+  FieldPtrs<Real> owned_{};
+  std::array<Box, 3> flight_{}, rest_{};  // interior overlap
+  Box inner_;                             // masked overlap
+  std::vector<Box> shell_;
+  int parity_ = 0;
+};
+
+}  // namespace checkmpi

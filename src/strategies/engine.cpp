@@ -1,0 +1,301 @@
+#include "strategies/engine.hpp"
+
+#include <cstring>
+
+#include "strategies/transport.hpp"
+
+namespace checkmpi {
+
+std::vector<Channel> make_channels(Packing p) {
+  std::vector<Channel> out;
+  for (int dir = 0; dir < 3; ++dir)
+    for (int sign : {Up, Down}) {
+      Packing how = p == Packing::HandX ? (dir == 0 ? Packing::Hand : Packing::Datatype) : p;
+      const bool per_field = p == Packing::Datatype || p == Packing::HandX;
+      for (int field = per_field ? 0 : -1; field < (per_field ? 3 : 0); ++field) {
+        Channel c;
+        c.dir = dir;
+        c.sign = sign;
+        c.field = field;
+        c.how = how;
+        c.index = int(out.size());
+        out.push_back(c);
+      }
+    }
+  return out;
+}
+
+template <class Real>
+Engine<Real>::Engine(const StrategyInfo& info, ComputeMode mode) : info_(info) {
+  info_.parts.compute = resolved_compute(info.parts, mode == ComputeMode::TwoPass ? Compute::TwoPass
+                                                                                  : Compute::OnePass);
+}
+
+template <class Real>
+Engine<Real>::~Engine() {
+  std::unique_ptr<Carrier<Real>> carrier = std::move(carrier_);  // freed last: it may own memory used below
+  for (MPI_Datatype& t : plane_types_)
+    if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  if (!s_) return;
+  for (int way = 0; way < 2; ++way) {
+    if (wire_[way] && wire_[way] != data_[way] && wire_[way] != given_) s_->backend.release_host(wire_[way]);
+    if (data_[way] && data_[way] != given_) {
+      if (info_.parts.packing == Packing::Kernel) s_->backend.release(data_[way]);
+      else s_->backend.release_host(data_[way]);
+    }
+  }
+}
+
+template <class Real>
+void Engine<Real>::setup(HaloState<Real>& s) {
+  s_ = &s;
+  const Parts& p = info_.parts;
+  const Grid& g = s.grid;
+  channels_ = make_channels(p.packing);
+  for (const Channel& c : channels_) by_dir_[std::size_t(c.dir)].push_back(c.index);
+  packed_bytes_.assign(channels_.size(), 0);
+  compute_.setup(s, p.compute, p.overlap);
+  carrier_ = make_carrier<Real>(p.transport);
+
+  for (int d = 0; d < 3; ++d) plane_types_[std::size_t(d)] = make_plane_datatype(g, d, mpi_type<Real>());
+  // One block per way holds the six messages (three fields each), so that
+  // collectives and windows can address every message from one base.
+  for (int m = 0; m < 6; ++m) {
+    message_offset_[std::size_t(m)] = block_;
+    std::size_t elements = 3 * plane_count(g, m / 2);
+    if (p.packing == Packing::MpiPack) {
+      int bytes = 0;
+      MPI_Pack_size(3, plane_types_[std::size_t(m / 2)], s.dec.comm, &bytes);
+      elements = (std::size_t(bytes) + sizeof(Real) - 1) / sizeof(Real);
+    }
+    message_size_[std::size_t(m)] = elements;
+    block_ += elements;
+  }
+  if (p.packing == Packing::Datatype) block_ = 0;  // nothing is packed
+  staged_ = s.backend.kind() != BackendKind::Host && p.packing == Packing::Kernel &&
+            !(p.buffers == Buffers::Backend && s.backend.mpi_takes_backend_memory() &&
+              carrier_->takes_device_memory());
+  for (int way = 0; way < 2 && block_ > 0; ++way) {
+    Real* given = way == 1 ? carrier_->receive_memory(*this, block_) : nullptr;
+    if (given) {
+      given_ = given;
+      wire_[way] = given;
+      data_[way] = staged_ ? s.backend.allocate(block_) : given;
+      continue;
+    }
+    data_[way] = p.packing == Packing::Kernel ? s.backend.allocate(block_) : s.backend.allocate_host(block_);
+    wire_[way] = staged_ ? s.backend.allocate_host(block_) : data_[way];
+  }
+  carrier_->setup(*this);
+
+  traits_ = Traits{};
+  traits_.kernel_passes = p.compute == Compute::TwoPass ? 2 : 1;
+  traits_.overlaps = p.overlap != Overlap::None;
+  for (int d = 0; d < 3; ++d) traits_.halo_bytes[d] = 2 * 3 * plane_count(g, d) * sizeof(Real);
+  for (const Channel& c : channels_)
+    traits_.message_bytes[c.dir] =
+        (c.field < 0 || carrier_->bundles_fields() ? 3 : 1) * plane_count(g, c.dir) * sizeof(Real);
+  traits_.messages = carrier_->messages(*this);
+  for (const Channel& c : channels_)
+    if (carrier_->through_mpi(*this, c))
+      traits_.mpi_bytes[c.dir] += (c.field < 0 ? 3 : 1) * plane_count(g, c.dir) * sizeof(Real);
+}
+
+template <class Real>
+std::string Engine<Real>::mpi_buffers() const {
+  if (!s_ || s_->backend.kind() == BackendKind::Host) return "host";
+  return staged_ ? "staged" : "device";
+}
+
+template <class Real>
+std::string Engine<Real>::note() const {
+  return carrier_ ? carrier_->note() : "";
+}
+
+template <class Real>
+void Engine<Real>::step(HaloState<Real>& s) {
+  StepTimers& t = s.timers;
+  const bool barrier = s.config.sync == SyncMode::Barrier;
+  if (info_.parts.schedule == Schedule::ByDirection) {
+    {
+      Timed comm(t.comm);
+      for (int dir = 0; dir < 3; ++dir) {
+        Timed timed(t.dir[dir]);
+        carrier_->exchange_direction(*this, dir);
+        if (barrier) MPI_Barrier(s.dec.comm);
+      }
+    }
+    Timed compute(t.compute);
+    compute_.whole(s);
+    return;
+  }
+  const bool async = info_.parts.completion == Completion::Waitany;
+  const bool overlap = info_.parts.overlap != Overlap::None;
+  {
+    Timed comm(t.comm);
+    exchange_all_at_once(s);
+  }
+  if (overlap) {
+    Timed compute(t.compute);
+    compute_.in_flight(s, async);
+  }
+  {
+    Timed comm(t.comm);
+    carrier_->finish(*this);
+    if (barrier) carrier_->synchronise(*this);
+  }
+  Timed compute(t.compute);
+  if (overlap) compute_.after(s);
+  else compute_.whole(s);
+}
+
+// Packs every direction and sign, posts all receives, then all sends. With
+// waitany each direction packs on its own queue and is waited for just
+// before its send, so packing one overlaps sending another.
+template <class Real>
+void Engine<Real>::exchange_all_at_once(HaloState<Real>& s) {
+  const bool async = info_.parts.completion == Completion::Waitany;
+  carrier_->begin(*this);
+  for (int dir = 0; dir < 3; ++dir) {
+    Timed timed(s.timers.dir[dir]);
+    if (carrier_->packs_itself()) {
+      carrier_->pack_direction(*this, dir, async);
+    } else {
+      for (int i : in_direction(dir))
+        if (carrier_->carries(channels_[std::size_t(i)])) pack(channels_[std::size_t(i)], !async);
+    }
+    carrier_->post_recvs(*this, dir);
+  }
+  for (int dir = 0; dir < 3; ++dir) {
+    Timed timed(s.timers.dir[dir]);
+    if (async) s.backend.wait(direction_queue(dir));
+    carrier_->post_sends(*this, dir);
+  }
+  carrier_->post(*this);
+}
+
+template <class Real>
+std::size_t Engine<Real>::offset(const Channel& c) const {
+  const std::size_t base = message_offset_[std::size_t(2 * c.dir + c.sign)];
+  return c.field < 0 ? base : base + std::size_t(c.field) * plane_count(s_->grid, c.dir);
+}
+
+template <class Real>
+std::size_t Engine<Real>::count(const Channel& c) const {
+  if (c.how == Packing::MpiPack) return message_size_[std::size_t(2 * c.dir + c.sign)];
+  return (c.field < 0 ? 3 : 1) * plane_count(s_->grid, c.dir);
+}
+
+template <class Real>
+void Engine<Real>::pack(const Channel& c, bool finish, FieldRange which) {
+  if (c.how == Packing::Datatype) return;  // MPI reads the fields in place
+  HaloState<Real>& s = *s_;
+  Timed timed(s.timers.pack, &s.timers.pack_dir[c.dir]);
+  const Grid& g = s.grid;
+  const Plane p = plane(g, c.dir, send_index(g, c.dir, c.sign));
+  const std::size_t pc = p.count();
+  Real* message = data_[0] + message_offset_[std::size_t(2 * c.dir + c.sign)];
+  if (c.how == Packing::Hand) {
+    const FieldRange r = c.fields();
+    for (int f = r.first; f < r.first + r.count; ++f) pack_plane(s.f[f], p, message + std::size_t(f) * pc);
+  } else if (c.how == Packing::MpiPack) {
+    int position = 0;
+    const int capacity = int(count(c) * sizeof(Real));
+    for (int f = 0; f < 3; ++f)
+      MPI_Pack(s.f[f] + p.offset, 1, plane_types_[std::size_t(c.dir)], message, capacity, &position, s.dec.comm);
+    packed_bytes_[std::size_t(c.index)] = position;
+  } else {
+    s.backend.pack(g, as_const(s.f), p, message, queue(c), which);
+    if (staged(c)) {
+      const std::size_t at = message_offset_[std::size_t(2 * c.dir + c.sign)] + std::size_t(which.first) * pc;
+      s.backend.copy(wire_[0] + at, data_[0] + at, std::size_t(which.count) * pc, queue(c));
+    }
+    if (finish) s.backend.wait(queue(c));
+  }
+}
+
+template <class Real>
+void Engine<Real>::unpack(const Channel& c, bool finish) {
+  if (c.how == Packing::Datatype) return;  // MPI wrote the fields in place
+  HaloState<Real>& s = *s_;
+  Timed timed(s.timers.unpack, &s.timers.unpack_dir[c.dir]);
+  const Grid& g = s.grid;
+  const Plane p = plane(g, c.dir, recv_index(g, c.dir, c.sign));
+  const std::size_t pc = p.count();
+  const FieldPtrs<Real> into = target();
+  Real* message = data_[1] + message_offset_[std::size_t(2 * c.dir + c.sign)];
+  if (c.how == Packing::Hand) {
+    const FieldRange r = c.fields();
+    for (int f = r.first; f < r.first + r.count; ++f) unpack_plane(message + std::size_t(f) * pc, p, into[f]);
+  } else if (c.how == Packing::MpiPack) {
+    int position = 0;
+    const int capacity = int(count(c) * sizeof(Real));
+    for (int f = 0; f < 3; ++f)
+      MPI_Unpack(message, capacity, &position, into[f] + p.offset, 1, plane_types_[std::size_t(c.dir)], s.dec.comm);
+  } else {
+    if (staged(c)) s.backend.copy(data_[1] + offset(c), wire_[1] + offset(c), count(c), queue(c));
+    s.backend.unpack(g, message, p, into, queue(c), c.fields());
+    if (finish) s.backend.wait(queue(c));
+  }
+}
+
+template <class Real>
+void Engine<Real>::arrived(const Channel& c, bool finish) {
+  if (!carrier_->carries(c)) return;
+  Timed timed(s_->timers.dir[c.dir]);
+  unpack(c, finish);
+}
+
+template <class Real>
+void Engine<Real>::copy_locally(const Channel& c) {
+  HaloState<Real>& s = *s_;
+  if (c.how == Packing::Datatype) {  // plane to plane within the field
+    const Grid& g = s.grid;
+    const Plane from = plane(g, c.dir, send_index(g, c.dir, c.sign));
+    const Plane to = plane(g, c.dir, recv_index(g, c.dir, c.sign));
+    Real* dst = target()[c.field];
+    const Real* src = s.f[c.field];
+    for (std::size_t r = 0; r < from.rows; ++r)
+      for (std::size_t col = 0; col < from.cols; ++col) {
+        const std::size_t at = r * from.row_stride + col * from.col_stride;
+        dst[to.offset + at] = src[from.offset + at];
+      }
+  } else if (c.how == Packing::Kernel) {
+    s.backend.copy(data_[1] + offset(c), data_[0] + offset(c), count(c), queue(c));
+    s.backend.wait(queue(c));
+  } else {
+    std::memcpy(data_[1] + offset(c), data_[0] + offset(c), count(c) * sizeof(Real));
+  }
+}
+
+template <class Real>
+typename Engine<Real>::Wire Engine<Real>::send_wire(const Channel& c) {
+  if (c.how == Packing::Datatype) {
+    const Plane p = plane(s_->grid, c.dir, send_index(s_->grid, c.dir, c.sign));
+    return {s_->f[c.field] + p.offset, 1, plane_types_[std::size_t(c.dir)]};
+  }
+  if (c.how == Packing::MpiPack) return {wire_[0] + offset(c), packed_bytes_[std::size_t(c.index)], MPI_PACKED};
+  return {wire_[0] + offset(c), int(count(c)), mpi_type<Real>()};
+}
+
+template <class Real>
+typename Engine<Real>::Wire Engine<Real>::recv_wire(const Channel& c) {
+  if (c.how == Packing::Datatype) {
+    const Plane p = plane(s_->grid, c.dir, recv_index(s_->grid, c.dir, c.sign));
+    return {target()[c.field] + p.offset, 1, plane_types_[std::size_t(c.dir)]};
+  }
+  if (c.how == Packing::MpiPack) return {wire_[1] + offset(c), int(count(c) * sizeof(Real)), MPI_PACKED};
+  return {wire_[1] + offset(c), int(count(c)), mpi_type<Real>()};
+}
+
+template class Engine<float>;
+template class Engine<double>;
+
+template <class Real>
+std::unique_ptr<Strategy<Real>> make_strategy(const StrategyInfo& info, ComputeMode compute) {
+  return std::make_unique<Engine<Real>>(info, compute);
+}
+template std::unique_ptr<Strategy<float>> make_strategy<float>(const StrategyInfo&, ComputeMode);
+template std::unique_ptr<Strategy<double>> make_strategy<double>(const StrategyInfo&, ComputeMode);
+
+}  // namespace checkmpi

@@ -1,0 +1,117 @@
+// The engine that runs any valid combination of parts: it owns the messages
+// (channels, buffers, packing) and the compute, and drives the transport's
+// carrier through one of two schedules. Carriers (transport.hpp) call back
+// into it to pack, unpack and copy messages, so each states only how its
+// messages travel.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "strategies/compute.hpp"
+#include "strategies/strategy.hpp"
+
+namespace checkmpi {
+
+// One message of a step: the planes of one field (or all three) in one
+// direction and sign, built as the packing says.
+struct Channel {
+  int dir = 0, sign = 0;
+  int field = -1;  // the one field it carries, or -1 for all three
+  Packing how = Packing::Kernel;  // Datatype, Hand, Kernel or MpiPack
+  int index = 0;   // position in Engine::channels()
+  int tag() const { return halo_tag(field < 0 ? 3 : field, dir, sign); }
+  FieldRange fields() const { return field < 0 ? FieldRange{} : FieldRange{field, 1}; }
+};
+
+// The channels of a packing, direction by direction, sign by sign, field by
+// field: the order every schedule works in.
+std::vector<Channel> make_channels(Packing p);
+
+template <class Real>
+class Carrier;
+
+template <class Real>
+class Engine final : public Strategy<Real> {
+ public:
+  Engine(const StrategyInfo& info, ComputeMode mode);
+  ~Engine() override;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  void setup(HaloState<Real>& s) override;
+  void step(HaloState<Real>& s) override;
+  std::string mpi_buffers() const override;
+  Traits traits() const override { return traits_; }
+  std::string note() const override;
+
+  // ---- for carriers ----
+  HaloState<Real>& state() { return *s_; }
+  const Parts& parts() const { return info_.parts; }
+  const std::vector<Channel>& channels() const { return channels_; }
+  const std::vector<int>& in_direction(int dir) const { return by_dir_[std::size_t(dir)]; }
+  // --self-copy replaces this channel's MPI message with a local copy.
+  bool local(const Channel& c) const { return s_->copies_locally(c.dir); }
+
+  // Timed packing (pack, pack_<dir>) of the current fields into the send
+  // buffer, staged to host memory when MPI needs it there. Datatype channels
+  // have nothing to pack. Without `finish` the work is left on the queue.
+  void pack(const Channel& c, bool finish = true, FieldRange which = {});
+  // Timed unpacking (unpack, unpack_<dir>) of a received channel, unstaged
+  // first, into the halos the compute reads next.
+  void unpack(const Channel& c, bool finish = true);
+  // unpack() timed in the channel's direction too (all-at-once schedules,
+  // whose waits belong to no direction); nothing for channels not carried.
+  void arrived(const Channel& c, bool finish = true);
+  // The send side becomes the receive side without MPI (--self-copy).
+  void copy_locally(const Channel& c);
+
+  // What MPI reads for a send and writes for a receive.
+  struct Wire {
+    void* ptr;
+    int count;
+    MPI_Datatype type;
+  };
+  Wire send_wire(const Channel& c);
+  Wire recv_wire(const Channel& c);
+  // The wire buffers of all messages, one contiguous block per way, and a
+  // channel's offset in elements (collectives and RMA address them so).
+  Real* send_block() const { return wire_[0]; }
+  Real* recv_block() const { return wire_[1]; }
+  std::size_t block_elements() const { return block_; }
+  std::size_t offset(const Channel& c) const;
+  // A transport that keeps the fields itself (shared memory) hands both
+  // buffers over; the current values move into `current`.
+  void adopt_fields(FieldPtrs<Real> current, FieldPtrs<Real> next) { compute_.adopt(*s_, current, next); }
+  // Number of buffer swaps so far, modulo 2 (the same on every rank).
+  int parity() const { return compute_.parity(); }
+
+ private:
+  std::size_t count(const Channel& c) const;  // elements of the channel's message
+  int queue(const Channel& c) const { return direction_queue(c.dir); }
+  bool staged(const Channel& c) const { return staged_ && !local(c); }
+  FieldPtrs<Real> target() { return compute_.unpack_target(*s_); }
+  void exchange_all_at_once(HaloState<Real>& s);
+
+  StrategyInfo info_;
+  std::unique_ptr<Carrier<Real>> carrier_;
+  ComputeStep<Real> compute_;
+  HaloState<Real>* s_ = nullptr;
+  std::vector<Channel> channels_;
+  std::array<std::vector<int>, 3> by_dir_;
+  std::array<std::size_t, 6> message_offset_{};  // of message 2 * dir + sign in a block
+  std::array<std::size_t, 6> message_size_{};    // its elements
+  std::size_t block_ = 0;
+  std::array<Real*, 2> data_{};  // [send, recv]: where packing works
+  std::array<Real*, 2> wire_{};  // what MPI sees: data_ itself, or host copies
+  Real* given_ = nullptr;        // receive memory the carrier owns
+  bool staged_ = false;
+  std::array<MPI_Datatype, 3> plane_types_{MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+  std::vector<int> packed_bytes_;  // MpiPack: each channel's packed size
+  Traits traits_;
+};
+
+}  // namespace checkmpi

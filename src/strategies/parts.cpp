@@ -1,0 +1,186 @@
+#include "strategies/parts.hpp"
+
+#include <mpi.h>
+
+#include <sstream>
+#include <vector>
+
+#include "core/errors.hpp"
+
+namespace checkmpi {
+
+namespace {
+
+// Every value of a part with its name, in the order --help lists them.
+template <class E>
+struct Named {
+  E value;
+  const char* name;
+};
+
+const std::vector<Named<Packing>> kPacking{{Packing::Datatype, "dtype"},
+                                           {Packing::HandX, "hand-x"},
+                                           {Packing::Hand, "hand"},
+                                           {Packing::Kernel, "kernel"},
+                                           {Packing::MpiPack, "mpi-pack"}};
+const std::vector<Named<Buffers>> kBuffers{{Buffers::Host, "host"}, {Buffers::Backend, "backend"}};
+const std::vector<Named<Transport>> kTransport{{Transport::Sendrecv, "sendrecv"},
+                                               {Transport::IsendRecvX, "isend-recv-x"},
+                                               {Transport::IsendRecv, "isend-recv"},
+                                               {Transport::IsendIrecv, "isend-irecv"},
+                                               {Transport::Persistent, "persistent"},
+                                               {Transport::NeighborAlltoallv, "neighbor-alltoallv"},
+                                               {Transport::NeighborAlltoallw, "neighbor-alltoallw"},
+                                               {Transport::INeighborAlltoallv, "ineighbor-alltoallv"},
+                                               {Transport::RmaFence, "rma-fence"},
+                                               {Transport::RmaPscw, "rma-pscw"},
+                                               {Transport::ShmWindow, "shm-window"},
+                                               {Transport::Partitioned, "partitioned"},
+                                               {Transport::Mock, "mock"}};
+const std::vector<Named<Schedule>> kSchedule{{Schedule::ByDirection, "by-direction"},
+                                             {Schedule::AllAtOnce, "all-at-once"}};
+const std::vector<Named<Completion>> kCompletion{{Completion::Waitall, "waitall"}, {Completion::Waitany, "waitany"}};
+const std::vector<Named<Overlap>> kOverlap{
+    {Overlap::None, "none"}, {Overlap::Interior, "interior"}, {Overlap::Masked, "masked"}};
+const std::vector<Named<Compute>> kCompute{{Compute::Auto, "auto"},
+                                           {Compute::InPlace, "in-place"},
+                                           {Compute::OnePass, "one-pass"},
+                                           {Compute::TwoPass, "two-pass"}};
+
+template <class E>
+const char* lookup(const std::vector<Named<E>>& table, E v) {
+  for (const auto& n : table)
+    if (n.value == v) return n.name;
+  return "?";
+}
+
+template <class E>
+E parse_value(const std::vector<Named<E>>& table, const std::string& key, const std::string& text) {
+  std::string known;
+  for (const auto& n : table) {
+    if (text == n.name) return n.value;
+    known += (known.empty() ? "" : ", ") + std::string(n.name);
+  }
+  throw UsageError("strategy part " + key + "=" + text + " is unknown (" + key + ": " + known + ")");
+}
+
+bool by_direction(Transport t) {
+  return t == Transport::Sendrecv || t == Transport::IsendRecvX || t == Transport::IsendRecv;
+}
+
+// Transports whose messages each have a request of their own.
+bool per_message_requests(Transport t) {
+  return t == Transport::IsendIrecv || t == Transport::Persistent || t == Transport::Partitioned;
+}
+
+// Transports that return before the data has arrived, so compute can run.
+bool nonblocking(Transport t) {
+  return per_message_requests(t) || t == Transport::INeighborAlltoallv || t == Transport::RmaFence ||
+         t == Transport::RmaPscw || t == Transport::Mock;
+}
+
+bool packs_messages(Packing p) { return p == Packing::Hand || p == Packing::Kernel || p == Packing::MpiPack; }
+
+}  // namespace
+
+bool Parts::operator==(const Parts& o) const {
+  return packing == o.packing && buffers == o.buffers && transport == o.transport && schedule == o.schedule &&
+         completion == o.completion && overlap == o.overlap && compute == o.compute;
+}
+
+const char* name(Packing v) { return lookup(kPacking, v); }
+const char* name(Buffers v) { return lookup(kBuffers, v); }
+const char* name(Transport v) { return lookup(kTransport, v); }
+const char* name(Schedule v) { return lookup(kSchedule, v); }
+const char* name(Completion v) { return lookup(kCompletion, v); }
+const char* name(Overlap v) { return lookup(kOverlap, v); }
+const char* name(Compute v) { return lookup(kCompute, v); }
+
+Parts parse_parts(const std::string& text) {
+  Parts p;
+  bool schedule_given = false;
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw UsageError("strategy part '" + item + "' is not KEY=VALUE (keys: pack, buffers, transport, schedule, "
+                       "completion, overlap, compute)");
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "pack") p.packing = parse_value(kPacking, key, value);
+    else if (key == "buffers") p.buffers = parse_value(kBuffers, key, value);
+    else if (key == "transport") p.transport = parse_value(kTransport, key, value);
+    else if (key == "schedule") p.schedule = parse_value(kSchedule, key, value), schedule_given = true;
+    else if (key == "completion") p.completion = parse_value(kCompletion, key, value);
+    else if (key == "overlap") p.overlap = parse_value(kOverlap, key, value);
+    else if (key == "compute") p.compute = parse_value(kCompute, key, value);
+    else
+      throw UsageError("strategy part '" + key + "' is unknown (keys: pack, buffers, transport, schedule, "
+                       "completion, overlap, compute)");
+  }
+  if (!schedule_given) p.schedule = by_direction(p.transport) ? Schedule::ByDirection : Schedule::AllAtOnce;
+  return p;
+}
+
+std::string composition(const Parts& p) {
+  return std::string("pack=") + name(p.packing) + ",buffers=" + name(p.buffers) + ",transport=" +
+         name(p.transport) + ",schedule=" + name(p.schedule) + ",completion=" + name(p.completion) +
+         ",overlap=" + name(p.overlap) + ",compute=" + name(p.compute);
+}
+
+std::string invalid_reason(const Parts& p) {
+  const std::string t = name(p.transport);
+  if (by_direction(p.transport) && p.schedule != Schedule::ByDirection)
+    return "transport=" + t + " exchanges one direction at a time (schedule=by-direction)";
+  if (!by_direction(p.transport) && p.schedule == Schedule::ByDirection)
+    return "transport=" + t + " has all six messages in flight at once (schedule=all-at-once)";
+  if (p.completion == Completion::Waitany && !per_message_requests(p.transport))
+    return "completion=waitany needs a request per message (transport=isend-irecv, persistent or partitioned)";
+  if (p.overlap != Overlap::None && !nonblocking(p.transport))
+    return "overlap=" + std::string(name(p.overlap)) + " needs a transport that returns before the data arrive, "
+           "not transport=" + t;
+  if (p.transport == Transport::NeighborAlltoallw) {
+    if (p.packing != Packing::Datatype) return "transport=neighbor-alltoallw sends derived datatypes (pack=dtype)";
+    if (p.compute != Compute::InPlace)
+      return "transport=neighbor-alltoallw describes the fields by address: they must stay in place "
+             "(compute=in-place)";
+  } else if (!by_direction(p.transport) && p.transport != Transport::IsendIrecv && !packs_messages(p.packing)) {
+    return "transport=" + t + " sends packed messages (pack=hand, kernel or mpi-pack)";
+  }
+  if ((p.transport == Transport::Partitioned || p.transport == Transport::ShmWindow) && p.packing != Packing::Kernel)
+    return "transport=" + t + " works on the backend's kernels (pack=kernel)";
+  if (p.buffers == Buffers::Host && p.packing != Packing::Kernel)
+    return "buffers=host (MPI on host copies of kernel-packed buffers) needs pack=kernel";
+  if (p.compute == Compute::InPlace && p.overlap != Overlap::None)
+    return "compute=in-place cannot be split around the messages (overlap=none)";
+  if (p.compute == Compute::InPlace && p.transport == Transport::ShmWindow)
+    return "transport=shm-window lets neighbours read the fields while they are computed: it needs the second "
+           "buffer of compute=one-pass";
+  if (p.compute == Compute::TwoPass && (p.overlap == Overlap::Masked || p.transport == Transport::ShmWindow))
+    return std::string(p.overlap == Overlap::Masked ? "overlap=masked" : "transport=shm-window") +
+           " is double-buffered (compute=one-pass)";
+  return "";
+}
+
+std::string host_only_reason(const Parts& p) {
+  if (p.packing != Packing::Kernel)
+    return std::string("pack=") + name(p.packing) + " works on host memory";
+  if (p.compute == Compute::InPlace) return "compute=in-place works on host memory";
+  if (p.transport == Transport::ShmWindow) return "transport=shm-window shares host memory between ranks";
+  return "";
+}
+
+std::string unavailable_reason(const Parts& p) {
+  if (p.transport == Transport::Partitioned && MPI_VERSION < 4)
+    return "needs MPI 4 partitioned communication (MPI_Psend_init); this MPI library implements MPI " +
+           std::to_string(MPI_VERSION) + "." + std::to_string(MPI_SUBVERSION);
+  return "";
+}
+
+Compute resolved_compute(const Parts& p, Compute run_default) {
+  if (p.compute != Compute::Auto) return p.compute;
+  if (p.overlap == Overlap::Masked || p.transport == Transport::ShmWindow) return Compute::OnePass;
+  return run_default == Compute::Auto ? Compute::OnePass : run_default;
+}
+
+}  // namespace checkmpi

@@ -1,0 +1,106 @@
+// A strategy is a combination of parts: how messages are packed, how they
+// travel, in what order, how their completion is awaited, what compute runs
+// while they fly, and how the fields are moved. The engine runs any valid
+// combination; the catalog names some of them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace checkmpi {
+
+// How a message is built.
+enum class Packing {
+  Datatype,  // no copy: MPI derived datatypes describe each field's plane in place (one message per field)
+  HandX,     // x planes packed by hand, one field per message; y and z as Datatype (CheckMPI's step1)
+  Hand,      // the three fields' planes packed by hand on the host into one message
+  Kernel,    // the three fields' planes packed by the backend's kernels into one message
+  MpiPack,   // MPI_Pack / MPI_Unpack of the three planes' datatypes into one message
+};
+
+// What MPI is handed with kernel packing: host buffers (staged from the GPU:
+// CheckMPI's step3) or the backend's own buffers (GPU-aware: step4 on).
+enum class Buffers { Host, Backend };
+
+enum class Transport {
+  Sendrecv,           // MPI_Sendrecv per message
+  IsendRecvX,         // x: MPI_Isend + MPI_Recv of both signs; y, z: Sendrecv (CheckMPI's step5)
+  IsendRecv,          // MPI_Isend + MPI_Recv in every direction
+  IsendIrecv,         // MPI_Irecv and MPI_Isend for every message, then wait
+  Persistent,         // IsendIrecv with MPI_Send_init/MPI_Recv_init once, MPI_Startall every step
+  NeighborAlltoallv,  // one MPI_Neighbor_alltoallv on the Cartesian communicator
+  NeighborAlltoallw,  // one MPI_Neighbor_alltoallw, derived datatypes straight on the fields
+  INeighborAlltoallv, // MPI_Ineighbor_alltoallv, waited for like a message
+  RmaFence,           // MPI_Put into the neighbours' receive windows between MPI_Win_fence
+  RmaPscw,            // MPI_Put in post/start/complete/wait epochs with the neighbours only
+  ShmWindow,          // neighbours on this node read from an MPI_Win_allocate_shared window; others by message
+  Partitioned,        // MPI 4 MPI_Psend_init/MPI_Precv_init, one partition per field
+  Mock,               // no MPI in the timed loop: halos delivered by an untimed exchange
+};
+
+enum class Schedule { ByDirection, AllAtOnce };
+enum class Completion { Waitall, Waitany };
+enum class Overlap { None, Interior, Masked };
+
+// How the fields move one cell per step.
+enum class Compute {
+  Auto,     // the run's --compute (one-pass unless asked otherwise)
+  InPlace,  // CheckMPI's CPU loop, in place, on host memory
+  OnePass,  // double-buffered: each cell read once and written once into the second buffer
+  TwoPass,  // CheckMPI's FAST variant: copy into temporaries, then shift back
+};
+
+struct Parts {
+  Packing packing = Packing::Kernel;
+  Buffers buffers = Buffers::Backend;
+  Transport transport = Transport::IsendIrecv;
+  Schedule schedule = Schedule::AllAtOnce;
+  Completion completion = Completion::Waitall;
+  Overlap overlap = Overlap::None;
+  Compute compute = Compute::Auto;
+  bool operator==(const Parts& o) const;
+};
+
+// Names as used in compositions and JSON ("kernel", "isend-irecv", ...).
+const char* name(Packing);
+const char* name(Buffers);
+const char* name(Transport);
+const char* name(Schedule);
+const char* name(Completion);
+const char* name(Overlap);
+const char* name(Compute);
+
+// "pack=kernel,transport=persistent,overlap=interior": parts not named take
+// the defaults above (schedule by-direction when the transport needs it).
+// Throws UsageError naming the unknown key or value.
+Parts parse_parts(const std::string& text);
+
+// The composition that parse_parts reads back to `p`, every part named.
+std::string composition(const Parts& p);
+
+// Why `p` cannot run, or "" when it can (independent of the machine).
+std::string invalid_reason(const Parts& p);
+
+// Whether the parts need host memory (no cuda backend), and why.
+std::string host_only_reason(const Parts& p);
+
+// Whether this MPI library can run `p` at all ("" if it can): partitioned
+// communication needs MPI 4.
+std::string unavailable_reason(const Parts& p);
+
+// `compute` with Auto resolved by the run's --compute.
+Compute resolved_compute(const Parts& p, Compute run_default);
+
+// What a strategy does per step on one rank, as the engine set it up: the
+// facts the Python layer's model reads instead of a copy of the catalog.
+struct Traits {
+  int messages = 0;                      // MPI messages (collective blocks, puts) per step in the timed loop
+  std::size_t mpi_bytes[3] = {0, 0, 0};  // bytes they carry, by direction (both signs)
+  std::size_t halo_bytes[3] = {0, 0, 0}; // halo planes moved per step, by direction, however they travel
+  std::size_t message_bytes[3] = {0, 0, 0};  // one message's payload, by direction
+  int kernel_passes = 1;                 // sweeps over the fields per step
+  bool overlaps = false;                 // compute runs while messages are in flight
+  std::size_t total_mpi_bytes() const { return mpi_bytes[0] + mpi_bytes[1] + mpi_bytes[2]; }
+};
+
+}  // namespace checkmpi

@@ -1,9 +1,0 @@
-#include "strategies/step8_overlap.hpp"
-
-#include "strategies/strategies.hpp"
-
-namespace checkmpi {
-
-CHECKMPI_DEFINE_FACTORY(overlap, Overlap)
-
-}  // namespace checkmpi

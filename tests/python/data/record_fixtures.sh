@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Records the Python tests' fixtures from the real native tools (never by
+# hand): small runs of checkmpi-halo and of every checkmpi-p2p mode, written
+# beside this script. Run it again after a schema change:
+#   bash tests/python/data/record_fixtures.sh [BIN_DIR]   (default build/bin)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(cd "${1:-$here/../../../build/bin}" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+run() {  # run NP TOOL ARGS...
+  local np=$1
+  shift
+  mpiexec -n "$np" "$@" >log.txt 2>&1 || { cat log.txt; exit 1; }
+}
+halo=("$bin/checkmpi-halo" --backend host --no-input --outdir out)
+# Three strategies on a 2x2x1 grid, with the memcpy probe.
+run 4 "${halo[@]}" --lx 32 --ly 32 --lz 16 --proc_x 2 --proc_y 2 --proc_z 1 --itfin 40 --icheck 10 \
+  --strategy step0,step1,step2 --memcpy-probe --json "$here/halo_4ranks.json"
+# Every strategy, three interleaved runs each.
+run 4 "${halo[@]}" --lx 32 --ly 32 --lz 16 --proc_x 2 --proc_y 2 --proc_z 1 --itfin 40 --icheck 20 \
+  --strategy all --repeat 3 --json "$here/halo_all_steps.json"
+p2p="$bin/checkmpi-p2p"
+run 2 "$p2p" pingpong -m 1:1048576 -i 200 -x 10 --json "$here/p2p_pingpong.json"
+run 2 "$p2p" bw -m 1:1048576 -i 10 -x 2 --json "$here/p2p_bw.json"
+run 4 "$p2p" ring -m 1:65536 -i 20 -x 2 --json "$here/p2p_ring.json"
+run 2 "$p2p" loggp -m 1:65536 -i 50 -x 5 --json "$here/p2p_loggp.json"
+run 2 "$p2p" datatype -m 4:65536 -i 20 -x 2 --json "$here/p2p_datatype.json"
+# nbc, validated: two operations with and without MPI_Test calls, and the
+# transposes of 2x2 pencils on an uneven and an even grid.
+run 2 "$p2p" nbc --op ialltoall,ibcast -m 64:1024 -i 50 -x 5 --progress 0,4 -c --json "$here/p2p_nbc.json"
+run 4 "$p2p" nbc --pencil 2x2 --grid 9x7x5,16x16x16 -i 20 -x 2 --progress 0,4 -c --json "$here/p2p_nbc_pencil.json"
+# Paths that differ between machines would only add noise to diffs.
+sed -i "s|\"outdir\": \"[^\"]*\"|\"outdir\": \"out\"|" "$here"/halo_*.json
+echo "fixtures recorded in $here from $bin"

@@ -1,0 +1,217 @@
+"""Campaigns through a real Slurm cluster that these tests start on this
+machine (scripts/slurm-local.sh: two nodes of 8 CPUs, its own munge): the
+issue's spec with the orchestrator killed and started again, a scancel and
+resume, a submission whose time limit is too short, one that never leaves the
+queue, a step that cannot launch, `checkmpi run --launcher srun` inside an
+allocation, and MPICH through srun's PMI2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from campaign_helpers import check_record, interrupt, records, rendered_table, start, validate_report, wait_for_records
+from conftest import MPICH_BIN, REPO, checkmpi
+from test_campaign_spec import ISSUE_SPEC
+
+TIMEOUT = 300  # seconds for any one campaign command here
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory) -> dict[str, str]:
+    state = tmp_path_factory.mktemp("slurm")
+    script = REPO / "scripts" / "slurm-local.sh"
+    r = subprocess.run(["bash", str(script), "start", str(state)], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        why = " / ".join(line for line in r.stderr.strip().splitlines()[-3:] if line.strip())
+        pytest.skip(f"the local Slurm cluster did not start (scripts/slurm-local.sh exited {r.returncode}): {why}")
+    conf = next(line.split("=", 1)[1] for line in r.stdout.splitlines() if line.startswith("SLURM_CONF="))
+    yield {"SLURM_CONF": conf}
+    subprocess.run(["bash", str(script), "stop", str(state)], capture_output=True, timeout=120)
+
+
+def _slurm(env: dict[str, str], *argv: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, env={**os.environ, **env})
+
+
+def _jobs(folder: Path, k: int) -> list[dict]:
+    return json.loads((folder / "slurm" / f"s{k}.json").read_text())["jobs"]
+
+
+def _spec(tmp_path: Path, name: str, body: str) -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(f'[campaign]\nname = "{name}"\nexecutor = "slurm"\n{body}')
+    return path
+
+
+def test_issue_spec_through_slurm_with_the_campaign_killed_halfway(slurm, tmp_path, halo_bin):
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(ISSUE_SPEC.replace('executor = "local" ', 'executor = "slurm" '))
+    folder = tmp_path / "campaign"
+    proc = start("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm)
+    wait_for_records(folder, 3, proc, TIMEOUT)
+    code, _, err = interrupt(proc)
+    assert code == 130, err
+    assert "the submitted jobs keep running: run the same command again to follow them" in err
+    before = {p.name: p.read_bytes() for p in (folder / "runs").glob("*.json")}
+    assert 3 <= len(before) < 20
+
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm,
+                 timeout=TIMEOUT)
+    assert r.returncode == 0, r.stderr
+    assert [len(_jobs(folder, k)) for k in (1, 2)] == [1, 1]  # followed, not submitted again
+    for name, text in before.items():
+        assert (folder / "runs" / name).read_bytes() == text
+    recs = records(folder)
+    assert len(recs) == 20
+    for rec in recs.values():
+        check_record(folder, rec)
+        assert rec["status"] == "ok" and rec["attempt"] == 1
+        job = _jobs(folder, rec["submission"])[0]
+        assert rec["slurm"] == {"job_id": job["job_id"], "state": "RUNNING"}
+        assert rec["launch"]["launcher"] == "srun --mpi=pmix" and rec["launch"]["executor"] == "slurm"
+        cmd = rec["command"]
+        nodes = 2 if rec["point"]["np"] > 2 else 1
+        assert Path(cmd[0]).name == "srun" and "--label" in cmd and "--ntasks-per-node=2" in cmd
+        assert cmd[cmd.index("-N") + 1] == str(nodes) and cmd[cmd.index("-J") + 1] == rec["run"]
+        assert rec["nodes"] == ["node1", "node2"]  # the allocation: 4 ranks, 2 per node
+    for k in (1, 2):
+        job = _jobs(folder, k)[0]
+        assert job["collected"] and job["state"] == "COMPLETED" and job["cancelled"] is None
+        script = (folder / job["script"]).read_text()
+        assert "#SBATCH --nodes=2" in script and "#SBATCH --ntasks-per-node=2" in script
+        assert script.count(" campaign step ") == 10
+    doc = json.loads((folder / "report.json").read_text())
+    validate_report(doc)
+    assert doc["counts"]["ok"] == 20 and doc["campaign"]["executor"] == "slurm"
+    assert [s["label"] for s in doc["submissions"]] == [f"s{k} (job {_jobs(folder, k)[0]['job_id']})" for k in (1, 2)]
+    assert "report.json" in r.stderr and (folder / "report.html").read_text().count("<img") == 4
+
+
+def test_scancel_of_a_running_submission_then_resume(slurm, tmp_path, halo_bin):
+    spec = _spec(tmp_path, "cancel", '[launch]\nranks_per_node = 2\n[halo]\nstrategies = ["step2", "step7"]\n'
+                 'itfin = 200\n[[sweep]]\nprocs = "2x1x1"\nsize = ["32x32x32", "48x48x48", "64x64x64"]\n'
+                 '[slurm]\npoll_s = 0.5\n')
+    folder = tmp_path / "campaign"
+    proc = start("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm)
+    assert wait_for_records(folder, 1, proc, TIMEOUT) >= 1
+    job_id = _jobs(folder, 1)[0]["job_id"]
+    assert _slurm(slurm, "scancel", job_id).returncode == 0
+    out, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 1, err
+    assert f"submission 1: job {job_id} ended CANCELLED" in err
+    first = records(folder)
+    failed = {name for name, rec in first.items() if rec["status"] != "ok"}
+    assert len(first) == 6 and failed
+    for name in failed:
+        rec = first[name]
+        assert rec["status"] in ("crashed", "not_started") and f"job {job_id} ended CANCELLED" in rec["note"]
+    assert sum(1 for name in failed if first[name]["status"] == "crashed") <= 1  # the one in flight
+
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm,
+                 timeout=TIMEOUT)
+    assert r.returncode == 0, r.stderr
+    jobs = _jobs(folder, 1)
+    assert len(jobs) == 2 and sorted(jobs[1]["runs"]) == sorted(failed)
+    for name, rec in records(folder).items():
+        assert rec["status"] == "ok"
+        if name in failed:
+            assert rec["attempt"] == 2 and rec["previous"][0]["status"] == first[name]["status"]
+            assert rec["previous"][0]["job_id"] == job_id and rec["slurm"]["job_id"] == jobs[1]["job_id"]
+        else:
+            assert rec == first[name]
+    doc = json.loads((folder / "report.json").read_text())
+    assert doc["counts"]["retried_runs"] == len(failed) and doc["counts"]["attempts"] == 6 + len(failed)
+    assert doc["submissions"][0]["label"] == f"s1 (jobs {job_id}, {jobs[1]['job_id']})"
+
+
+def test_a_time_limit_too_short_for_one_submission(slurm, tmp_path, halo_bin):
+    # Each run takes 2 to 3 s here (30000 steps; one of 40 steps ends within 1.5 s): submission 2
+    # can finish none of them.
+    spec = _spec(tmp_path, "short", 'repetitions = 2\n[launch]\nranks_per_node = 2\ntime_limit_s = [120, 1.5]\n'
+                 '[halo]\nstrategies = ["step2", "step7"]\nitfin = 30000\n[[sweep]]\nprocs = "2x1x1"\n'
+                 'size = ["32x32x32", "48x48x48"]\n[slurm]\npoll_s = 0.5\n')
+    folder = tmp_path / "campaign"
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm,
+                 timeout=TIMEOUT)
+    assert r.returncode == 1, r.stderr
+    recs = records(folder)
+    assert [recs[n]["status"] for n in sorted(recs) if n.startswith("s1-")] == ["ok"] * 4
+    short = [recs[n] for n in sorted(recs) if n.startswith("s2-")]
+    assert all(rec["status"] in ("too_slow", "not_started") for rec in short)
+    assert any(rec["status"] == "not_started" for rec in short)
+    assert all("time limit (1.5 s)" in rec["note"] for rec in short)
+    assert "#SBATCH --time=2" in (folder / _jobs(folder, 2)[0]["script"]).read_text()
+    doc = json.loads((folder / "report.json").read_text())
+    validate_report(doc)
+    assert doc["submissions"][0]["verdict"].startswith("every run ok")
+    rows = rendered_table(checkmpi("campaign", "report", str(folder), timeout=120).stdout, "Loop time")
+    assert rows[1][1:3] in (["n.a.", "-"], ["-", "-"]) and rows[1][3] != "-"
+
+
+def test_a_submission_pending_past_its_limit_did_not_start(slurm, tmp_path, halo_bin):
+    spec = _spec(tmp_path, "pending", '[halo]\nstrategies = ["step2"]\nitfin = 10\n[[sweep]]\nlocal = "8x8x8"\n'
+                 'np = 2\n[slurm]\nsbatch_args = ["--begin=now+3600"]\npending_limit_s = 2\npoll_s = 0.5\n')
+    folder = tmp_path / "campaign"
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm,
+                 timeout=TIMEOUT)
+    assert r.returncode == 1, r.stderr
+    rec = records(folder)["s1-2x1x1-16x8x8-step2"]
+    assert rec["status"] == "not_started"
+    assert "pending for more than 2 s" in rec["note"] and "before this run started" in rec["note"]
+    job = _jobs(folder, 1)[0]
+    assert job["state"] == "CANCELLED" and job["cancelled"] == "pending for more than 2 s"
+    doc = json.loads((folder / "report.json").read_text())
+    assert "1/1 submissions (100%) did not start at all" in doc["summary"]
+
+
+def test_a_step_that_cannot_launch_did_not_start(slurm, tmp_path, halo_bin):
+    # srun waits for a node with a feature no node has: the launch hangs until the time limit.
+    spec = _spec(tmp_path, "hang", '[launch]\ntime_limit_s = 4\n[halo]\nstrategies = ["step2"]\nitfin = 10\n'
+                 '[[sweep]]\nlocal = "8x8x8"\nnp = 2\n[slurm]\nsrun_args = ["--constraint=nosuch"]\npoll_s = 0.5\n')
+    folder = tmp_path / "campaign"
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm,
+                 timeout=TIMEOUT)
+    assert r.returncode == 1, r.stderr
+    pingpong = json.loads((folder / "p2p" / "pingpong.record.json").read_text())
+    assert pingpong["error"].startswith("stopped after") and pingpong["results"] is None
+    # Again: no ping-pong this time (its failure is kept), so the run has the whole limit to hang in.
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm,
+                 timeout=TIMEOUT)
+    assert r.returncode == 1, r.stderr
+    rec = records(folder)["s1-2x1x1-16x8x8-step2"]
+    assert rec["status"] == "not_started" and rec["attempt"] == 2 and rec["expected"]["kind"] == "none"
+    assert rec["note"].startswith("stopped at the submission's time limit (4 s)")
+    assert rec["note"].endswith("before checkmpi-halo started") and 3 < rec["elapsed_s"] < 30
+    assert any("Unable to create step" in line or "pending job step" in line for line in rec["errors"]["launcher"])
+
+
+def test_checkmpi_run_with_srun_inside_an_allocation(slurm, tmp_path, halo_bin):
+    out = tmp_path / "run.json"
+    script = tmp_path / "job.sh"
+    script.write_text(f"#!/bin/bash\n{sys.executable} -m checkmpi run --launcher srun --bin {halo_bin} --np 4 "
+                      f"--local 8x8x8 --iters 10 --strategy step2,step7 --no-report --json {out} --timeout 120\n")
+    r = _slurm(slurm, "sbatch", "--wait", "-N", "2", "--ntasks-per-node=2", "-t", "3",
+               "-o", str(tmp_path / "job.out"), str(script), timeout=240)
+    log = (tmp_path / "job.out").read_text()
+    assert r.returncode == 0, log
+    assert "launcher /usr/bin/srun --mpi=pmix" in log
+    doc = json.loads(out.read_text())
+    assert doc["context"]["nprocs"] == 4 and all(s["valid"] for s in doc["results"])
+
+
+@pytest.mark.skipif(not (MPICH_BIN / "checkmpi-halo").exists(), reason="no MPICH build (bash scripts/setup.sh --tests)")
+def test_mpich_runs_start_with_srun_and_pmi2(slurm, tmp_path):
+    spec = _spec(tmp_path, "mpich", '[launch]\nranks_per_node = 2\n[halo]\nstrategies = ["step7"]\nitfin = 20\n'
+                 '[[sweep]]\nlocal = "8x8x8"\nnp = [2, 4]\n[slurm]\npoll_s = 0.5\n')
+    folder = tmp_path / "campaign"
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(MPICH_BIN), env=slurm,
+                 timeout=TIMEOUT)
+    assert r.returncode == 0, r.stderr
+    for rec in records(folder).values():
+        check_record(folder, rec)
+        assert rec["launch"]["launcher"] == "srun --mpi=pmi2" and rec["launch"]["mpi"] == "mpich"

@@ -1,0 +1,158 @@
+"""Campaign specs and plans (no MPI): the issue's spec, every key's checks,
+the run list, the Slurm batch script."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from campaign_helpers import flat
+from conftest import REPO, assert_clean_error, checkmpi
+
+from checkmpi.campaign.plan import nodes_for, plan, points
+from checkmpi.campaign.records import CampaignDir
+from checkmpi.campaign.slurm import batch_script, sbatch_options
+from checkmpi.campaign.spec import load_spec, parse_spec
+from checkmpi.errors import CheckmpiError
+
+TINY = REPO / "examples" / "campaign-tiny.toml"
+
+# The spec of issue 12, exactly as written there.
+ISSUE_SPEC = '''[campaign]
+name = "tiny"
+executor = "local"          # "local": mpirun/mpiexec here; "slurm": sbatch + srun
+repetitions = 2             # independent submissions (appendix A's 12 jobs)
+[launch]
+ranks_per_node = 2
+time_limit_s = 300          # per submission
+too_slow = 5.0              # a run slower than this × its expected time is killed and recorded as too slow
+[halo]
+strategies = ["step2", "step7"]
+itfin = 40
+icheck = 20
+[[sweep]]                   # appendix A: one grid, growing global size
+procs = "2x1x1"
+size = ["32x32x32", "48x48x48"]
+[[sweep]]                   # Table 4: weak scale-up, fixed size per rank, cubic-ish grids
+local = "16x16x16"
+np = [1, 2, 4]
+'''
+
+
+def test_the_example_is_the_issue_spec():
+    assert TINY.read_text() == ISSUE_SPEC
+
+
+def test_issue_spec_parses_and_plans_20_runs():
+    spec = load_spec(TINY)
+    assert (spec.name, spec.executor, spec.repetitions, spec.ranks_per_node) == ("tiny", "local", 2, 2)
+    assert spec.time_limits == (300.0, 300.0) and spec.too_slow == 5.0 and spec.too_slow_min_s == 60.0
+    assert spec.strategies == ("step2", "step7") and (spec.itfin, spec.icheck) == (40, 20)
+    assert [(p.procs, p.size, p.local) for p in points(spec)] == [
+        ((2, 1, 1), (32, 32, 32), (16, 32, 32)), ((2, 1, 1), (48, 48, 48), (24, 48, 48)),
+        ((1, 1, 1), (16, 16, 16), (16, 16, 16)), ((2, 1, 1), (32, 16, 16), (16, 16, 16)),
+        ((2, 2, 1), (32, 32, 16), (16, 16, 16))]
+    runs = plan(spec)
+    assert len(runs) == 2 * 5 * 2
+    assert [r.id for r in runs[:4]] == ["s1-2x1x1-32x32x32-step2", "s1-2x1x1-32x32x32-step7",
+                                        "s1-2x1x1-48x48x48-step2", "s1-2x1x1-48x48x48-step7"]
+    assert [r.submission for r in runs] == [1] * 10 + [2] * 10
+    assert len({r.id for r in runs}) == 20
+
+
+def test_a_point_two_sweeps_share_runs_once(tmp_path):
+    text = ISSUE_SPEC.replace('size = ["32x32x32", "48x48x48"]', 'size = ["32x16x16", "48x48x48"]')
+    spec = parse_spec(text, tmp_path / "s.toml")
+    assert [p.id for p in points(spec)] == ["2x1x1-32x16x16", "2x1x1-48x48x48", "1x1x1-16x16x16", "2x2x1-32x32x16"]
+    assert len(plan(spec)) == 2 * 4 * 2
+
+
+def test_defaults_and_per_submission_limits(tmp_path):
+    spec = parse_spec('[campaign]\nname = "d"\nrepetitions = 3\n[launch]\ntime_limit_s = [10, 20.5, 30]\n'
+                      '[[sweep]]\nlocal = "8x8x8"\nnp = 2\n', tmp_path / "d.toml")
+    assert spec.executor == "local" and spec.strategies[0] == "step0" and len(spec.strategies) == 11
+    assert spec.itfin == 100 and spec.icheck == 100 and spec.too_slow == 10.0 and spec.slow == 1.5
+    assert [spec.time_limit(k) for k in (1, 2, 3)] == [10.0, 20.5, 30.0]
+    assert spec.slurm.pending_limit_s == 86400.0 and spec.slurm.poll_s == 5.0
+
+
+BAD = [
+    ("[launch]\nranks_per_node = 2\n", "[campaign] is missing"),
+    ('[campaign]\nname = "x"\n', "[[sweep]] is missing"),
+    ('[campaign]\nname = "a b"\n[[sweep]]\nlocal="8x8x8"\nnp=1\n', "[campaign] name may hold letters"),
+    ('[campaign]\nname = "x"\nexecutor = "pbs"\n', "[campaign] executor must be one of local, slurm, got 'pbs'"),
+    ('[campaign]\nname = "x"\nrepetitions = 0\n', "[campaign] repetitions must be an integer >= 1, got 0"),
+    ('[campaign]\nname = "x"\nrepeats = 2\n', "[campaign] has unknown key 'repeats'"),
+    ('[campaign]\nname = "x"\n[lanch]\n', "[lanch] is not a known table"),
+    ('[campaign]\nname = "x"\nrepetitions = 2\n[launch]\ntime_limit_s = [1]\n',
+     "[launch] time_limit_s lists 1 limits for 2 repetitions"),
+    ('[campaign]\nname = "x"\n[launch]\ntoo_slow = 1\n', "[launch] too_slow must be a number > 1, got 1"),
+    ('[campaign]\nname = "x"\n[launch]\nlauncher = "srun"\n', "'srun' needs executor = \"slurm\""),
+    ('[campaign]\nname = "x"\n[halo]\nstrategies = ["step2", "step99"]\n', "unknown strategy 'step99'"),
+    ('[campaign]\nname = "x"\n[halo]\nargs = ["--strategy", "step2"]\n', "[halo] args may not set --strategy"),
+    ('[campaign]\nname = "x"\n[halo]\nitfin = "40"\n', "[halo] itfin must be an integer >= 1, got '40'"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nprocs = "2x1x1"\nsize = "33x32x32"\n',
+     "[[sweep]] 1 size 33x32x32 is not divisible by procs 2x1x1"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nprocs = "2x1x1"\nsize = "32x32"\n',
+     "[[sweep]] 1 size expects three positive integers like 4x2x2, got '32x32'"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nprocs = "2x1x1"\nnp = 2\n', "[[sweep]] 1 needs either procs and size"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nlocal = "8x8x8"\nnp = [1, 0]\n', "[[sweep]] 1 np must be a positive"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nlocal="8x8x8"\nnp=1\n[slurm]\nsbatch_args = "--exclusive"\n',
+     "[slurm] sbatch_args must be a list"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nlocal="8x8x8"\nnp=1\n[report]\nslow = 0.5\n',
+     "[report] slow must be a number > 1"),
+    ("[campaign\n", "not valid TOML"),
+]
+
+
+@pytest.mark.parametrize("text,message", BAD)
+def test_bad_specs_are_one_line_errors(tmp_path, text, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(CheckmpiError) as e:
+        load_spec(path)
+    assert message in e.value.message and str(path) in e.value.message
+    assert e.value.code == 2
+
+
+def test_plan_command_lists_every_run_and_submission():
+    r = checkmpi("campaign", "plan", str(TINY), timeout=60)
+    assert r.returncode == 0, r.stderr
+    for run in plan(load_spec(TINY)):
+        assert run.id in r.stdout
+    assert "20 runs = 2 submissions x 5 points x 2 strategies" in flat(r.stdout)  # the title, wrapped
+    assert "ranks_per_node = 2 applies to Slurm only" in flat(r.stdout)  # in the caption, wrapped at 80
+
+
+def test_plan_command_errors(tmp_path):
+    assert_clean_error(checkmpi("campaign", "plan", str(tmp_path / "none.toml")), 2, "does not exist")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[campaign]\nname = "x"\nexecutor = "pbs"\n')
+    assert_clean_error(checkmpi("campaign", "plan", str(bad)), 2, "executor must be one of local, slurm")
+    assert_clean_error(checkmpi("campaign", "status", str(tmp_path)), 2, "is not a campaign folder")
+    assert_clean_error(checkmpi("campaign", "report", str(tmp_path)), 2, "is not a campaign folder")
+
+
+def test_slurm_plan_and_batch_script(tmp_path):
+    text = ISSUE_SPEC.replace('executor = "local" ', 'executor = "slurm" ') + (
+        '[slurm]\npartition = "gpu"\naccount = "prj"\nconstraint = "a100"\ngpus_per_node = 4\n'
+        'sbatch_args = ["--exclusive"]\nsrun_args = ["--cpu-bind=cores"]\n')
+    path = tmp_path / "slurm.toml"
+    path.write_text(text)
+    spec = load_spec(path)
+    assert sbatch_options(spec, 2) == ["--job-name=checkmpi-tiny-s2", "--nodes=2", "--ntasks-per-node=2",
+                                       "--time=6", "--partition=gpu", "--account=prj", "--constraint=a100",
+                                       "--gpus-per-node=4", "--exclusive"]
+    assert [nodes_for(n, 2) for n in (1, 2, 3, 4)] == [1, 1, 2, 2]
+    runs = [r.id for r in plan(spec) if r.submission == 2]
+    script = batch_script(CampaignDir(tmp_path / "dir"), spec, 2, 1, runs, Path("/opt/bin"),
+                          tmp_path / "out.txt")
+    lines = script.splitlines()
+    assert lines[0] == "#!/bin/bash" and "#SBATCH --nodes=2" in lines and "#SBATCH --time=6" in lines
+    steps = [line for line in lines if " campaign step " in line]
+    assert [s.split()[6] for s in steps] == runs  # one job step per run, in order
+    assert all(s.endswith("--bin /opt/bin || rc=1") for s in steps)
+    assert lines[-1] == "exit $rc"
+    r = checkmpi("campaign", "plan", str(path), timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "--nodes=2 --ntasks-per-node=2 --time=6 --partition=gpu" in flat(r.stdout)  # a cell, wrapped at 80
