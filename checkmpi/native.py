@@ -259,6 +259,11 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
         raise CheckmpiError(f"{Path(cmd[0]).name} job timed out after {timeout:g} s and was stopped",
                             EXIT_FAILED, list(stderr_lines)[-5:])
     if job.signum:
+        # A caller's own handler (a campaign turns SIGTERM into an interrupt)
+        # gets the signal once the job is gone.
+        previous = job.previous.get(job.signum)
+        if callable(previous) and previous is not signal.default_int_handler:
+            previous(job.signum, None)
         name = signal.Signals(job.signum).name
         raise CheckmpiError(f"stopped by {name}: the MPI job ({Path(cmd[0]).name}) was ended; files of earlier "
                             "runs are as they were", 128 + job.signum)
@@ -278,6 +283,7 @@ class _Job:
         self.ranks: list[int] = []
         self.reason = ""  # "timeout" or "signal"
         self.signum = 0
+        self.previous: dict = {}  # the handlers replaced while the job runs
         self.lock = threading.Lock()
 
     def stop(self, signum: int, reason: str) -> None:
@@ -325,7 +331,7 @@ def _forwarding_signals(job: _Job) -> Iterator[None]:
         yield
         return
     handler = lambda signum, frame: job.stop(signum, "signal")  # noqa: E731
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = job.previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:

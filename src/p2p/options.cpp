@@ -268,6 +268,8 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
     bool measured = false;
     if (cfg.mode == Mode::Datatype)
       for (const auto& v : cfg.vectors) measured = measured || v.payload_bytes() == cfg.corrupt_size;
+    else if (cfg.mode == Mode::Nbc && cfg.pencil_rows > 0)
+      for (long long size : pencil_message_sizes(cfg)) measured = measured || size == cfg.corrupt_size;
     else
       for (long long size : message_sizes(cfg)) measured = measured || size == cfg.corrupt_size;
     if (!measured)
@@ -325,6 +327,21 @@ std::string nbc_rank_problem(const P2PConfig& cfg, int nprocs) {
         return std::string(nbc_op_name(op)) + " of " + std::to_string(cfg.max_size) + " bytes to each of " +
                std::to_string(nprocs) + " ranks exceeds MPI's count limit " + std::to_string(INT_MAX);
   return "";
+}
+
+std::vector<long long> pencil_message_sizes(const P2PConfig& cfg) {
+  std::vector<long long> sizes;
+  for (const Grid3& grid : cfg.grids) {
+    const PencilGrid g{grid, cfg.pencil_rows, cfg.pencil_cols};
+    for (Transpose t : {Transpose::XtoY, Transpose::YtoZ}) {
+      long long most = 0;
+      for (int r = 0; r < cfg.pencil_rows; ++r)
+        for (int c = 0; c < cfg.pencil_cols; ++c)
+          most = std::max(most, plan_transpose(g, t, r, c).send_total() * static_cast<long long>(sizeof(double)));
+      sizes.push_back(most);
+    }
+  }
+  return sizes;
 }
 
 LoopCounts loop_counts(const P2PConfig& cfg, long long bytes) {

@@ -78,6 +78,10 @@ std::vector<VectorShape> default_vector_sweep(long long min_size, long long max_
 // "COUNT:BLOCKLEN:STRIDE,..." (UsageError for malformed or odd tuples).
 std::vector<VectorShape> parse_vectors(const std::string& text);
 
+// nbc --pencil: the bytes the busiest rank sends in each transpose, grid by
+// grid (X->Y, then Y->Z): the sizes the sweep reports and --inject-corruption names.
+std::vector<long long> pencil_message_sizes(const P2PConfig& cfg);
+
 // OSU's rule: sizes above large_threshold use the large counts.
 LoopCounts loop_counts(const P2PConfig& cfg, long long bytes);
 

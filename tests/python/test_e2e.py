@@ -179,7 +179,7 @@ def test_tool_not_found(tmp_path):
 
 def test_timeout_stops_the_job(halo_bin, tmp_path):
     marker = tmp_path / "slow.json"
-    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "32x32x32", "--iters", "10000000",
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "32x32x32", "--iters", "3000000",
                  "--no-report", "--json", str(marker), "--timeout", "3", cwd=tmp_path, timeout=120)
     assert_clean_error(r, 1, "timed out after 3 s")
     time.sleep(1)
