@@ -268,8 +268,12 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
     bool measured = false;
     if (cfg.mode == Mode::Datatype)
       for (const auto& v : cfg.vectors) measured = measured || v.payload_bytes() == cfg.corrupt_size;
-    else if (cfg.mode == Mode::Nbc && cfg.pencil_rows > 0)
+    else if (cfg.mode == Mode::Nbc && cfg.pencil_rows > 0) {
+      // The sizes come from every rank's transpose plan: bounded work only.
+      if (static_cast<long long>(cfg.pencil_rows) * cfg.pencil_cols > 65536)
+        throw UsageError("--inject-corruption with --pencil works up to 65536 ranks");
       for (long long size : pencil_message_sizes(cfg)) measured = measured || size == cfg.corrupt_size;
+    }
     else
       for (long long size : message_sizes(cfg)) measured = measured || size == cfg.corrupt_size;
     if (!measured)

@@ -13,8 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     cli.parse(in.argc(), in.argv.data());
     const checkmpi::p2p::P2PConfig cfg = checkmpi::p2p::make_p2p_config(cli);
     checkmpi::p2p::message_sizes(cfg);
-    checkmpi::p2p::memory_bytes_per_rank(cfg);
-    checkmpi::p2p::fastest_run_seconds(cfg, 1 << 20);
+    const int nprocs = cfg.pencil_rows > 0 ? cfg.pencil_rows * cfg.pencil_cols : 1 << 20;
+    if (checkmpi::p2p::nbc_rank_problem(cfg, nprocs).empty()) checkmpi::p2p::memory_bytes_per_rank(cfg, nprocs);
+    checkmpi::p2p::fastest_run_seconds(cfg, nprocs);
     checkmpi::p2p::watchdog_seconds(cfg);
   } catch (const checkmpi::UsageError&) {
   }
