@@ -107,7 +107,7 @@ def print_report(rep: Report, out: Console) -> None:
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1500px; padding: 0 1em; color: #222; }
-div.table { overflow-x: auto; }
+div.table { overflow-x: auto; padding-bottom: 1em; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: .9em; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: .3em; }

@@ -127,7 +127,8 @@ void summarise(StrategyResult& r, MPI_Comm comm) {
   for (int d = 0; d < 3; ++d) {
     Stats& bw = r.bandwidth[size_t(d)];
     bw = stats[std::size(values) + size_t(d)];
-    if (bw.min == 0) bw = Stats{nan, nan, nan};  // some rank spent no time: no bandwidth (null)
+    // Some rank spent no time, or the direction's time is not the messages': no bandwidth (null).
+    if (bw.min == 0 || !times_each_direction(r.parts.transport)) bw = Stats{nan, nan, nan};
   }
 
   int rank = 0, size = 1;

@@ -177,6 +177,10 @@ std::string unavailable_reason(const Parts& p) {
   return "";
 }
 
+bool times_each_direction(Transport t) {
+  return by_direction(t) || per_message_requests(t) || t == Transport::ShmWindow;
+}
+
 Compute resolved_compute(const Parts& p, Compute run_default) {
   if (p.compute != Compute::Auto) return p.compute;
   if (p.overlap == Overlap::Masked || p.transport == Transport::ShmWindow) return Compute::OnePass;

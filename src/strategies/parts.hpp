@@ -88,6 +88,12 @@ std::string host_only_reason(const Parts& p);
 // communication needs MPI 4.
 std::string unavailable_reason(const Parts& p);
 
+// Whether the per-direction timers of a transport cover its messages (so
+// payload over that time is a bandwidth): not where one call carries every
+// direction (neighbourhood collectives, RMA epochs), nor for mock, whose
+// exchange is untimed.
+bool times_each_direction(Transport t);
+
 // `compute` with Auto resolved by the run's --compute.
 Compute resolved_compute(const Parts& p, Compute run_default);
 

@@ -113,7 +113,7 @@ cd {tmp_path}
 md5sum {disk}/report.html > before.md5
 dd if=/dev/zero of={disk}/filler bs=4096 2>/dev/null || true
 set +e
-{sys.executable} -m checkmpi report {DATA / 'halo_11_strategies.json'} --plots {disk}/plots --html {disk}/report.html
+{sys.executable} -m checkmpi report {DATA / 'halo_all_steps.json'} --plots {disk}/plots --html {disk}/report.html
 echo "rc=$?"
 rm {disk}/filler
 md5sum -c before.md5
