@@ -268,7 +268,7 @@ def test_wide_halo_table_has_every_figure_per_step():
 
 def test_headline_names_the_fastest_and_its_speed_up():
     run = load(DATA / "halo_all_steps.json")
-    best = min(run.ran(), key=lambda s: s.step_time.median)
+    best = min((s for s in run.ran() if s.id != "mock"), key=lambda s: s.step_time.median)  # mock: the floor
     step0 = run.strategies[0]
     text = tables.headline(run)
     assert text.startswith(f"halo_all_steps: fastest {best.label},")
