@@ -21,9 +21,10 @@ namespace {
 
 constexpr double kLongRun = 3600;  // seconds: a sweep that surely takes longer needs --force
 
-// How many ranks take part: two, or (ring, nbc) all.
+// How many ranks take part: two, one (self), or (ring, nbc, barrier) all.
 int participants(const P2PConfig& cfg, int nprocs) {
-  return cfg.mode == Mode::Ring || cfg.mode == Mode::Nbc ? nprocs : 2;
+  if (cfg.mode == Mode::Self) return 1;
+  return cfg.mode == Mode::Ring || cfg.mode == Mode::Nbc || cfg.mode == Mode::Barrier ? nprocs : 2;
 }
 
 // Checks that depend on the ranks and the machine, before anything is allocated.
@@ -33,7 +34,7 @@ void check_resources(const P2PConfig& cfg, MPI_Comm world) {
   MPI_Comm_size(world, &nprocs);
   node_local(world, local_rank, local_size);
   collectively(world, [&] {
-    if (nprocs < 2)
+    if (nprocs < 2 && cfg.mode != Mode::Self)
       throw UsageError(std::string("mode ") + mode_name(cfg.mode) + " needs at least 2 MPI ranks, got " +
                        std::to_string(nprocs));
     if (cfg.mode == Mode::Nbc) {
@@ -78,6 +79,7 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
     for (int p = 2; p <= nprocs; ++p) ranks.push(p);
     c["ranks"] = ranks;
   }
+  if (cfg.mode == Mode::Barrier) c["ranks"] = Json::array_of(barrier_ranks(nprocs));
   if (cfg.mode == Mode::Datatype) {
     c["element"] = "float";
     c["default_sweep"] = cfg.default_sweep;
@@ -114,14 +116,19 @@ std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vecto
       << "  mode        : " << mode_name(cfg.mode) << ", buffer " << buffer_name(cfg.buffer) << ", validation "
       << (cfg.validate ? "on (-c)" : "off") << "\n"
       << "  ranks       : " << ctx.nprocs << " on " << ctx.nodes << " node(s)";
-  if (taking_part < ctx.nprocs) out << ", ranks 0 and 1 measure, the others wait";
+  if (taking_part < ctx.nprocs)
+    out << (taking_part == 1 ? ", rank 0 measures" : ", ranks 0 and 1 measure") << ", the others wait";
   out << "\n";
   for (int r = 0; r < taking_part; ++r)
     out << "  rank " << r << "      : " << where[size_t(r)].hostname << ", cpu " << where[size_t(r)].cpu << "\n";
   if (taking_part == 2) out << "  placement   : " << describe_pair(where[0], where[1]) << "\n";
   if (cfg.mode == Mode::Nbc) out << "  progress    : " << progress.note << "\n";
   const char* unit = cfg.mode == Mode::Datatype ? " payload bytes" : " bytes";
-  if (cfg.pencil_rows > 0) {
+  if (cfg.mode == Mode::Barrier) {
+    out << "  ranks timed :";
+    for (int p : barrier_ranks(ctx.nprocs)) out << " " << p;
+    out << "\n  iterations  : " << cfg.iterations;
+  } else if (cfg.pencil_rows > 0) {
     out << "  pencils     : " << cfg.pencil_rows << "x" << cfg.pencil_cols << ", grids";
     for (const Grid3& g : cfg.grids) out << " " << g.text();
     out << " (doubles)\n  iterations  : " << cfg.iterations;
@@ -140,6 +147,9 @@ void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, ModeOutput& ou
   MPI_Comm_size(world, &nprocs);
   if (cfg.mode == Mode::Ring) return run_ring(Session{cfg, world, rank, nprocs, clock}, out);
   if (cfg.mode == Mode::Nbc) return run_nbc(Session{cfg, world, rank, nprocs, clock}, out);
+  if (cfg.mode == Mode::Barrier) return run_barrier(Session{cfg, world, rank, nprocs, clock}, out);
+  if (cfg.mode == Mode::Self)
+    return on_first_ranks(world, 1, [&](MPI_Comm alone) { run_self(Session{cfg, alone, rank, 1, clock}, out); });
   on_first_ranks(world, 2, [&](MPI_Comm pair) {
     const Session s{cfg, pair, rank, 2, clock};
     switch (cfg.mode) {
@@ -148,7 +158,9 @@ void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, ModeOutput& ou
       case Mode::LogGP: return run_loggp(s, out);
       case Mode::Datatype: return run_datatype(s, out);
       case Mode::Ring:
-      case Mode::Nbc: return;
+      case Mode::Nbc:
+      case Mode::Self:
+      case Mode::Barrier: return;
     }
   });
 }

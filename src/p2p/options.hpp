@@ -9,7 +9,7 @@
 
 namespace checkmpi::p2p {
 
-enum class Mode { PingPong, Bandwidth, Ring, LogGP, Datatype, Nbc };
+enum class Mode { PingPong, Bandwidth, Ring, LogGP, Datatype, Nbc, Self, Barrier };
 
 // The non-blocking collectives of mode nbc (each against its blocking twin).
 enum class NbcOp { Ialltoall, Ialltoallv, Iallreduce, Ibcast };
@@ -81,6 +81,9 @@ std::vector<VectorShape> parse_vectors(const std::string& text);
 // nbc --pencil: the bytes the busiest rank sends in each transpose, grid by
 // grid (X->Y, then Y->Z): the sizes the sweep reports and --inject-corruption names.
 std::vector<long long> pencil_message_sizes(const P2PConfig& cfg);
+
+// barrier: the rank counts measured, 2, 4, 8, ... and nprocs itself.
+std::vector<int> barrier_ranks(int nprocs);
 
 // OSU's rule: sizes above large_threshold use the large counts.
 LoopCounts loop_counts(const P2PConfig& cfg, long long bytes);

@@ -13,7 +13,7 @@ expect_error() {
   [ ! -s out.txt ] || fail "[$*]: something was printed before the error: $(head -c 300 out.txt)"
 }
 
-modes='\(pingpong, bw, ring, loggp, datatype, nbc\)'
+modes='\(pingpong, bw, ring, loggp, datatype, nbc, self, barrier\)'
 expect_error "no mode given $modes"
 expect_error "unknown mode 'pingpang' $modes" pingpang
 expect_error "unexpected argument 'extra'" pingpong extra
@@ -30,8 +30,9 @@ expect_error "--buffer device needs the CUDA backend" pingpong --buffer device
 expect_error "unknown --buffer 'gpu' \(host\)" pingpong --buffer gpu
 expect_error "option --json needs a value" pingpong --json
 expect_error "unknown --op 'ireduce'" nbc --op ireduce
+expect_error "--message-size does not apply to mode barrier \(no message\)" barrier -m 1:8
 if [ "$np" -lt 2 ]; then
-  for mode in pingpong bw ring loggp datatype nbc; do
+  for mode in pingpong bw ring loggp datatype nbc barrier; do
     expect_error "mode $mode needs at least 2 MPI ranks, got $np" "$mode" -i 2
   done
 else
