@@ -28,7 +28,7 @@ Loop make_loop(const Session& s, long long bytes, bool timing) {
 }
 
 std::unique_ptr<Buffer> message_buffer(const P2PConfig& cfg) {
-  return make_buffer(cfg.buffer, std::size_t(cfg.max_size));
+  return make_buffer(cfg, std::size_t(cfg.max_size));
 }
 
 void PayloadCheck::prepare(Buffer& send, int me, long long iteration) const {

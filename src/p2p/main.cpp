@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "backends/cuda.hpp"
 #include "core/atomic_file.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
@@ -25,6 +26,30 @@ constexpr double kLongRun = 3600;  // seconds: a sweep that surely takes longer 
 int participants(const P2PConfig& cfg, int nprocs) {
   if (cfg.mode == Mode::Self) return 1;
   return cfg.mode == Mode::Ring || cfg.mode == Mode::Nbc || cfg.mode == Mode::Barrier ? nprocs : 2;
+}
+
+// --buffer cuda: every rank needs a GPU (local rank modulo the devices, as
+// checkmpi-halo), and all hand MPI device pointers or all stage, as the
+// least CUDA-aware rank allows (unknown counts as not).
+void choose_device(P2PConfig& cfg, MPI_Comm world) {
+  if (cfg.buffer != BufferKind::Cuda) return;
+  std::string why;
+  const int devices = cuda_device_count(&why);
+  int fewest = 0;
+  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, world);
+  collectively(world, [&] {
+    if (!cuda_built()) throw UsageError("--buffer cuda: " + why);
+    if (devices == 0) throw UsageError("--buffer cuda: no CUDA device visible (" + why + ")");
+    if (fewest == 0) throw UsageError("--buffer cuda: some rank sees no CUDA device");
+  });
+  const std::optional<bool> aware = mpi_cuda_aware(&cfg.aware_query);
+  int mine = aware ? int(*aware) : 0, least = 0;
+  MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, world);
+  cfg.mpi_device_buffers = least == 1;
+  int local_rank = 0, local_size = 1;
+  node_local(world, local_rank, local_size);
+  cfg.device = local_rank % devices;
+  cfg.device_name = cuda_device_name(cfg.device);
 }
 
 // Checks that depend on the ranks and the machine, before anything is allocated.
@@ -62,6 +87,16 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
   Json c = Json::object();
   c["mode"] = mode_name(cfg.mode);
   c["buffer"] = buffer_name(cfg.buffer);
+  c["mpi_buffers"] = mpi_buffers_name(cfg);
+  if (cfg.buffer == BufferKind::Cuda) {
+    Json gpu = Json::object();
+    gpu["device"] = cfg.device;
+    gpu["name"] = cfg.device_name;
+    gpu["aware_query"] = cfg.aware_query;
+    c["gpu"] = gpu;
+  } else {
+    c["gpu"] = Json();
+  }
   c["validate"] = cfg.validate;
   c["min_size"] = cfg.min_size;
   c["max_size"] = cfg.max_size;
@@ -114,7 +149,12 @@ std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vecto
   out << "checkmpi-p2p " << version_text() << "\n"
       << "  MPI library : " << ctx.mpi_library << "\n"
       << "  mode        : " << mode_name(cfg.mode) << ", buffer " << buffer_name(cfg.buffer) << ", validation "
-      << (cfg.validate ? "on (-c)" : "off") << "\n"
+      << (cfg.validate ? "on (-c)" : "off") << "\n";
+  if (cfg.buffer == BufferKind::Cuda)
+    out << "  GPU         : device " << cfg.device << " (" << cfg.device_name << ") on rank 0; MPI gets "
+        << (cfg.mpi_device_buffers ? "device pointers (CUDA-aware, " : "pinned host copies, staged (not CUDA-aware, ")
+        << cfg.aware_query << ")\n";
+  out
       << "  ranks       : " << ctx.nprocs << " on " << ctx.nodes << " node(s)";
   if (taking_part < ctx.nprocs)
     out << (taking_part == 1 ? ", rank 0 measures" : ", ranks 0 and 1 measure") << ", the others wait";
@@ -179,7 +219,8 @@ int p2p_main(int argc, char** argv) {
       if (rank == 0) std::cout << (cli.has("help") ? cli.help() : "checkmpi-p2p " + version_text() + "\n");
       return kExitOk;
     }
-    const P2PConfig cfg = collectively(world, [&] { return make_p2p_config(cli); });
+    P2PConfig cfg = collectively(world, [&] { return make_p2p_config(cli); });
+    choose_device(cfg, world);
     check_resources(cfg, world);
     const Watchdog watchdog("checkmpi-p2p", watchdog_seconds(cfg), rank);
     progress::at("gathering the run's context", "all ranks (collectives)");

@@ -167,7 +167,12 @@ const char* nbc_op_name(NbcOp op) {
   return "?";
 }
 
-const char* buffer_name(BufferKind) { return "host"; }
+const char* buffer_name(BufferKind b) { return b == BufferKind::Cuda ? "cuda" : "host"; }
+
+const char* mpi_buffers_name(const P2PConfig& cfg) {
+  if (cfg.buffer == BufferKind::Host) return "host";
+  return cfg.mpi_device_buffers ? "device" : "staged";
+}
 
 CommandLine p2p_command_line() {
   std::vector<OptionSpec> specs{
@@ -182,7 +187,8 @@ CommandLine p2p_command_line() {
       {"progress-thread", 0, false, "nbc: start the MPI library's progress thread where it has one"},
       {"pencil", 0, true, "nbc: PxQ pencil transposes (2DECOMP&FFT) of --grid instead of --op; P*Q = ranks"},
       {"grid", 0, true, "nbc --pencil: NXxNYxNZ,... doubles (default 16^3,32^3,64^3,128^3)"},
-      {"buffer", 0, true, "where buffers live: host (default host)"},
+      {"buffer", 0, true, "where buffers live: host or cuda (GPU memory; MPI gets it when CUDA-aware, else "
+                          "staged through pinned host memory) (default host)"},
       {"repeat", 0, true, "run the sweep N times, interleaved (1 2 4 ... 1 2 4 ...); statistics over all (default 1)"},
       {"validate", 'c', false, "check received data every iteration, outside the timed region"},
       {"json", 0, true, "write results as JSON (schema checkmpi.p2p/2) to this file"},
@@ -240,9 +246,11 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   cfg.force = cli.has("force");
 
   const std::string buffer = cli.get("buffer", "host");
-  if (buffer == "device")
-    throw UsageError("--buffer device needs the CUDA backend, which this build does not have");
-  if (buffer != "host") throw UsageError("unknown --buffer '" + buffer + "' (host)");
+  if (buffer != "host" && buffer != "cuda") throw UsageError("unknown --buffer '" + buffer + "' (host, cuda)");
+  cfg.buffer = buffer == "cuda" ? BufferKind::Cuda : BufferKind::Host;
+  if (cfg.buffer == BufferKind::Cuda && (cfg.mode == Mode::Nbc || cfg.mode == Mode::Barrier))
+    throw UsageError(std::string("--buffer cuda does not apply to mode ") + mode_name(cfg.mode) +
+                     (cfg.mode == Mode::Nbc ? " (its operations use host buffers)" : " (no message)"));
 
   cfg.validate = cli.has("validate");
   cfg.json = cli.get("json", "");

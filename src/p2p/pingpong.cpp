@@ -16,6 +16,7 @@ void run_pingpong(const Session& s, ModeOutput& out) {
   // Raw pointers: no virtual call on them inside the timed loops.
   void* const send_data = send->data();
   void* const recv_data = recv->data();
+  Staging send_stage(*send), recv_stage(*recv);
   out.table = "# Size       Latency (us)     Min (us)  Median (us)     Max (us)\n";
   const std::vector<long long> all_sizes = message_sizes(s.cfg);
   std::vector<Pooled> pooled(all_sizes.size());
@@ -30,10 +31,14 @@ void run_pingpong(const Session& s, ModeOutput& out) {
             make_loop(s, size, s.rank == 0),
             [&](long long) {
               if (s.rank == 0) {
+                send_stage.out(std::size_t(size));
                 MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
                 MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+                recv_stage.in(std::size_t(size));
               } else {
                 MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+                recv_stage.in(std::size_t(size));
+                send_stage.out(std::size_t(size));
                 MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
               }
             },
@@ -69,6 +74,7 @@ void run_bandwidth(const Session& s, ModeOutput& out) {
   // Raw pointers: no virtual call on them inside the timed loops.
   void* const send_data = send->data();
   void* const recv_data = recv->data();
+  Staging send_stage(*send), recv_stage(*recv);
   std::vector<MPI_Request> requests(std::size_t(window), MPI_REQUEST_NULL);
   char ack[4] = {0, 0, 0, 0};
   out.table = "# Size      Bandwidth (MB/s)  Window median (us)\n";
@@ -85,12 +91,14 @@ void run_bandwidth(const Session& s, ModeOutput& out) {
             make_loop(s, size, s.rank == 0),
             [&](long long) {
               if (s.rank == 0) {
+                send_stage.out(std::size_t(size));  // the window sends one buffer
                 for (auto& r : requests) MPI_Isend(send_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
                 MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
                 MPI_Recv(ack, 4, MPI_CHAR, peer, kAckTag, s.comm, MPI_STATUS_IGNORE);
               } else {
                 for (auto& r : requests) MPI_Irecv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
                 MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
+                recv_stage.in(std::size_t(size));
                 MPI_Send(ack, 4, MPI_CHAR, peer, kAckTag, s.comm);
               }
             },
@@ -127,6 +135,7 @@ void run_self(const Session& s, ModeOutput& out) {
   // Raw pointers: no virtual call on them inside the timed loops.
   void* const send_data = send->data();
   void* const recv_data = recv->data();
+  Staging send_stage(*send), recv_stage(*recv);
   out.table = "# Size       Time (us)        Min (us)  Median (us)     Max (us)\n";
   const std::vector<long long> all_sizes = message_sizes(s.cfg);
   std::vector<Pooled> pooled(all_sizes.size());
@@ -140,8 +149,10 @@ void run_self(const Session& s, ModeOutput& out) {
         pooled[k].add(run_loop(
             make_loop(s, size, true),
             [&](long long) {
+              send_stage.out(std::size_t(size));
               MPI_Sendrecv(send_data, count, MPI_CHAR, 0, kSelfTag, recv_data, count, MPI_CHAR, 0, kSelfTag, s.comm,
                            MPI_STATUS_IGNORE);
+              recv_stage.in(std::size_t(size));
             },
             [&](long long i) { check.prepare(*send, 0, i); },
             [&](long long i) { return check.verify(*recv, 0, 0, i); }));

@@ -95,7 +95,11 @@ else:
 for key in ["mode", "buffer", "validate", "min_size", "max_size", "iterations", "warmup", "iterations_large",
             "warmup_large", "large_threshold", "window", "n"]:
     need(key in cfg, f"config lacks {key}")
-need(cfg["buffer"] == "host", "buffer")
+need(cfg["buffer"] in ("host", "cuda"), "buffer")
+if "mpi_buffers" in cfg:
+    need(cfg["mpi_buffers"] == "host" if cfg["buffer"] == "host" else cfg["mpi_buffers"] in ("device", "staged"),
+         f"mpi_buffers {cfg['mpi_buffers']} with buffer {cfg['buffer']}")
+    need((cfg["gpu"] is None) == (cfg["buffer"] == "host"), f"gpu {cfg['gpu']}")
 need(results, "no results")
 if mode == "nbc":
     pt = ctx["progress_thread"]

@@ -26,5 +26,15 @@ checkmpi_script_test(p2p_validate p2p_validate.sh)
 checkmpi_script_test(p2p_features p2p_features.sh)
 foreach(np 1 2)
   checkmpi_script_test(p2p_errors_np${np} p2p_errors.sh ${np})
+  set_tests_properties(p2p_errors_np${np} PROPERTIES
+    ENVIRONMENT "${CHECKMPI_TEST_ENV};CHECKMPI_CUDA_BUILD=${CHECKMPI_ENABLE_CUDA}")
 endforeach()
+# --buffer cuda in every mode that has it (label gpu): exit code 77 (no GPU
+# visible) is reported as skipped.
+if(CHECKMPI_ENABLE_CUDA)
+  foreach(np 2 4)
+    checkmpi_script_test(gpu_p2p_buffer_np${np} p2p_gpu.sh ${np})
+    set_tests_properties(gpu_p2p_buffer_np${np} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+  endforeach()
+endif()
 checkmpi_script_test(p2p_watchdog watchdog.sh p2p)
