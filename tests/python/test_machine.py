@@ -160,3 +160,44 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
         step3.raw["traits"]["halo_bytes"]["x"] * step3.steps / step3.timers["pack_x"].mean)
     assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(halo.memcpy_bandwidth.mean)
     assert not list(tmp_path.glob("*.tmp.*"))  # written whole
+
+
+def test_calibrate_placement_helpers(monkeypatch):
+    """Which ranks calibrate launches where: doubling rank counts, the Slurm allocation's nodes, the launcher
+    options that put the inter-node pair on the two --hosts."""
+    from checkmpi import calibrate as C
+    from checkmpi.native import Launcher
+
+    assert C._doubling(1) == [1] and C._doubling(2) == [1, 2] and C._doubling(6) == [1, 2, 4, 6]
+    assert C._doubling(8) == [1, 2, 4, 8]
+    monkeypatch.delenv("SLURM_JOB_NUM_NODES", raising=False)
+    assert C._slurm_nodes() == 1
+    monkeypatch.setenv("SLURM_JOB_NUM_NODES", "4")
+    assert C._slurm_nodes() == 4
+    monkeypatch.setenv("SLURM_JOB_NUM_NODES", "x")
+    assert C._slurm_nodes() == 1
+    hosts = C._hosts("n1,n2")
+    assert C._two_nodes(Launcher("/usr/bin/mpirun", "openmpi"), hosts) == ["--host", "n1,n2"]
+    assert C._two_nodes(Launcher("/usr/bin/mpiexec", "mpich"), hosts) == ["-hosts", "n1,n2"]
+    assert C._two_nodes(Launcher("/usr/bin/srun", "openmpi", kind="srun"), hosts) == ["--nodelist", "n1,n2"]
+    assert C._two_nodes(Launcher("/usr/bin/srun", "openmpi", kind="srun"), []) == []
+    with pytest.raises(CheckmpiError, match="two different node names"):
+        C._hosts("n1,n1")
+
+
+def test_calibrate_fits_become_parameters():
+    """Hockney segments start at 0, negative fits become 0 with a note, a flat segment (beta null) takes the
+    bandwidth of its largest size: all from a recorded ping-pong."""
+    from checkmpi import calibrate as C
+
+    run = load(DATA / "p2p_pingpong.json")
+    notes: list[str] = []
+    segs = C._segments(run, "links.intra", notes)
+    fitted = run.fits["hockney"]["segments"]
+    assert [s["max_size"] for s in segs] == [s["max_size"] for s in fitted] and segs[0]["min_size"] == 0
+    assert [s["beta"] for s in segs] == [s["beta"] for s in fitted] and notes == []
+    run.fits["hockney"]["segments"][0] = dict(fitted[0], alpha=-1e-7, beta=None)
+    segs = C._segments(run, "links.intra", notes)
+    top = next(r for r in run.results if r["size"] == fitted[0]["max_size"])
+    assert segs[0]["alpha"] == 0.0 and segs[0]["beta"] == top["size"] / top["latency"]["median"]
+    assert len(notes) == 2 and "set to 0" in notes[0] and "flat" in notes[1]
