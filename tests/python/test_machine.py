@@ -18,7 +18,7 @@ from checkmpi.errors import CheckmpiError
 from checkmpi.machine import load_machine
 from checkmpi.results import load
 
-PROFILE = DATA / "machine_2ranks.json"
+PROFILE = DATA / "profiles" / "machine_2ranks.json"  # apart from the results files, which tests read all at once
 
 
 def positive(x: float) -> bool:

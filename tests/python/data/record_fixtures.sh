@@ -38,7 +38,7 @@ run 4 "$p2p" barrier -i 50 -x 5 --json "$here/p2p_barrier.json"
 py=${CHECKMPI_PYTHON:-$here/../../../.venv/bin/python}
 PYTHONPATH="$here/../../.." "$py" -m checkmpi calibrate --np 2 --quick --bin "$bin" -o "$work/machine.json" \
   >log.txt 2>&1 || { cat log.txt; exit 1; }
-sed -e "s|$work/||g" -e "s|$bin|build/bin|g" "$work/machine.json" >"$here/machine_2ranks.json"
+sed -e "s|$work/||g" -e "s|$bin|build/bin|g" "$work/machine.json" >"$here/profiles/machine_2ranks.json"
 # Paths that differ between machines would only add noise to diffs.
 sed -i "s|\"outdir\": \"[^\"]*\"|\"outdir\": \"out\"|" "$here"/halo_*.json
 echo "fixtures recorded in $here from $bin"
