@@ -138,6 +138,13 @@ def test_calibrate_bad_input_is_refused_before_running(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def test_calibrate_past_its_timeout_fails_without_a_profile(tmp_path, halo_bin):
+    r = checkmpi("calibrate", "--np", "2", "--quick", "--bin", str(halo_bin), "-o", str(tmp_path / "m.json"),
+                 "--timeout", "1", cwd=tmp_path, timeout=60)
+    assert_clean_error(r, 1, "timed out after")
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
     """A real quick calibration on 2 ranks: the profile validates, its values are positive and finite, and the
     tools' results it names are there and agree with it."""
