@@ -154,8 +154,7 @@ std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vecto
     out << "  GPU         : device " << cfg.device << " (" << cfg.device_name << ") on rank 0; MPI gets "
         << (cfg.mpi_device_buffers ? "device pointers (CUDA-aware, " : "pinned host copies, staged (not CUDA-aware, ")
         << cfg.aware_query << ")\n";
-  out
-      << "  ranks       : " << ctx.nprocs << " on " << ctx.nodes << " node(s)";
+  out << "  ranks       : " << ctx.nprocs << " on " << ctx.nodes << " node(s)";
   if (taking_part < ctx.nprocs)
     out << (taking_part == 1 ? ", rank 0 measures" : ", ranks 0 and 1 measure") << ", the others wait";
   out << "\n";
