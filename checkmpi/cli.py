@@ -1,4 +1,4 @@
-"""The `checkmpi` command line: run, p2p, report, predict, export, campaign."""
+"""The `checkmpi` command line: run, p2p, report, predict, export, calibrate, campaign."""
 
 from __future__ import annotations
 
@@ -66,7 +66,8 @@ def build_parser() -> Parser:
                          description="Runs checkmpi-p2p MODE through MPI and reports it; options it does not "
                          "know go to checkmpi-p2p (e.g. -m 1:65536; loggp's message count is --prtt-n).")
     p2p.add_argument("mode", choices=P2P_MODES, help="measurement mode")
-    p2p.add_argument("-n", "--np", type=int, help="ranks (default 2; ring: one per core; nbc: P*Q of --pencil PxQ, "
+    p2p.add_argument("-n", "--np", type=int, help="ranks (default 2; self: 1; ring, barrier: one per core; "
+                     "nbc: P*Q of --pencil PxQ, "
                      "else one per core, at least 2)")
     _launch_options(p2p)
     p2p.set_defaults(func=_p2p)
@@ -108,6 +109,27 @@ def build_parser() -> Parser:
                           "extrap: Extra-P's JSON Lines (halo)")
     exp.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
     exp.set_defaults(func=_export)
+
+    cal = sub.add_parser("calibrate", allow_abbrev=False, help="measure this machine's parameters for the model",
+                         description="Runs checkmpi-p2p (pingpong, loggp, datatype, self, barrier) and short "
+                         "checkmpi-halo runs (memcpy probe, kernel packing) and writes the machine profile that "
+                         "'checkmpi predict --machine' reads (docs/model.md, 'Calibration').")
+    cal.add_argument("-n", "--np", type=int, help="ranks: the barrier's largest count and the ranks per node that "
+                     "copy memory at once (default one per core)")
+    cal.add_argument("--local", metavar="LxMxN", help="block per rank of the pack and unpack measurement "
+                     "(default 128x128x128; --quick 16x16x16)")
+    cal.add_argument("--hosts", metavar="H1,H2", help="two nodes for the inter-node link (else Slurm's allocation "
+                     "when it has several nodes; one node: links.inter is null)")
+    cal.add_argument("--quick", action="store_true", help="tiny sweeps (seconds): for tests, not for predictions")
+    cal.add_argument("-o", "--output", metavar="FILE", help="the profile (default results/machine-<time>.json); "
+                     "the tools' results go to the folder of the same name without .json")
+    cal.add_argument("--bin", metavar="DIR", help="folder of the native executables (else $CHECKMPI_BIN, "
+                     "./build/bin, PATH)")
+    cal.add_argument("--launcher", default="mpirun", metavar="NAME",
+                     help="MPI launcher: mpirun (default), mpiexec or srun")
+    cal.add_argument("--mpi-args", default="", metavar='"ARGS"', help="options for the launcher")
+    cal.add_argument("--timeout", type=float, metavar="S", help="stop and fail when calibration takes longer")
+    cal.set_defaults(func=_calibrate)
 
     from checkmpi.campaign.cli import add_parser as add_campaign
 
@@ -195,6 +217,12 @@ def _predict(args: argparse.Namespace, extra: list[str]) -> int:
         refuse_inputs(Path(args.json), [Path(p) for p in args.p2p] + ([Path(args.halo)] if args.halo else []), "--json")
         write_text(Path(args.json), json.dumps(doc, indent=1) + "\n")
     return 0
+
+
+def _calibrate(args: argparse.Namespace, extra: list[str]) -> int:
+    from checkmpi.calibrate import calibrate
+
+    return calibrate(args)
 
 
 def _export(args: argparse.Namespace, extra: list[str]) -> int:

@@ -321,9 +321,12 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _p2p_ranks(mode: str, extra: list[str]) -> int:
-    """Default ranks: two; ring one per core; nbc P*Q of --pencil PxQ, else one per core (at least two)."""
-    if mode == "ring":
-        return physical_cores()
+    """Default ranks: two; self one; ring and barrier one per core (at least two); nbc P*Q of --pencil PxQ,
+    else one per core (at least two)."""
+    if mode == "self":
+        return 1
+    if mode in ("ring", "barrier"):
+        return max(2, physical_cores())
     if mode != "nbc":
         return 2
     for i, arg in enumerate(extra):

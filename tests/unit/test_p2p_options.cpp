@@ -70,6 +70,19 @@ TEST(P2POptions, ModeDefaultsAndOverrides) {
   EXPECT_EQ(config({"bw", "-W", "8"}).window, 8);
 }
 
+TEST(P2POptions, BarrierRanksDoubleUpToAll) {
+  EXPECT_EQ(barrier_ranks(1), (std::vector<int>{}));
+  EXPECT_EQ(barrier_ranks(2), (std::vector<int>{2}));
+  EXPECT_EQ(barrier_ranks(8), (std::vector<int>{2, 4, 8}));
+  EXPECT_EQ(barrier_ranks(12), (std::vector<int>{2, 4, 8, 12}));
+  const P2PConfig c = config({"barrier"});
+  EXPECT_EQ(c.mode, Mode::Barrier);
+  EXPECT_EQ(c.iterations, 1000);
+  EXPECT_EQ(c.warmup, 200);
+  EXPECT_EQ(message_sizes(c), (std::vector<long long>{0}));
+  EXPECT_EQ(buffer_bytes_per_rank(c, 8), 0.0);
+}
+
 TEST(P2POptions, DefaultDatatypeSweepCoversBothKinds) {
   const P2PConfig c = config({"datatype"});
   EXPECT_TRUE(c.default_sweep);
@@ -113,8 +126,8 @@ TEST(P2POptions, BufferBytesPerRank) {
 }
 
 TEST(P2POptions, BadOptionsSayWhatIsWrong) {
-  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype, nbc)");
-  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype, nbc)");
+  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype, nbc, self, barrier)");
+  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype, nbc, self, barrier)");
   EXPECT_EQ(error_of({"pingpong", "extra"}), "unexpected argument 'extra'");
   EXPECT_EQ(error_of({"pingpong", "-m", "64:8"}), "message size range 64:8: MIN 64 is larger than MAX 8");
   EXPECT_EQ(error_of({"pingpong", "-m", "1:abc"}), "value of --message-size (MAX) is not an integer: 'abc'");
@@ -125,9 +138,15 @@ TEST(P2POptions, BadOptionsSayWhatIsWrong) {
   EXPECT_EQ(error_of({"pingpong", "-x", "-1"}), "--warmup must be at least 0, got -1");
   EXPECT_EQ(error_of({"bw", "-W", "0"}), "--window must be at least 1, got 0");
   EXPECT_EQ(error_of({"loggp", "-n", "1"}), "--prtt-n must be at least 2, got 1");
-  EXPECT_EQ(error_of({"pingpong", "--buffer", "device"}),
-            "--buffer device needs the CUDA backend, which this build does not have");
-  EXPECT_EQ(error_of({"pingpong", "--buffer", "gpu"}), "unknown --buffer 'gpu' (host)");
+  EXPECT_EQ(error_of({"pingpong", "--buffer", "gpu"}), "unknown --buffer 'gpu' (host, cuda)");
+  EXPECT_EQ(error_of({"nbc", "--buffer", "cuda"}),
+            "--buffer cuda does not apply to mode nbc (its operations use host buffers)");
+  EXPECT_EQ(error_of({"barrier", "--buffer", "cuda"}), "--buffer cuda does not apply to mode barrier (no message)");
+  EXPECT_EQ(error_of({"barrier", "-m", "1:8"}), "--message-size does not apply to mode barrier (no message)");
+  // Accepted here; whether the build and the node have a GPU is checked once MPI runs.
+  const P2PConfig cuda = config({"pingpong", "--buffer", "cuda"});
+  EXPECT_EQ(cuda.buffer, BufferKind::Cuda);
+  EXPECT_STREQ(buffer_name(cuda.buffer), "cuda");
   EXPECT_EQ(error_of({"datatype", "--vectors", "2:4:2"}), "datatype tuple '2:4:2': stride 2 is smaller than blocklen 4");
   EXPECT_EQ(error_of({"datatype", "--vectors", "2:4"}), "datatype tuple '2:4' is not COUNT:BLOCKLEN:STRIDE");
   EXPECT_EQ(error_of({"datatype", "--vectors", "0:1:1"}), "datatype tuple '0:1:1': count and blocklen must be at least 1");
@@ -184,6 +203,15 @@ TEST(P2PBuffer, FillCheckCorruptPack) {
   EXPECT_EQ(bad->offset, 5u);
   EXPECT_EQ(bad->got, bad->expected ^ 0xFFu);
   EXPECT_EQ(static_cast<unsigned char*>(b->data())[11], bad->got);
+  // Host memory: MPI's bytes are the buffer's own, nothing to stage; read and write copy ranges.
+  EXPECT_FALSE(b->staged());
+  unsigned char two[2] = {0x5A, 0xA5}, back[2] = {0, 0};
+  b->write(1, 2, two);
+  b->read(1, 2, back);
+  EXPECT_EQ(back[0], 0x5A);
+  EXPECT_EQ(back[1], 0xA5);
+  P2PConfig host;
+  EXPECT_STREQ(mpi_buffers_name(host), "host");
   EXPECT_EQ(Layout::of(VectorShape{2, 2, 4}).stride, 16u);
 }
 
