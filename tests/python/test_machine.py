@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import math
 from pathlib import Path
 
@@ -105,7 +106,7 @@ def test_bad_files_are_refused_with_one_line(tmp_path):
     doc = profile()
     doc["context"]["backend"] = "opencl"
     refused(write(tmp_path, doc), "context.backend")
-    text = PROFILE.read_text().replace('"alpha": 9.', '"alpha": NaN, "x": 9.', 1)
+    text = re.sub(r'"alpha": [0-9.eE+-]+', '"alpha": NaN', PROFILE.read_text(), count=1)
     refused(write(tmp_path, None, text), "NaN is not a finite number")
 
 
