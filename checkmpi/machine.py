@@ -1,0 +1,251 @@
+"""The machine profile `checkmpi calibrate` writes and `checkmpi predict --machine` reads.
+
+Schema `checkmpi.machine/1` (schemas/checkmpi.machine-1.schema.json, docs/model.md,
+"Calibration"): times in seconds, bandwidths in bytes per second, sizes in bytes.
+`load_machine` refuses a file that does not validate with one line (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from checkmpi.errors import CheckmpiError
+from checkmpi.results import describe, schema_validator
+
+MACHINE_SCHEMA = "checkmpi.machine/1"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Hockney's t(s) = alpha + s / beta for min_size <= s <= max_size."""
+
+    min_size: int
+    max_size: int
+    alpha: float
+    beta: float
+
+
+@dataclass(frozen=True)
+class LogGP:
+    L: float
+    o_s: float
+    o_r: float
+    g: float
+    G: float
+
+
+@dataclass(frozen=True)
+class Link:
+    """Point-to-point between two ranks (on one node: intra; on two nodes: inter)."""
+
+    hockney: tuple[Segment, ...]  # sorted by min_size, at least one
+    loggp: LogGP | None
+    source: str
+
+    def segment(self, size: float) -> Segment:
+        """The segment whose range holds `size`; beyond the last one, the last."""
+        return next((s for s in self.hockney if size <= s.max_size), self.hockney[-1])
+
+    def time(self, size: float) -> float:
+        """One-way time of a `size`-byte message (Hockney, per regime)."""
+        s = self.segment(size)
+        return s.alpha + size / s.beta
+
+
+@dataclass(frozen=True)
+class SelfExchange:
+    """A message a rank sends to itself through MPI: alpha + s / beta."""
+
+    alpha: float
+    beta: float
+    source: str
+
+    def time(self, size: float) -> float:
+        return self.alpha + size / self.beta
+
+
+@dataclass(frozen=True)
+class BarrierPoint:
+    ranks: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Datatype:
+    """Extra cost of a non-contiguous derived datatype over a contiguous message: o + O * s."""
+
+    o: float
+    O: float  # noqa: E741 (the LogGP-style name)
+    source: str
+
+
+@dataclass(frozen=True)
+class CopyPoint:
+    ranks: int  # ranks of a node copying at once
+    bandwidth: float  # bytes read + written per second, per rank
+
+
+@dataclass(frozen=True)
+class Memory:
+    copy: tuple[CopyPoint, ...]  # sorted by ranks, at least one
+    source: str
+
+    def bandwidth(self, ranks: int) -> float:
+        """Per-rank copy bandwidth with `ranks` ranks copying at once: linear between measured points,
+        the nearest point outside them."""
+        pts = self.copy
+        if ranks <= pts[0].ranks:
+            return pts[0].bandwidth
+        for lo, hi in zip(pts, pts[1:]):
+            if ranks <= hi.ranks:
+                f = (ranks - lo.ranks) / (hi.ranks - lo.ranks)
+                return lo.bandwidth + f * (hi.bandwidth - lo.bandwidth)
+        return pts[-1].bandwidth
+
+
+@dataclass(frozen=True)
+class Direction:
+    pack: float  # payload bytes per second
+    unpack: float
+
+
+@dataclass(frozen=True)
+class Pack:
+    """Pack and unpack bandwidth of one backend's kernels, per direction, at block size `local`."""
+
+    x: Direction
+    y: Direction
+    z: Direction
+    local: tuple[int, int, int]
+    source: str
+
+    def direction(self, name: str) -> Direction:
+        return {"x": self.x, "y": self.y, "z": self.z}[name]
+
+
+@dataclass(frozen=True)
+class Machine:
+    path: Path
+    context: dict[str, Any]
+    intra: Link
+    inter: Link | None  # None: one node, not measured
+    self_exchange: SelfExchange
+    barrier: tuple[BarrierPoint, ...]  # sorted by ranks, at least one
+    datatype: Datatype | None
+    memory: Memory
+    pack_host: Pack
+    pack_cuda: Pack | None
+    raw: dict[str, Any]
+
+    @property
+    def ranks_per_node(self) -> int:
+        return int(self.context["ranks_per_node"])
+
+    def link(self, same_node: bool) -> Link:
+        """The link between two ranks; between nodes, the intra-node one where inter was not measured."""
+        return self.intra if same_node or self.inter is None else self.inter
+
+    def pack(self, backend: str) -> Pack | None:
+        return self.pack_host if backend == "host" else self.pack_cuda if backend == "cuda" else None
+
+    def barrier_seconds(self, ranks: int) -> float:
+        """MPI_Barrier on `ranks` ranks: linear in log2(ranks) between measured points, the first point
+        below them, and past the last the last per-doubling step extrapolated."""
+        pts = self.barrier
+        if ranks <= 1 and pts[0].ranks > 1:
+            return 0.0
+        if ranks <= pts[0].ranks:
+            return pts[0].seconds
+        for lo, hi in zip(pts, pts[1:]):
+            if ranks <= hi.ranks:
+                f = math.log2(ranks / lo.ranks) / math.log2(hi.ranks / lo.ranks)
+                return lo.seconds + f * (hi.seconds - lo.seconds)
+        if len(pts) == 1:
+            return pts[0].seconds
+        lo, hi = pts[-2], pts[-1]
+        step = (hi.seconds - lo.seconds) / math.log2(hi.ranks / lo.ranks)
+        return hi.seconds + max(step, 0.0) * math.log2(ranks / hi.ranks)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a finite number")
+
+
+def load_machine(path: str | Path) -> Machine:
+    """Reads and validates a machine profile; CheckmpiError (one line, exit 2) on any problem."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CheckmpiError(f"machine profile '{p}' does not exist") from None
+    except IsADirectoryError:
+        raise CheckmpiError(f"machine profile '{p}' is a directory") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CheckmpiError(f"cannot read machine profile '{p}': {getattr(e, 'strerror', None) or e}") from None
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise CheckmpiError(f"'{p}' is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+    except ValueError as e:  # NaN, Infinity
+        raise CheckmpiError(f"malformed machine profile '{p}': {e}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("schema"), str):
+        raise CheckmpiError(f"'{p}' is not a checkmpi machine profile (no \"schema\" key)")
+    if doc["schema"] != MACHINE_SCHEMA:
+        raise CheckmpiError(f"'{p}' has schema '{doc['schema']}', not {MACHINE_SCHEMA} "
+                            f"(write one with 'checkmpi calibrate -o FILE')")
+    error = jsonschema.exceptions.best_match(schema_validator(MACHINE_SCHEMA).iter_errors(doc))
+    if error is not None:
+        raise CheckmpiError(f"malformed machine profile '{p}': {describe(error)}")
+    for where, items, key in (("links.intra.hockney", doc["links"]["intra"]["hockney"], "min_size"),
+                              ("links.inter.hockney", (doc["links"]["inter"] or {}).get("hockney", []), "min_size"),
+                              ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks")):
+        keys = [item[key] for item in items]
+        if any(a >= b for a, b in zip(keys, keys[1:])):
+            raise CheckmpiError(f"malformed machine profile '{p}': {where} is not sorted by {key} "
+                                f"(strictly increasing): {keys}")
+    for where, items in (("links.intra.hockney", doc["links"]["intra"]["hockney"]),
+                         ("links.inter.hockney", (doc["links"]["inter"] or {}).get("hockney", []))):
+        for i, s in enumerate(items):
+            if s["max_size"] < s["min_size"]:
+                raise CheckmpiError(f"malformed machine profile '{p}': {where}[{i}].max_size {s['max_size']} is "
+                                    f"below its min_size {s['min_size']}")
+    return _machine(p, doc)
+
+
+def _link(d: dict[str, Any] | None) -> Link | None:
+    if d is None:
+        return None
+    segments = tuple(Segment(int(s["min_size"]), int(s["max_size"]), float(s["alpha"]), float(s["beta"]))
+                     for s in d["hockney"])
+    lg = d["loggp"]
+    loggp = None if lg is None else LogGP(*(float(lg[k]) for k in ("L", "o_s", "o_r", "g", "G")))
+    return Link(segments, loggp, d["source"])
+
+
+def _pack(d: dict[str, Any] | None) -> Pack | None:
+    if d is None:
+        return None
+    x, y, z = (Direction(float(d[k]["pack"]), float(d[k]["unpack"])) for k in ("x", "y", "z"))
+    return Pack(x, y, z, tuple(int(v) for v in d["local"]), d["source"])  # type: ignore[arg-type]
+
+
+def _machine(p: Path, doc: dict[str, Any]) -> Machine:
+    intra = _link(doc["links"]["intra"])
+    host = _pack(doc["pack"]["host"])
+    assert intra is not None and host is not None  # required by the schema
+    s = doc["self"]
+    dt = doc["datatype"]
+    return Machine(
+        path=p, context=doc["context"], intra=intra, inter=_link(doc["links"]["inter"]),
+        self_exchange=SelfExchange(float(s["alpha"]), float(s["beta"]), s["source"]),
+        barrier=tuple(BarrierPoint(int(b["ranks"]), float(b["seconds"])) for b in doc["barrier"]),
+        datatype=None if dt is None else Datatype(float(dt["o"]), float(dt["O"]), dt["source"]),
+        memory=Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in doc["memory"]["copy"]),
+                      doc["memory"]["source"]),
+        pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc)
