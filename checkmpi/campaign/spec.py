@@ -15,7 +15,7 @@ from typing import Any
 
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import Triple, parse_triple
-from checkmpi.model import select_strategies
+from checkmpi import catalog
 
 EXECUTORS = ("local", "slurm")
 LAUNCHERS = ("auto", "srun", "mpirun", "mpiexec")
@@ -192,7 +192,7 @@ def parse_spec(text: str, path: Path) -> Spec:
     if not isinstance(raw, list) or not raw or not all(isinstance(s, str) for s in raw):
         raise c.fail("[halo] strategies", f"must be a list of strategy names, got {raw!r}")
     try:
-        strategies = tuple(s.id for s in select_strategies(",".join(raw)))
+        strategies = tuple(s.id for s in catalog.load(",".join(raw)))  # as checkmpi-halo resolves them
     except CheckmpiError as e:
         raise c.fail("[halo] strategies:", e.message) from None
     itfin = c.integer(halo, "itfin", "halo", 100)
