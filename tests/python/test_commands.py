@@ -136,15 +136,22 @@ def test_predict_table_and_json(tmp_path):
     r = checkmpi("predict", "--p2p", str(DATA / "p2p_pingpong.json"), "--p2p", str(DATA / "p2p_datatype.json"),
                  "--procs", "2x2x2", "--local", "16x16x16", "--copy-bandwidth", "10", "--json", str(out))
     assert r.returncode == 0, r.stderr
-    assert "Predicted time per step: 2x2x2 ranks, local 16x16x16" in r.stdout
+    assert "Predicted time per step: 2x2x2 ranks (8 per node), local 16x16x16" in r.stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
     doc = json.loads(out.read_text())
-    assert [p["strategy"] for p in doc["predictions"]] == [f"step{i}" for i in range(11)]
+    ids = [p["strategy"] for p in doc["predictions"]]
+    assert ids[:11] == [f"step{i}" for i in range(11)] and "persistent" in ids and "mock" in ids
     step2 = doc["predictions"][2]
     assert step2["messages"] == 6 and step2["bytes"] == 6 * 3 * 18 * 18 * 4
-    assert doc["model"]["copy_bandwidth"] == 10e9
+    assert step2["links"] == {"self": 0, "intra": 6, "inter": 0}
+    assert set(step2["terms"]) == {"pack", "mpi", "self", "unpack", "barrier", "compute", "hidden"}
+    t = step2["terms"]
+    assert step2["total"] == pytest.approx(sum(t.values()) - 2 * t["hidden"])
+    assert t["compute"] == pytest.approx(2 * 3 * 16 ** 3 * 4 / 10e9)  # one pass at --copy-bandwidth
+    assert doc["model"]["derived_from"] == "p2p"
     row = next(line for line in r.stdout.splitlines() if line.strip().startswith("step2 "))
-    unit = re.search(r"sync\s+barrier\s+\((\w+)\)", r.stdout).group(1)
-    assert float(row.split()[-1]) == pytest.approx(step2["total"] * UNIT[unit], abs=6e-4)
+    unit = re.search(r"\((\w+)\)\s*$", r.stdout.split("strategy")[0].strip()).group(1)
+    assert float(row.split()[-1]) == pytest.approx(step2["total"] * UNIT[unit], rel=0.01)
 
 
 def test_predict_with_loggp_and_halo_probe():
@@ -152,8 +159,65 @@ def test_predict_with_loggp_and_halo_probe():
                  "--strategy", "step2,overlap", "--halo", str(DATA / "halo_4ranks.json"))
     assert r.returncode == 0, r.stderr
     words = " ".join(r.stdout.split())  # the caption wraps where the path's length puts it
-    assert "LogGP" in words and "memcpy probe in halo_4ranks.json" in words
+    assert "p2p_loggp.json" in words and "memcpy probe in halo_4ranks.json" in words
     assert "step8 " in r.stdout and "step0" not in r.stdout
+
+
+def _profile(tmp_path: Path) -> Path:
+    """A machine profile in the schema's shape with round parameters (a unit test's input, not a measurement)."""
+    link = {"hockney": [{"min_size": 0, "max_size": 1 << 30, "alpha": 1e-6, "beta": 1e9}], "loggp": None,
+            "source": "synthetic"}
+    direction = {"pack": 1e9, "unpack": 1e9}
+    doc = {"schema": "checkmpi.machine/1", "tool": {"name": "checkmpi calibrate", "version": "0.1.0"},
+           "context": {"host": "h", "mpi_library": "m", "nodes": 1, "ranks": 2, "ranks_per_node": 2,
+                       "cores_per_node": 2, "backend": "host", "created": "2026-01-01T00:00:00Z", "command": "c"},
+           "links": {"intra": link, "inter": dict(link, hockney=[dict(link["hockney"][0], alpha=1e-5, beta=1e8)])},
+           "self": {"alpha": 5e-7, "beta": 2e9, "source": "synthetic"},
+           "barrier": [{"ranks": 2, "seconds": 1e-6}, {"ranks": 4, "seconds": 2e-6}],
+           "datatype": None, "memory": {"copy": [{"ranks": 1, "bandwidth": 1e10}, {"ranks": 2, "bandwidth": 5e9}],
+                                        "source": "synthetic"},
+           "pack": {"host": {"x": direction, "y": direction, "z": direction, "local": [10, 10, 10],
+                             "source": "synthetic"}, "cuda": None}}
+    path = tmp_path / "machine.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_predict_with_a_machine_profile_and_a_composition(tmp_path):
+    out = tmp_path / "m.json"
+    r = checkmpi("predict", "--machine", str(_profile(tmp_path)), "--procs", "4x1x1", "--local", "10x10x10",
+                 "--ranks-per-node", "2", "--strategy", "step7,pack=kernel,transport=persistent", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert [p["strategy"] for p in doc["predictions"]] == ["step7", "persistent"]  # a composition equal to a row
+    p = doc["predictions"][0]
+    assert p["links"] == {"self": 4, "intra": 1, "inter": 1}
+    assert p["terms"]["mpi"] == pytest.approx(1e-5 + 1728 / 1e8)  # the off-node message decides
+    assert p["terms"]["barrier"] == pytest.approx(2e-6)
+    r = checkmpi("predict", "--machine", str(_profile(tmp_path)), "--procs", "2x1x1", "--local", "8x8x8",
+                 "--strategy", "step99")
+    assert_clean_error(r, 2, "unknown strategy 'step99'")
+    r = checkmpi("predict", "--machine", str(_profile(tmp_path)), "--procs", "2x1x1", "--local", "8x8x8",
+                 "--copy-bandwidth", "5")
+    assert_clean_error(r, 2, "--copy-bandwidth and --halo go with --p2p")
+
+
+def test_predict_scale_table_plot_and_json(tmp_path):
+    out = tmp_path / "scale.json"
+    r = checkmpi("predict", "--machine", str(_profile(tmp_path)), "--scale", "8,64,1000", "--ranks-per-node", "4",
+                 "--local", "30x30x30", "--strategy", "step4,step8,step9", "--plots", str(tmp_path / "p"),
+                 "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    words = " ".join(r.stdout.split())
+    assert "Scale-up: grids and neighbours (4 ranks per node, local 30x30x30)" in words
+    assert "10x10x10" in r.stdout and max(len(line) for line in r.stdout.splitlines()) <= 80
+    doc = json.loads(out.read_text())
+    assert [(p["ranks"], p["procs"], p["nodes"]) for p in doc["projection"]] == [
+        (8, [2, 2, 2], 2), (64, [4, 4, 4], 16), (1000, [10, 10, 10], 250)]
+    assert [p["strategy"] for p in doc["projection"][2]["predictions"]] == ["step4", "step8", "step9"]
+    assert (tmp_path / "p" / "projection.png").stat().st_size > 1000
+    assert_clean_error(checkmpi("predict", "--machine", str(_profile(tmp_path)), "--scale", "0,8",
+                                "--local", "8x8x8"), 2, "--scale expects")
 
 
 def test_export_csv_and_extrap(tmp_path):
