@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""model_summary.py MACHINE.json RUN.json...: bench/model.sh's table.
+
+Runs of the same rank count and block are rounds of one case; per case and
+strategy it prints the predicted and the measured (median over rounds) pack,
+MPI (with barriers and self-exchanges), unpack, compute and total per step,
+and measured/predicted, flagging ratios outside [0.67, 1.5]."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from collections import defaultdict
+
+from checkmpi import catalog
+from checkmpi.machine import load_machine
+from checkmpi.model import predict
+from checkmpi.model_tables import measured_phases, predicted_phases
+from checkmpi.report import case_of
+from checkmpi.results import HaloRun, load
+
+LOW, HIGH = 0.67, 1.5
+PHASES = ("pack", "mpi", "unpack", "compute", "total")
+
+
+def main(argv: list[str]) -> int:
+    machine = load_machine(argv[1])
+    cases: dict[tuple, list[HaloRun]] = defaultdict(list)
+    for path in argv[2:]:
+        run = load(path)
+        assert isinstance(run, HaloRun)
+        cases[(run.nprocs, run.local)].append(run)
+    inside = total = 0
+    print(f"# machine {argv[1]}: {machine.context.get('host')}, {machine.context.get('mpi_library', '')[:40]}")
+    print("# us per step; pred. / meas. (median over rounds); ratio = measured / predicted")
+    for (nprocs, local), runs in sorted(cases.items()):
+        first = runs[0]
+        rows = catalog.rows_of_run(first)
+        ids = [s.id for s in first.ran() if s.id in rows]
+        preds = {p.row.id: p for p in predict([_named(rows[i], i) for i in ids], case_of(first), machine)}
+        print(f"\n## {nprocs} ranks {'x'.join(map(str, first.dims))}, local {'x'.join(map(str, local))}, "
+              f"{len(runs)} rounds")
+        print(f"{'strategy':20}" + "".join(f"{p:>15}" for p in PHASES) + f"{'ratio':>7}")
+        for sid in ids:
+            meas = {k: statistics.median(measured_phases(_result(r, sid))[k] for r in runs) for k in PHASES}
+            pred = predicted_phases(preds[sid])
+            ratio = meas["total"] / pred["total"] if pred["total"] > 0 else float("nan")
+            ok = LOW <= ratio <= HIGH
+            inside += ok
+            total += 1
+            cells = "".join(f"{pred[k] * 1e6:7.1f}/{meas[k] * 1e6:<7.1f}" for k in PHASES)
+X
+    print(f"\n{inside} of {total} strategy cases within [{LOW}, {HIGH}] of the prediction (* outside)")
+    return 0
+
+
+def _named(row: catalog.Row, sid: str) -> catalog.Row:
+    import dataclasses
+
+    return dataclasses.replace(row, id=sid)
+
+
+def _result(run: HaloRun, sid: str):
+    return next(s for s in run.ran() if s.id == sid)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
