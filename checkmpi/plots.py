@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
+import matplotlib.ticker
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -163,6 +164,8 @@ def projection(points: list[Point], measured: dict[str, list[tuple[int, float]]]
             n, t = zip(*measured[sid])
             ax.plot(n, np.array(t) * scale, "o", color=colour, ms=5)
     ax.set_xscale("log")
+    ax.set_xticks(ranks, [str(n) for n in ranks])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlabel("ranks (weak scaling; markers: measured)")
     ax.set_ylabel(f"time per step ({unit})")
     ax.set_title("Projected weak scale-up", fontsize=10)

@@ -134,9 +134,11 @@ def _projection(halos: list[HaloRun], p2ps: list[P2PRun], inputs: ModelInputs, r
     except CheckmpiError as e:
         rep.notes.append(f"no projection: {e.message}")
         return None
-    case = case_of(first, inputs.ranks_per_node)
+    # Ranks per node as the largest run had them (a one-rank run says 1).
+    widest = max(ran, key=lambda r: r.nprocs)
+    case = case_of(first, inputs.ranks_per_node or int(widest.context.get("ranks_per_node") or 0) or None)
     points = project(counts, case, rows, machine)
-    rep.tables.append(MT.placement_table(points, case.rpn, case.local))
+    rep.tables.append(MT.placement_table(points, case.ranks_per_node or case.rpn, case.local))
     rep.tables.append(MT.projection_table(points, machine))
     return points, measured_points(ran)
 

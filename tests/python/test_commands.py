@@ -220,6 +220,23 @@ def test_predict_scale_table_plot_and_json(tmp_path):
                                 "--local", "8x8x8"), 2, "--scale expects")
 
 
+def test_report_explains_and_projects_over_measured_runs(tmp_path):
+    runs = [str(DATA / f"halo_scale_np{n}.json") for n in (1, 2, 4)]
+    r = checkmpi("report", *runs, "--machine", str(_profile(tmp_path)), "--outdir", str(tmp_path / "rep"))
+    assert r.returncode == 0, r.stderr
+    words = " ".join(r.stdout.split())
+    for n in (1, 2, 4):
+        assert f"halo_scale_np{n}: where the time goes, predicted vs measured" in words
+    assert "Scale-up: grids and neighbours (4 ranks per node, local 12x12x12)" in words
+    assert "Scale-up: predicted time per step" in words
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    for name in ("projection", "halo_scale_np4-predicted"):
+        assert (tmp_path / "rep" / "plots" / f"{name}.png").stat().st_size > 1000
+    # Without a model: the tables stand, no explanation.
+    r = checkmpi("report", runs[0], "--no-plots")
+    assert r.returncode == 0 and "where the time goes" not in r.stdout
+
+
 def test_export_csv_and_extrap(tmp_path):
     r = checkmpi("export", "--format", "csv", str(DATA / "halo_4ranks.json"))
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 + 3 * (16 * 3 + 6)

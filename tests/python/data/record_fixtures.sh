@@ -22,6 +22,12 @@ run 4 "${halo[@]}" --lx 32 --ly 32 --lz 16 --proc_x 2 --proc_y 2 --proc_z 1 --it
 # Every strategy, three interleaved runs each.
 run 4 "${halo[@]}" --lx 32 --ly 32 --lz 16 --proc_x 2 --proc_y 2 --proc_z 1 --itfin 40 --icheck 20 \
   --strategy all --repeat 3 --json "$here/halo_all_steps.json"
+# Weak scaling for the projection's measured points: the same 12^3 block at 1, 2 and 4 ranks.
+for np in 1 2 4; do
+  read -r px py pz <<<"$(case $np in 1) echo 1 1 1 ;; 2) echo 2 1 1 ;; 4) echo 2 2 1 ;; esac)"
+  run $np "${halo[@]}" --lx $((12 * px)) --ly $((12 * py)) --lz $((12 * pz)) --proc_x "$px" --proc_y "$py" \
+    --proc_z "$pz" --itfin 20 --icheck 20 --strategy step2,step7,step8 --json "$here/halo_scale_np$np.json"
+done
 p2p="$bin/checkmpi-p2p"
 run 2 "$p2p" pingpong -m 1:1048576 -i 200 -x 10 --json "$here/p2p_pingpong.json"
 run 2 "$p2p" bw -m 1:1048576 -i 10 -x 2 --json "$here/p2p_bw.json"
