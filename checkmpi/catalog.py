@@ -29,10 +29,6 @@ class Row:
     traits: dict[str, Any]  # grid-independent: see schemas/checkmpi.catalog-1.schema.json
     unavailable: str | None
 
-    @property
-    def composition(self) -> str:
-        return ",".join(f"{k}={v}" for k, v in self.parts.items())
-
 
 def parse(doc: dict[str, Any], origin: str) -> list[Row]:
     """The rows of a catalog document; CheckmpiError if it does not validate."""

@@ -208,7 +208,7 @@ def _predict(args: argparse.Namespace, extra: list[str]) -> int:
     from checkmpi import model_tables as MT
     from checkmpi import tables as T
     from checkmpi.grid import parse_triple
-    from checkmpi.model import Case, predict
+    from checkmpi.model import predict
     from checkmpi.projection import parse_scale, project
 
     inputs = [Path(p) for p in (args.p2p or [])] + [Path(p) for p in (args.machine, args.halo) if p]
