@@ -224,6 +224,8 @@ def _predict(args: argparse.Namespace, extra: list[str]) -> int:
         if rpn is None:
             raise CheckmpiError("--scale needs --ranks-per-node (the inputs do not say how many cores a node has)")
     case = _case(args, procs, local, rpn)
+    if args.json:
+        refuse_inputs(Path(args.json), inputs, "--json")
     rows = catalog.load(args.strategy, args.bin)
     out = T.console()
     doc: dict = {"schema": "checkmpi.predict/1", "case": {
@@ -250,7 +252,6 @@ def _predict(args: argparse.Namespace, extra: list[str]) -> int:
         T.render(MT.prediction_table(predictions, machine, title), out)
         doc["predictions"] = [_prediction_json(p) for p in predictions]
     if args.json:
-        refuse_inputs(Path(args.json), inputs, "--json")
         write_text(Path(args.json), json.dumps(doc, indent=1) + "\n")
     return 0
 

@@ -141,7 +141,7 @@ class _Checker:
             raise self.fail(name, e.message.removeprefix(name + " ")) from None
 
 
-def load_spec(path: str | Path) -> Spec:
+def load_spec(path: str | Path, bin_dir: str | None = None) -> Spec:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -149,10 +149,11 @@ def load_spec(path: str | Path) -> Spec:
         raise CheckmpiError(f"campaign spec '{p}' does not exist") from None
     except (OSError, UnicodeDecodeError) as e:
         raise CheckmpiError(f"cannot read campaign spec '{p}': {getattr(e, 'strerror', None) or e}") from None
-    return parse_spec(text, p)
+    return parse_spec(text, p, bin_dir)
 
 
-def parse_spec(text: str, path: Path) -> Spec:
+def parse_spec(text: str, path: Path, bin_dir: str | None = None) -> Spec:
+    """`bin_dir`: where checkmpi-halo is, which resolves the strategy names (else as find_executable looks)."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -192,7 +193,7 @@ def parse_spec(text: str, path: Path) -> Spec:
     if not isinstance(raw, list) or not raw or not all(isinstance(s, str) for s in raw):
         raise c.fail("[halo] strategies", f"must be a list of strategy names, got {raw!r}")
     try:
-        strategies = tuple(s.id for s in catalog.load(",".join(raw)))  # as checkmpi-halo resolves them
+        strategies = tuple(s.id for s in catalog.load(",".join(raw), bin_dir))  # as checkmpi-halo resolves them
     except CheckmpiError as e:
         raise c.fail("[halo] strategies:", e.message) from None
     itfin = c.integer(halo, "itfin", "halo", 100)
