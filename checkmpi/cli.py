@@ -1,4 +1,4 @@
-"""The `checkmpi` command line: run, p2p, report, predict, export, campaign."""
+"""The `checkmpi` command line: run, p2p, report, predict, export, calibrate, campaign."""
 
 from __future__ import annotations
 
@@ -135,6 +135,27 @@ def build_parser() -> Parser:
                           "extrap: Extra-P's JSON Lines (halo)")
     exp.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
     exp.set_defaults(func=_export)
+
+    cal = sub.add_parser("calibrate", allow_abbrev=False, help="measure this machine's parameters for the model",
+                         description="Runs checkmpi-p2p (pingpong, loggp, datatype, self, barrier) and short "
+                         "checkmpi-halo runs (memcpy probe, kernel packing) and writes the machine profile that "
+                         "'checkmpi predict --machine' reads (docs/model.md, 'Calibration').")
+    cal.add_argument("-n", "--np", type=int, help="ranks: the barrier's largest count and the ranks per node that "
+                     "copy memory at once (default one per core)")
+    cal.add_argument("--local", metavar="LxMxN", help="block per rank of the pack and unpack measurement "
+                     "(default 128x128x128; --quick 16x16x16)")
+    cal.add_argument("--hosts", metavar="H1,H2", help="two nodes for the inter-node link (else Slurm's allocation "
+                     "when it has several nodes; one node: links.inter is null)")
+    cal.add_argument("--quick", action="store_true", help="tiny sweeps (seconds): for tests, not for predictions")
+    cal.add_argument("-o", "--output", metavar="FILE", help="the profile (default results/machine-<time>.json); "
+                     "the tools' results go to the folder of the same name without .json")
+    cal.add_argument("--bin", metavar="DIR", help="folder of the native executables (else $CHECKMPI_BIN, "
+                     "./build/bin, PATH)")
+    cal.add_argument("--launcher", default="mpirun", metavar="NAME",
+                     help="MPI launcher: mpirun (default), mpiexec or srun")
+    cal.add_argument("--mpi-args", default="", metavar='"ARGS"', help="options for the launcher")
+    cal.add_argument("--timeout", type=float, metavar="S", help="stop and fail when calibration takes longer")
+    cal.set_defaults(func=_calibrate)
 
     from checkmpi.campaign.cli import add_parser as add_campaign
 
@@ -286,6 +307,12 @@ def _case(args: argparse.Namespace, procs, local, rpn):
 def _prediction_json(p) -> dict:
     return {"strategy": p.row.id, "alias": p.row.alias, "total": p.total, "terms": p.terms,
             "messages": p.messages, "bytes": p.bytes, "busiest_rank": p.rank, "links": p.links}
+
+
+def _calibrate(args: argparse.Namespace, extra: list[str]) -> int:
+    from checkmpi.calibrate import calibrate
+
+    return calibrate(args)
 
 
 def _export(args: argparse.Namespace, extra: list[str]) -> int:

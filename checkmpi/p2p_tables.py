@@ -14,7 +14,7 @@ def p2p_tables(run: P2PRun, wide: bool = False) -> list[Table]:
     """The mode's table (a row per size), its fits, and the tool's noise
     warnings under the last; `wide`: every column (nbc), else 80 columns."""
     build = {"pingpong": _pingpong, "bw": _bw, "ring": _ring, "loggp": _loggp, "datatype": _datatype,
-             "nbc": lambda r: _nbc(r, wide)}[run.mode]
+             "nbc": lambda r: _nbc(r, wide), "self": _self, "barrier": _barrier}[run.mode]
     tables = build(run)
     hockney = run.fits.get("hockney")
     if hockney and hockney.get("segments"):
@@ -44,6 +44,27 @@ def _pingpong(run: P2PRun) -> list[Table]:
         t.rows.append([str(int(r["size"]))] + _spread(r, "latency")
                       + [num(_stat(r, "latency", k) * US, 2) for k in ("max", "mean")]
                       + [num(opt_float(r["bandwidth"]) * MBS, 1)])
+    return [t]
+
+
+def _self(run: P2PRun) -> list[Table]:
+    t = Table(f"{run.name}: self-exchange (rank 0 to itself through MPI), time in us",
+              ["Size (B)", "median", "95% CI", "p95", "max", "mean", "MB/s"],
+              caption="time of one MPI_Sendrecv to itself; median, its 95% CI and p95 over timed blocks, mean over "
+                      "all iterations; MB/s: size / median time")
+    for r in run.results:
+        t.rows.append([str(int(r["size"]))] + _spread(r, "latency")
+                      + [num(_stat(r, "latency", k) * US, 2) for k in ("max", "mean")]
+                      + [num(opt_float(r["bandwidth"]) * MBS, 1)])
+    return [t]
+
+
+def _barrier(run: P2PRun) -> list[Table]:
+    t = Table(f"{run.name}: MPI_Barrier latency in us", ["ranks", "median", "95% CI", "p95", "max", "mean"],
+              caption="time per barrier, slowest rank; on the first N ranks of the job")
+    for r in run.results:
+        t.rows.append([str(int(r["nprocs"]))] + _spread(r, "latency")
+                      + [num(_stat(r, "latency", k) * US, 2) for k in ("max", "mean")])
     return [t]
 
 

@@ -375,5 +375,22 @@ def nbc(run: P2PRun, outdir: Path) -> list[Figure]:
     return [nbc_overlap(run, outdir), nbc_breakdown(run, outdir)]
 
 
+def self_exchange(run: P2PRun, outdir: Path) -> Figure:
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot([float(r["size"]) for r in run.results], [_median(r["latency"]) * 1e6 for r in run.results], "o-", ms=4,
+            label="measured (median)")
+    _size_axes(ax, "time of one self-exchange (us)", f"Self-exchange through MPI\n{run.name}", logy=True)
+    return _save(fig, outdir, f"{run.name}-self", "Self-exchange")
+
+
+def barrier(run: P2PRun, outdir: Path) -> Figure:
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot([int(r["nprocs"]) for r in run.results], [_median(r["latency"]) * 1e6 for r in run.results], "o-", ms=4,
+            label="measured (median)")
+    _size_axes(ax, "MPI_Barrier latency, median (us)", f"Barrier\n{run.name}", xlabel="ranks")
+    return _save(fig, outdir, f"{run.name}-barrier", "MPI_Barrier latency")
+
+
 # Each returns a Figure, or a list of them.
-P2P_PLOTS = {"pingpong": pingpong, "bw": bandwidth, "loggp": loggp, "datatype": datatype, "ring": ring, "nbc": nbc}
+P2P_PLOTS = {"pingpong": pingpong, "bw": bandwidth, "loggp": loggp, "datatype": datatype, "ring": ring, "nbc": nbc,
+             "self": self_exchange, "barrier": barrier}

@@ -27,7 +27,7 @@ KNOWN_SCHEMAS = {"checkmpi.halo": HALO_SCHEMA, "checkmpi.p2p": P2P_SCHEMA}
 # Timers every checkmpi-halo result has, in the order of its JSON (docs/halo.md, "Timers").
 HALO_TIMERS = ("loop", "compute", "diag", "comm", "x", "y", "z", "pack", "unpack", "mpi", "pack_x", "pack_y",
                "pack_z", "unpack_x", "unpack_y", "unpack_z")
-P2P_MODES = ("pingpong", "bw", "ring", "loggp", "datatype", "nbc")
+P2P_MODES = ("pingpong", "bw", "ring", "loggp", "datatype", "nbc", "self", "barrier")
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,19 @@ std::size_t cuda_free_memory(int device);
 template <class Real>
 std::unique_ptr<Backend<Real>> make_cuda_backend(int device, bool mpi_takes_device_memory);
 
+// Raw memory for checkmpi-p2p --buffer cuda: zeroed device memory of
+// `device`, zeroed pinned host memory, and synchronous copies between any two
+// of them (cudaMemcpyDefault; 2D: `height` rows of `width` bytes, pitches
+// apart). A CUDA failure throws std::runtime_error; without CUDA, allocating
+// throws UsageError and freeing does nothing.
+void* cuda_device_alloc(int device, std::size_t bytes);
+void cuda_device_free(void* p);
+void* cuda_pinned_alloc(std::size_t bytes);
+void cuda_pinned_free(void* p);
+void cuda_copy(void* dst, const void* src, std::size_t bytes);
+void cuda_copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t width,
+                  std::size_t height);
+
 // Device-to-device cudaMemcpy bandwidth on two buffers of `bytes` bytes:
 // bytes read + written per second, best of several, timed with events.
 double cuda_memcpy_bandwidth(int device, std::size_t bytes);

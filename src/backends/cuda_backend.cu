@@ -319,4 +319,32 @@ double cuda_memcpy_bandwidth(int device, std::size_t bytes) {
   return best_ms > 0 ? 2.0 * double(bytes) / (double(best_ms) * 1e-3) : 0.0;
 }
 
+void* cuda_device_alloc(int device, std::size_t bytes) {
+  CHECKMPI_CUDA(cudaSetDevice(device));
+  void* p = nullptr;
+  CHECKMPI_CUDA(cudaMalloc(&p, bytes > 0 ? bytes : 1));
+  CHECKMPI_CUDA(cudaMemset(p, 0, bytes));
+  return p;
+}
+
+void cuda_device_free(void* p) { (void)cudaFree(p); }  // from destructors: never throws
+
+void* cuda_pinned_alloc(std::size_t bytes) {
+  void* p = nullptr;
+  CHECKMPI_CUDA(cudaMallocHost(&p, bytes > 0 ? bytes : 1));
+  std::memset(p, 0, bytes);
+  return p;
+}
+
+void cuda_pinned_free(void* p) { (void)cudaFreeHost(p); }
+
+void cuda_copy(void* dst, const void* src, std::size_t bytes) {
+  CHECKMPI_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+}
+
+void cuda_copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t width,
+                  std::size_t height) {
+  CHECKMPI_CUDA(cudaMemcpy2D(dst, dst_pitch, src, src_pitch, width, height, cudaMemcpyDefault));
+}
+
 }  // namespace checkmpi

@@ -29,4 +29,11 @@ template std::unique_ptr<Backend<double>> make_cuda_backend<double>(int, bool);
 
 double cuda_memcpy_bandwidth(int, std::size_t) { throw UsageError(kNoCuda); }
 
+void* cuda_device_alloc(int, std::size_t) { throw UsageError(kNoCuda); }
+void cuda_device_free(void*) {}
+void* cuda_pinned_alloc(std::size_t) { throw UsageError(kNoCuda); }
+void cuda_pinned_free(void*) {}
+void cuda_copy(void*, const void*, std::size_t) { throw UsageError(kNoCuda); }
+void cuda_copy_2d(void*, std::size_t, const void*, std::size_t, std::size_t, std::size_t) { throw UsageError(kNoCuda); }
+
 }  // namespace checkmpi

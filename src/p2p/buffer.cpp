@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
+
+#include "backends/cuda.hpp"
 
 namespace checkmpi::p2p {
 
@@ -74,13 +77,95 @@ class HostBuffer final : public Buffer {
     for (std::size_t b = 0; b < l.count; ++b) std::memcpy(data_ + l.offset + b * l.stride, src + b * l.block, l.block);
   }
 
+  void read(std::size_t offset, std::size_t n, void* to) const override { std::memcpy(to, data_ + offset, n); }
+  void write(std::size_t offset, std::size_t n, const void* from) override { std::memcpy(data_ + offset, from, n); }
+
  private:
   std::size_t bytes_;
   unsigned char* data_ = nullptr;
 };
 
+// Device memory of one GPU; its bytes reach the host (fill, check) through
+// a copy of the payload's extent, and pack and unpack are device-to-device
+// strided copies. Staged: MPI's bytes are a pinned host copy.
+class DeviceBuffer final : public Buffer {
+ public:
+  DeviceBuffer(std::size_t bytes, int device, bool mpi_takes_device)
+      : bytes_(bytes),
+        device_(static_cast<unsigned char*>(cuda_device_alloc(device, bytes))),
+        host_(mpi_takes_device ? nullptr : static_cast<unsigned char*>(cuda_pinned_alloc(bytes))) {}
+  ~DeviceBuffer() override {
+    cuda_device_free(device_);
+    if (host_) cuda_pinned_free(host_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* data() override { return host_ ? host_ : device_; }
+  const void* data() const override { return host_ ? host_ : device_; }
+  std::size_t bytes() const override { return bytes_; }
+  bool staged() const override { return host_ != nullptr; }
+  void stage_out(std::size_t offset, std::size_t n) override { cuda_copy(host_ + offset, device_ + offset, n); }
+  void stage_in(std::size_t offset, std::size_t n) override { cuda_copy(device_ + offset, host_ + offset, n); }
+  void read(std::size_t offset, std::size_t n, void* to) const override { cuda_copy(to, device_ + offset, n); }
+  void write(std::size_t offset, std::size_t n, const void* from) override { cuda_copy(device_ + offset, from, n); }
+
+  void fill(const Layout& l, std::uint64_t seed) override {
+    std::vector<unsigned char> bytes = extent(l);
+    for (std::size_t b = 0; b < l.count; ++b)
+      for (std::size_t i = 0; i < l.block; ++i) bytes[b * l.stride + i] = pattern_byte(seed, b * l.block + i);
+    write(l.offset, bytes.size(), bytes.data());
+  }
+
+  std::optional<Mismatch> check(const Layout& l, std::uint64_t seed) const override {
+    const std::vector<unsigned char> bytes = extent(l);
+    for (std::size_t b = 0; b < l.count; ++b)
+      for (std::size_t i = 0; i < l.block; ++i) {
+        const std::size_t k = b * l.block + i;
+        const unsigned got = bytes[b * l.stride + i], want = pattern_byte(seed, k);
+        if (got != want) return Mismatch{k, want, got};
+      }
+    return std::nullopt;
+  }
+
+  void corrupt(const Layout& l, std::size_t offset) override {
+    const std::size_t at = l.offset + (offset / l.block) * l.stride + offset % l.block;
+    unsigned char byte = 0;
+    read(at, 1, &byte);
+    byte ^= 0xFF;
+    write(at, 1, &byte);
+  }
+
+  // The payload into out's first bytes: one strided copy on the device.
+  void pack(const Layout& l, Buffer& out) const override {
+    auto& to = dynamic_cast<DeviceBuffer&>(out);
+    if (l.count > 0) cuda_copy_2d(to.device_, l.block, device_ + l.offset, l.stride, l.block, l.count);
+  }
+
+  void unpack(const Layout& l, const Buffer& in) override {
+    const auto& from = dynamic_cast<const DeviceBuffer&>(in);
+    if (l.count > 0) cuda_copy_2d(device_ + l.offset, l.stride, from.device_, l.block, l.block, l.count);
+  }
+
+ private:
+  std::vector<unsigned char> extent(const Layout& l) const {
+    std::vector<unsigned char> bytes(l.extent());
+    read(l.offset, bytes.size(), bytes.data());
+    return bytes;
+  }
+
+  std::size_t bytes_;
+  unsigned char* device_;
+  unsigned char* host_;
+};
+
 }  // namespace
 
 std::unique_ptr<Buffer> make_buffer(BufferKind, std::size_t bytes) { return std::make_unique<HostBuffer>(bytes); }
+
+std::unique_ptr<Buffer> make_buffer(const P2PConfig& cfg, std::size_t bytes) {
+  if (cfg.buffer == BufferKind::Cuda) return std::make_unique<DeviceBuffer>(bytes, cfg.device, cfg.mpi_device_buffers);
+  return std::make_unique<HostBuffer>(bytes);
+}
 
 }  // namespace checkmpi::p2p

@@ -1,7 +1,7 @@
 // Message buffers. MPI reads and writes data(); everything else that touches
 // the bytes (filling, checking, packing) goes through Buffer, so that a
-// device-memory buffer can later stage those through the host while MPI
-// gets the device pointer (GPU-aware) or a host copy (staged).
+// device-memory buffer (--buffer cuda) stages those through the host while MPI
+// gets the device pointer (CUDA-aware MPI) or a pinned host copy (staged).
 #pragma once
 
 #include <cstddef>
@@ -49,10 +49,41 @@ class Buffer {
   // Copies the payload into `out`'s first l.payload() bytes, and back.
   virtual void pack(const Layout& l, Buffer& out) const = 0;
   virtual void unpack(const Layout& l, const Buffer& in) = 0;
+  // Staged device memory: data() is a pinned host copy, which stage_out
+  // fills from the device before MPI sends it and stage_in writes back after
+  // MPI received into it. Host buffers and CUDA-aware MPI: nothing to do.
+  virtual bool staged() const { return false; }
+  virtual void stage_out(std::size_t, std::size_t) {}  // offset, bytes
+  virtual void stage_in(std::size_t, std::size_t) {}
+  // The bytes [offset, offset + n) copied out of and into the buffer's own
+  // memory (device memory for --buffer cuda).
+  virtual void read(std::size_t offset, std::size_t n, void* to) const = 0;
+  virtual void write(std::size_t offset, std::size_t n, const void* from) = 0;
 };
 
 // Page-aligned (as OSU's buffers) and zeroed, so every page is touched before
 // any timing.
 std::unique_ptr<Buffer> make_buffer(BufferKind kind, std::size_t bytes);
+
+// A buffer where cfg puts them: host memory, or (--buffer cuda) zeroed memory
+// of cfg.device, handed to MPI as cfg.mpi_device_buffers says.
+std::unique_ptr<Buffer> make_buffer(const P2PConfig& cfg, std::size_t bytes);
+
+// A buffer's staging around the MPI calls of a timed loop (see
+// Buffer::staged); a no-op test otherwise.
+class Staging {
+ public:
+  explicit Staging(Buffer& b) : buffer_(b), on_(b.staged()) {}
+  void out(std::size_t bytes, std::size_t offset = 0) {
+    if (on_) buffer_.stage_out(offset, bytes);
+  }
+  void in(std::size_t bytes, std::size_t offset = 0) {
+    if (on_) buffer_.stage_in(offset, bytes);
+  }
+
+ private:
+  Buffer& buffer_;
+  const bool on_;
+};
 
 }  // namespace checkmpi::p2p

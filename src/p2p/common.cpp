@@ -12,6 +12,10 @@ Loop make_loop(const Session& s, long long bytes, bool timing) {
     progress::at(what + ", ring of " + std::to_string(s.size),
                  "ring neighbours rank " + std::to_string((s.rank + s.size - 1) % s.size) + " and rank " +
                      std::to_string((s.rank + 1) % s.size));
+  else if (s.cfg.mode == Mode::Barrier)
+    progress::at(std::string("barrier of ") + std::to_string(s.size) + " ranks", "all ranks of the barrier");
+  else if (s.cfg.mode == Mode::Self)
+    progress::at(what, "itself");
   else
     progress::at(what, "rank " + std::to_string(1 - s.rank));
   Loop loop;
@@ -24,7 +28,7 @@ Loop make_loop(const Session& s, long long bytes, bool timing) {
 }
 
 std::unique_ptr<Buffer> message_buffer(const P2PConfig& cfg) {
-  return make_buffer(cfg.buffer, std::size_t(cfg.max_size));
+  return make_buffer(cfg, std::size_t(cfg.max_size));
 }
 
 void PayloadCheck::prepare(Buffer& send, int me, long long iteration) const {

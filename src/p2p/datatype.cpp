@@ -21,15 +21,17 @@ void run_datatype(const Session& s, ModeOutput& out) {
     extent = std::max(extent, v.extent_bytes());
     payload = std::max(payload, v.payload_bytes());
   }
-  auto send = make_buffer(s.cfg.buffer, std::size_t(extent));
-  auto recv = make_buffer(s.cfg.buffer, std::size_t(extent));
-  auto packed_out = make_buffer(s.cfg.buffer, std::size_t(payload));
-  auto packed_in = make_buffer(s.cfg.buffer, std::size_t(payload));
+  auto send = make_buffer(s.cfg, std::size_t(extent));
+  auto recv = make_buffer(s.cfg, std::size_t(extent));
+  auto packed_out = make_buffer(s.cfg, std::size_t(payload));
+  auto packed_in = make_buffer(s.cfg, std::size_t(payload));
   // Raw pointers: no virtual call on them inside the timed loops.
   void* const send_data = send->data();
   void* const recv_data = recv->data();
   void* const packed_out_data = packed_out->data();
   void* const packed_in_data = packed_in->data();
+  // Staged: the type's whole extent crosses to and from the host; packing by hand stays on the device.
+  Staging send_stage(*send), recv_stage(*recv), packed_out_stage(*packed_out), packed_in_stage(*packed_in);
   out.table = "# Count  Blocklen  Stride      Bytes  Contig  Datatype (us)  Packed (us)  Overhead (us)\n";
   // The fit uses the non-contiguous tuples, where the engine has work to do
   // (all tuples when every one is contiguous).
@@ -48,6 +50,7 @@ void run_datatype(const Session& s, ModeOutput& out) {
         MPI_Type_commit(&type);
         const Layout layout = Layout::of(v);
         const int size = int(v.payload_bytes());
+        const std::size_t span = std::size_t(v.extent_bytes());
         const PayloadCheck check(s.cfg, layout, size, tuple(k) + ": ");
         const Loop loop = make_loop(s, size, s.rank == 0);
         auto prepare = [&](long long i) { check.prepare(*send, s.rank, i); };
@@ -56,9 +59,16 @@ void run_datatype(const Session& s, ModeOutput& out) {
           with_type[k].add(run_loop(
               loop,
               [&](long long) {
-                if (s.rank == 0) MPI_Send(send_data, 1, type, peer, kTag, s.comm);
+                if (s.rank == 0) {
+                  send_stage.out(span);
+                  MPI_Send(send_data, 1, type, peer, kTag, s.comm);
+                }
                 MPI_Recv(recv_data, 1, type, peer, kTag, s.comm, MPI_STATUS_IGNORE);
-                if (s.rank == 1) MPI_Send(send_data, 1, type, peer, kTag, s.comm);
+                recv_stage.in(span);
+                if (s.rank == 1) {
+                  send_stage.out(span);
+                  MPI_Send(send_data, 1, type, peer, kTag, s.comm);
+                }
               },
               prepare, verify));
           by_hand[k].add(run_loop(
@@ -66,12 +76,15 @@ void run_datatype(const Session& s, ModeOutput& out) {
               [&](long long) {
                 if (s.rank == 0) {
                   send->pack(layout, *packed_out);
+                  packed_out_stage.out(std::size_t(size));
                   MPI_Send(packed_out_data, size, MPI_CHAR, peer, kTag, s.comm);
                 }
                 MPI_Recv(packed_in_data, size, MPI_CHAR, peer, kTag, s.comm, MPI_STATUS_IGNORE);
+                packed_in_stage.in(std::size_t(size));
                 recv->unpack(layout, *packed_in);
                 if (s.rank == 1) {
                   send->pack(layout, *packed_out);
+                  packed_out_stage.out(std::size_t(size));
                   MPI_Send(packed_out_data, size, MPI_CHAR, peer, kTag, s.comm);
                 }
               },

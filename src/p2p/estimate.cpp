@@ -19,6 +19,8 @@ constexpr double kSlowLatency = 100e-6, kSlowRate = 1e8;
 double messages_per_iteration(const P2PConfig& cfg) {
   switch (cfg.mode) {
     case Mode::PingPong: return 2;
+    case Mode::Self: return 1;
+    case Mode::Barrier: return 2;  // a message in and out (a dissemination barrier: log2 P rounds of them)
     case Mode::Bandwidth: return double(cfg.window) + 1;
     case Mode::Ring: return 2;
     // PRTT(1,0), PRTT(n,0), PRTT(n,d) with n-1 waits of about a round trip,
@@ -55,7 +57,9 @@ double memory_bytes_per_rank(const P2PConfig& cfg, int nprocs) {
 }
 
 double fastest_run_seconds(const P2PConfig& cfg, int nprocs) {
-  const double rings = cfg.mode == Mode::Ring ? std::max(1, nprocs - 1) : 1;
+  const double rings = cfg.mode == Mode::Ring      ? std::max(1, nprocs - 1)
+                       : cfg.mode == Mode::Barrier ? double(barrier_ranks(nprocs).size())
+                                                   : 1;
   double total = 0;
   for (long long bytes : payloads(cfg)) {
     const LoopCounts c = loop_counts(cfg, bytes);

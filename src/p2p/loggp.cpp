@@ -19,6 +19,7 @@ void run_loggp(const Session& s, ModeOutput& out) {
   // Raw pointers: no virtual call on them inside the timed loops.
   void* const send_data = send->data();
   void* const recv_data = recv->data();
+  Staging send_stage(*send), recv_stage(*recv);
   out.table = "# Size    PRTT(1,0) (us)  PRTT(n,0) (us)  PRTT(n,d) (us)   o_s (us)   o_r (us)  g+G*s (us)\n";
   const std::vector<long long> all_sizes = message_sizes(s.cfg);
   std::vector<std::vector<LogGPPoint>> runs(all_sizes.size());  // per size, one point per run
@@ -41,13 +42,20 @@ void run_loggp(const Session& s, ModeOutput& out) {
                 for (int m = 0; m < messages; ++m) {
                   if (client) {
                     if (m > 0 && delay > 0) spin(delay);
+                    send_stage.out(std::size_t(size));
                     MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
                   } else {
                     MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+                    recv_stage.in(std::size_t(size));
                   }
                 }
-                if (client) MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
-                else MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
+                if (client) {
+                  MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+                  recv_stage.in(std::size_t(size));
+                } else {
+                  send_stage.out(std::size_t(size));
+                  MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
+                }
               },
               prepare, verify);
           return median(samples.values);
@@ -71,6 +79,7 @@ void run_loggp(const Session& s, ModeOutput& out) {
             [&](long long i) {
               if (client) {
                 MPI_Recv(&go, 0, MPI_CHAR, peer, kGoTag, s.comm, MPI_STATUS_IGNORE);
+                send_stage.out(std::size_t(size));
                 MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
                 return;
               }
@@ -78,6 +87,7 @@ void run_loggp(const Session& s, ModeOutput& out) {
               spin(2 * d);
               const double t0 = MPI_Wtime();
               MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+              recv_stage.in(std::size_t(size));
               if (i >= loop.counts.warmup) receive_times.push_back(MPI_Wtime() - t0);
             },
             prepare, [&](long long i) { return client ? std::string() : verify(i); });

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "backends/cuda.hpp"
 #include "core/atomic_file.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
@@ -21,9 +22,34 @@ namespace {
 
 constexpr double kLongRun = 3600;  // seconds: a sweep that surely takes longer needs --force
 
-// How many ranks take part: two, or (ring, nbc) all.
+// How many ranks take part: two, one (self), or (ring, nbc, barrier) all.
 int participants(const P2PConfig& cfg, int nprocs) {
-  return cfg.mode == Mode::Ring || cfg.mode == Mode::Nbc ? nprocs : 2;
+  if (cfg.mode == Mode::Self) return 1;
+  return cfg.mode == Mode::Ring || cfg.mode == Mode::Nbc || cfg.mode == Mode::Barrier ? nprocs : 2;
+}
+
+// --buffer cuda: every rank needs a GPU (local rank modulo the devices, as
+// checkmpi-halo), and all hand MPI device pointers or all stage, as the
+// least CUDA-aware rank allows (unknown counts as not).
+void choose_device(P2PConfig& cfg, MPI_Comm world) {
+  if (cfg.buffer != BufferKind::Cuda) return;
+  std::string why;
+  const int devices = cuda_device_count(&why);
+  int fewest = 0;
+  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, world);
+  collectively(world, [&] {
+    if (!cuda_built()) throw UsageError("--buffer cuda: " + why);
+    if (devices == 0) throw UsageError("--buffer cuda: no CUDA device visible (" + why + ")");
+    if (fewest == 0) throw UsageError("--buffer cuda: some rank sees no CUDA device");
+  });
+  const std::optional<bool> aware = mpi_cuda_aware(&cfg.aware_query);
+  int mine = aware ? int(*aware) : 0, least = 0;
+  MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, world);
+  cfg.mpi_device_buffers = least == 1;
+  int local_rank = 0, local_size = 1;
+  node_local(world, local_rank, local_size);
+  cfg.device = local_rank % devices;
+  cfg.device_name = cuda_device_name(cfg.device);
 }
 
 // Checks that depend on the ranks and the machine, before anything is allocated.
@@ -33,7 +59,7 @@ void check_resources(const P2PConfig& cfg, MPI_Comm world) {
   MPI_Comm_size(world, &nprocs);
   node_local(world, local_rank, local_size);
   collectively(world, [&] {
-    if (nprocs < 2)
+    if (nprocs < 2 && cfg.mode != Mode::Self)
       throw UsageError(std::string("mode ") + mode_name(cfg.mode) + " needs at least 2 MPI ranks, got " +
                        std::to_string(nprocs));
     if (cfg.mode == Mode::Nbc) {
@@ -61,6 +87,16 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
   Json c = Json::object();
   c["mode"] = mode_name(cfg.mode);
   c["buffer"] = buffer_name(cfg.buffer);
+  c["mpi_buffers"] = mpi_buffers_name(cfg);
+  if (cfg.buffer == BufferKind::Cuda) {
+    Json gpu = Json::object();
+    gpu["device"] = cfg.device;
+    gpu["name"] = cfg.device_name;
+    gpu["aware_query"] = cfg.aware_query;
+    c["gpu"] = gpu;
+  } else {
+    c["gpu"] = Json();
+  }
   c["validate"] = cfg.validate;
   c["min_size"] = cfg.min_size;
   c["max_size"] = cfg.max_size;
@@ -78,6 +114,7 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
     for (int p = 2; p <= nprocs; ++p) ranks.push(p);
     c["ranks"] = ranks;
   }
+  if (cfg.mode == Mode::Barrier) c["ranks"] = Json::array_of(barrier_ranks(nprocs));
   if (cfg.mode == Mode::Datatype) {
     c["element"] = "float";
     c["default_sweep"] = cfg.default_sweep;
@@ -112,16 +149,26 @@ std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vecto
   out << "checkmpi-p2p " << version_text() << "\n"
       << "  MPI library : " << ctx.mpi_library << "\n"
       << "  mode        : " << mode_name(cfg.mode) << ", buffer " << buffer_name(cfg.buffer) << ", validation "
-      << (cfg.validate ? "on (-c)" : "off") << "\n"
+      << (cfg.validate ? "on (-c)" : "off") << "\n";
+  if (cfg.buffer == BufferKind::Cuda)
+    out << "  GPU         : device " << cfg.device << " (" << cfg.device_name << ") on rank 0; MPI gets "
+        << (cfg.mpi_device_buffers ? "device pointers (CUDA-aware, " : "pinned host copies, staged (not CUDA-aware, ")
+        << cfg.aware_query << ")\n";
+  out
       << "  ranks       : " << ctx.nprocs << " on " << ctx.nodes << " node(s)";
-  if (taking_part < ctx.nprocs) out << ", ranks 0 and 1 measure, the others wait";
+  if (taking_part < ctx.nprocs)
+    out << (taking_part == 1 ? ", rank 0 measures" : ", ranks 0 and 1 measure") << ", the others wait";
   out << "\n";
   for (int r = 0; r < taking_part; ++r)
     out << "  rank " << r << "      : " << where[size_t(r)].hostname << ", cpu " << where[size_t(r)].cpu << "\n";
   if (taking_part == 2) out << "  placement   : " << describe_pair(where[0], where[1]) << "\n";
   if (cfg.mode == Mode::Nbc) out << "  progress    : " << progress.note << "\n";
   const char* unit = cfg.mode == Mode::Datatype ? " payload bytes" : " bytes";
-  if (cfg.pencil_rows > 0) {
+  if (cfg.mode == Mode::Barrier) {
+    out << "  ranks timed :";
+    for (int p : barrier_ranks(ctx.nprocs)) out << " " << p;
+    out << "\n  iterations  : " << cfg.iterations;
+  } else if (cfg.pencil_rows > 0) {
     out << "  pencils     : " << cfg.pencil_rows << "x" << cfg.pencil_cols << ", grids";
     for (const Grid3& g : cfg.grids) out << " " << g.text();
     out << " (doubles)\n  iterations  : " << cfg.iterations;
@@ -140,6 +187,9 @@ void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, ModeOutput& ou
   MPI_Comm_size(world, &nprocs);
   if (cfg.mode == Mode::Ring) return run_ring(Session{cfg, world, rank, nprocs, clock}, out);
   if (cfg.mode == Mode::Nbc) return run_nbc(Session{cfg, world, rank, nprocs, clock}, out);
+  if (cfg.mode == Mode::Barrier) return run_barrier(Session{cfg, world, rank, nprocs, clock}, out);
+  if (cfg.mode == Mode::Self)
+    return on_first_ranks(world, 1, [&](MPI_Comm alone) { run_self(Session{cfg, alone, rank, 1, clock}, out); });
   on_first_ranks(world, 2, [&](MPI_Comm pair) {
     const Session s{cfg, pair, rank, 2, clock};
     switch (cfg.mode) {
@@ -148,7 +198,9 @@ void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, ModeOutput& ou
       case Mode::LogGP: return run_loggp(s, out);
       case Mode::Datatype: return run_datatype(s, out);
       case Mode::Ring:
-      case Mode::Nbc: return;
+      case Mode::Nbc:
+      case Mode::Self:
+      case Mode::Barrier: return;
     }
   });
 }
@@ -167,7 +219,8 @@ int p2p_main(int argc, char** argv) {
       if (rank == 0) std::cout << (cli.has("help") ? cli.help() : "checkmpi-p2p " + version_text() + "\n");
       return kExitOk;
     }
-    const P2PConfig cfg = collectively(world, [&] { return make_p2p_config(cli); });
+    P2PConfig cfg = collectively(world, [&] { return make_p2p_config(cli); });
+    choose_device(cfg, world);
     check_resources(cfg, world);
     const Watchdog watchdog("checkmpi-p2p", watchdog_seconds(cfg), rank);
     progress::at("gathering the run's context", "all ranks (collectives)");

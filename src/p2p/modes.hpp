@@ -77,6 +77,8 @@ void run_ring(const Session& s, ModeOutput& out);
 void run_loggp(const Session& s, ModeOutput& out);
 void run_datatype(const Session& s, ModeOutput& out);
 void run_nbc(const Session& s, ModeOutput& out);
+void run_self(const Session& s, ModeOutput& out);     // on rank 0 alone
+void run_barrier(const Session& s, ModeOutput& out);  // collective over all
 
 // The loop for messages of `bytes`, timed on `timing`.
 Loop make_loop(const Session& s, long long bytes, bool timing);

@@ -29,6 +29,9 @@ const ModeDefaults kModes[] = {
     // OSU's collective benchmarks: up to 1 MiB, 1000 + 100 iterations up to
     // 8 KiB, 100 + 10 above; from 4 B, one float for iallreduce.
     {Mode::Nbc, "nbc", 4, 1048576, 1000, 100, 100, 10},
+    {Mode::Self, "self", 1, 4194304, 10000, 100, 1000, 10},
+    // OSU's osu_barrier: 1000 iterations after 200 warm-up; no message.
+    {Mode::Barrier, "barrier", 0, 0, 1000, 200, 1000, 200},
 };
 
 struct OpName {
@@ -164,7 +167,12 @@ const char* nbc_op_name(NbcOp op) {
   return "?";
 }
 
-const char* buffer_name(BufferKind) { return "host"; }
+const char* buffer_name(BufferKind b) { return b == BufferKind::Cuda ? "cuda" : "host"; }
+
+const char* mpi_buffers_name(const P2PConfig& cfg) {
+  if (cfg.buffer == BufferKind::Host) return "host";
+  return cfg.mpi_device_buffers ? "device" : "staged";
+}
 
 CommandLine p2p_command_line() {
   std::vector<OptionSpec> specs{
@@ -179,7 +187,8 @@ CommandLine p2p_command_line() {
       {"progress-thread", 0, false, "nbc: start the MPI library's progress thread where it has one"},
       {"pencil", 0, true, "nbc: PxQ pencil transposes (2DECOMP&FFT) of --grid instead of --op; P*Q = ranks"},
       {"grid", 0, true, "nbc --pencil: NXxNYxNZ,... doubles (default 16^3,32^3,64^3,128^3)"},
-      {"buffer", 0, true, "where buffers live: host (default host)"},
+      {"buffer", 0, true, "where buffers live: host or cuda (GPU memory; MPI gets it when CUDA-aware, else "
+                          "staged through pinned host memory) (default host)"},
       {"repeat", 0, true, "run the sweep N times, interleaved (1 2 4 ... 1 2 4 ...); statistics over all (default 1)"},
       {"validate", 'c', false, "check received data every iteration, outside the timed region"},
       {"json", 0, true, "write results as JSON (schema checkmpi.p2p/2) to this file"},
@@ -196,7 +205,9 @@ CommandLine p2p_command_line() {
                          "  ring       exchange with both neighbours on a periodic ring, 2..P ranks\n"
                          "  loggp      LogGP parameters by the PRTT method (Hoefler et al., NetGauge)\n"
                          "  datatype   MPI_Type_vector versus hand packing (LogGOP's O)\n"
-                         "  nbc        non-blocking collectives: overlap with computation (OSU), pencil transposes";
+                         "  nbc        non-blocking collectives: overlap with computation (OSU), pencil transposes\n"
+                         "  self       a message rank 0 sends to itself through MPI (MPI_Sendrecv), per size\n"
+                         "  barrier    MPI_Barrier latency on 2, 4, 8, ... and all ranks (OSU osu_barrier)";
   return CommandLine("checkmpi-p2p", synopsis, specs);
 }
 
@@ -213,7 +224,10 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   cfg.mode = d->mode;
   cfg.min_size = d->min_size;
   cfg.max_size = d->max_size;
-  if (auto m = cli.value("message-size")) parse_size_range(*m, cfg);
+  if (auto m = cli.value("message-size")) {
+    if (cfg.mode == Mode::Barrier) throw UsageError("--message-size does not apply to mode barrier (no message)");
+    parse_size_range(*m, cfg);
+  }
   cfg.iterations = cfg.iterations_large = positive(cli, "iterations", d->iterations);
   if (!cli.has("iterations")) cfg.iterations_large = d->iterations_large;
   cfg.warmup = cfg.warmup_large = positive(cli, "warmup", d->warmup, 0);
@@ -232,9 +246,11 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   cfg.force = cli.has("force");
 
   const std::string buffer = cli.get("buffer", "host");
-  if (buffer == "device")
-    throw UsageError("--buffer device needs the CUDA backend, which this build does not have");
-  if (buffer != "host") throw UsageError("unknown --buffer '" + buffer + "' (host)");
+  if (buffer != "host" && buffer != "cuda") throw UsageError("unknown --buffer '" + buffer + "' (host, cuda)");
+  cfg.buffer = buffer == "cuda" ? BufferKind::Cuda : BufferKind::Host;
+  if (cfg.buffer == BufferKind::Cuda && (cfg.mode == Mode::Nbc || cfg.mode == Mode::Barrier))
+    throw UsageError(std::string("--buffer cuda does not apply to mode ") + mode_name(cfg.mode) +
+                     (cfg.mode == Mode::Nbc ? " (its operations use host buffers)" : " (no message)"));
 
   cfg.validate = cli.has("validate");
   cfg.json = cli.get("json", "");
@@ -344,6 +360,13 @@ std::vector<long long> pencil_message_sizes(const P2PConfig& cfg) {
   return sizes;
 }
 
+std::vector<int> barrier_ranks(int nprocs) {
+  std::vector<int> ranks;
+  for (int p = 2; p < nprocs; p *= 2) ranks.push_back(p);
+  if (nprocs >= 2) ranks.push_back(nprocs);
+  return ranks;
+}
+
 LoopCounts loop_counts(const P2PConfig& cfg, long long bytes) {
   if (bytes > cfg.large_threshold) return {cfg.warmup_large, cfg.iterations_large};
   return {cfg.warmup, cfg.iterations};
@@ -367,6 +390,7 @@ double buffer_bytes_per_rank(const P2PConfig& cfg, int nprocs) {
       return most;
     }
     case Mode::Ring: return 3 * m;  // one send and two receive buffers
+    case Mode::Barrier: return 0;
     case Mode::Datatype: {
       double most = 0;
       for (const auto& v : cfg.vectors)

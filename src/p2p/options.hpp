@@ -9,15 +9,16 @@
 
 namespace checkmpi::p2p {
 
-enum class Mode { PingPong, Bandwidth, Ring, LogGP, Datatype, Nbc };
+enum class Mode { PingPong, Bandwidth, Ring, LogGP, Datatype, Nbc, Self, Barrier };
 
 // The non-blocking collectives of mode nbc (each against its blocking twin).
 enum class NbcOp { Ialltoall, Ialltoallv, Iallreduce, Ibcast };
 
-// Where message buffers live. The CUDA backend adds Device (GPU-aware MPI, or
-// staged through host memory); everything that touches buffer bytes goes
-// through p2p/buffer.hpp so that only that file has to learn about it.
-enum class BufferKind { Host };
+// Where message buffers live: host memory, or (--buffer cuda, OSU's -d cuda)
+// GPU memory handed to MPI when it is CUDA-aware and staged through pinned
+// host memory otherwise; everything that touches buffer bytes goes through
+// p2p/buffer.hpp.
+enum class BufferKind { Host, Cuda };
 
 // MPI_Type_vector(count, blocklen, stride, MPI_FLOAT): counts in elements.
 struct VectorShape {
@@ -36,6 +37,11 @@ struct LoopCounts {
 struct P2PConfig {
   Mode mode = Mode::PingPong;
   BufferKind buffer = BufferKind::Host;
+  // --buffer cuda, set once MPI runs (p2p/main.cpp): this rank's GPU, whether
+  // MPI gets device pointers (CUDA-aware) or staged host copies, and how that was learnt.
+  int device = -1;
+  bool mpi_device_buffers = false;
+  std::string device_name, aware_query;
   bool validate = false;
   long long min_size = 1, max_size = 4194304;  // bytes (datatype: payload bytes)
   long long iterations = 0, warmup = 0;        // sizes up to large_threshold
@@ -61,6 +67,8 @@ struct P2PConfig {
 const char* mode_name(Mode m);
 const char* nbc_op_name(NbcOp op);
 const char* buffer_name(BufferKind b);
+// "host", "device" (CUDA-aware MPI gets device pointers) or "staged".
+const char* mpi_buffers_name(const P2PConfig& cfg);
 
 CommandLine p2p_command_line();
 
@@ -81,6 +89,9 @@ std::vector<VectorShape> parse_vectors(const std::string& text);
 // nbc --pencil: the bytes the busiest rank sends in each transpose, grid by
 // grid (X->Y, then Y->Z): the sizes the sweep reports and --inject-corruption names.
 std::vector<long long> pencil_message_sizes(const P2PConfig& cfg);
+
+// barrier: the rank counts measured, 2, 4, 8, ... and nprocs itself.
+std::vector<int> barrier_ranks(int nprocs);
 
 // OSU's rule: sizes above large_threshold use the large counts.
 LoopCounts loop_counts(const P2PConfig& cfg, long long bytes);

@@ -1,11 +1,12 @@
-// pingpong and bw: OSU's osu_latency and osu_bw loops between ranks 0 and 1.
+// pingpong and bw: OSU's osu_latency and osu_bw loops between ranks 0 and 1;
+// self: the same sweep for a message rank 0 sends to itself through MPI.
 #include "p2p/modes.hpp"
 
 namespace checkmpi::p2p {
 
 namespace {
 
-constexpr int kDataTag = 1, kAckTag = 2;
+constexpr int kDataTag = 1, kAckTag = 2, kSelfTag = 3;
 
 }  // namespace
 
@@ -15,6 +16,7 @@ void run_pingpong(const Session& s, ModeOutput& out) {
   // Raw pointers: no virtual call on them inside the timed loops.
   void* const send_data = send->data();
   void* const recv_data = recv->data();
+  Staging send_stage(*send), recv_stage(*recv);
   out.table = "# Size       Latency (us)     Min (us)  Median (us)     Max (us)\n";
   const std::vector<long long> all_sizes = message_sizes(s.cfg);
   std::vector<Pooled> pooled(all_sizes.size());
@@ -29,10 +31,14 @@ void run_pingpong(const Session& s, ModeOutput& out) {
             make_loop(s, size, s.rank == 0),
             [&](long long) {
               if (s.rank == 0) {
+                send_stage.out(std::size_t(size));
                 MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
                 MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+                recv_stage.in(std::size_t(size));
               } else {
                 MPI_Recv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, MPI_STATUS_IGNORE);
+                recv_stage.in(std::size_t(size));
+                send_stage.out(std::size_t(size));
                 MPI_Send(send_data, count, MPI_CHAR, peer, kDataTag, s.comm);
               }
             },
@@ -68,6 +74,7 @@ void run_bandwidth(const Session& s, ModeOutput& out) {
   // Raw pointers: no virtual call on them inside the timed loops.
   void* const send_data = send->data();
   void* const recv_data = recv->data();
+  Staging send_stage(*send), recv_stage(*recv);
   std::vector<MPI_Request> requests(std::size_t(window), MPI_REQUEST_NULL);
   char ack[4] = {0, 0, 0, 0};
   out.table = "# Size      Bandwidth (MB/s)  Window median (us)\n";
@@ -84,12 +91,14 @@ void run_bandwidth(const Session& s, ModeOutput& out) {
             make_loop(s, size, s.rank == 0),
             [&](long long) {
               if (s.rank == 0) {
+                send_stage.out(std::size_t(size));  // the window sends one buffer
                 for (auto& r : requests) MPI_Isend(send_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
                 MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
                 MPI_Recv(ack, 4, MPI_CHAR, peer, kAckTag, s.comm, MPI_STATUS_IGNORE);
               } else {
                 for (auto& r : requests) MPI_Irecv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
                 MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
+                recv_stage.in(std::size_t(size));
                 MPI_Send(ack, 4, MPI_CHAR, peer, kAckTag, s.comm);
               }
             },
@@ -119,6 +128,54 @@ void run_bandwidth(const Session& s, ModeOutput& out) {
         per_message.push_back(time.median / double(window));
       });
   add_hockney(out, sizes, per_message, "median time per message in the window");
+}
+
+void run_self(const Session& s, ModeOutput& out) {
+  auto send = message_buffer(s.cfg), recv = message_buffer(s.cfg);
+  // Raw pointers: no virtual call on them inside the timed loops.
+  void* const send_data = send->data();
+  void* const recv_data = recv->data();
+  Staging send_stage(*send), recv_stage(*recv);
+  out.table = "# Size       Time (us)        Min (us)  Median (us)     Max (us)\n";
+  const std::vector<long long> all_sizes = message_sizes(s.cfg);
+  std::vector<Pooled> pooled(all_sizes.size());
+  std::vector<double> sizes, medians;
+  sweep(
+      s, all_sizes.size(), [&](size_t k) { return format("%lld B to itself", all_sizes[k]); },
+      [&](size_t k) {
+        const long long size = all_sizes[k];
+        const int count = int(size);
+        const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
+        pooled[k].add(run_loop(
+            make_loop(s, size, true),
+            [&](long long) {
+              send_stage.out(std::size_t(size));
+              MPI_Sendrecv(send_data, count, MPI_CHAR, 0, kSelfTag, recv_data, count, MPI_CHAR, 0, kSelfTag, s.comm,
+                           MPI_STATUS_IGNORE);
+              recv_stage.in(std::size_t(size));
+            },
+            [&](long long i) { check.prepare(*send, 0, i); },
+            [&](long long i) { return check.verify(*recv, 0, 0, i); }));
+      },
+      [&](size_t k) {
+        const long long size = all_sizes[k];
+        const Samples& samples = pooled[k].all;
+        const Stats time = sample_stats(samples);  // one whole exchange: send and receive
+        Json r = Json::object();
+        r["size"] = size;
+        r["iterations"] = samples.iterations;
+        r["latency"] = stats_json(time);
+        r["bandwidth"] = double(size) / time.median;
+        r["block"] = samples.block;
+        r["repeats"] = repeats_json(out, format("%lld B", size), {{"latency", &pooled[k]}});
+        note_tail(out, time, format("%lld B self-exchange", size));
+        out.results.push(r);
+        out.table += format("%-10lld%18.2f%13.2f%13.2f%13.2f\n", size, time.mean * 1e6, time.min * 1e6,
+                            time.median * 1e6, time.max * 1e6);
+        sizes.push_back(double(size));
+        medians.push_back(time.median);
+      });
+  add_hockney(out, sizes, medians, "median self-exchange time");
 }
 
 }  // namespace checkmpi::p2p

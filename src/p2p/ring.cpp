@@ -16,6 +16,7 @@ void run_ring(const Session& s, ModeOutput& out) {
   void* const send_data = send->data();
   void* const from_left_data = from_left->data();
   void* const from_right_data = from_right->data();
+  Staging send_stage(*send), left_stage(*from_left), right_stage(*from_right);
   out.table = "# Ranks  Size        Time (us)     Min (us)  Median (us)     Max (us)\n";
   const std::vector<long long> all_sizes = message_sizes(s.cfg);
   std::vector<double> sizes, medians;  // of the largest ring, for the fit
@@ -33,11 +34,14 @@ void run_ring(const Session& s, ModeOutput& out) {
                 make_loop(rs, count, true),
                 [&](long long) {
                   MPI_Request r[4];
+                  send_stage.out(std::size_t(count));
                   MPI_Irecv(from_left_data, count, MPI_CHAR, left, kRightward, ring, &r[0]);
                   MPI_Irecv(from_right_data, count, MPI_CHAR, right, kLeftward, ring, &r[1]);
                   MPI_Isend(send_data, count, MPI_CHAR, right, kRightward, ring, &r[2]);
                   MPI_Isend(send_data, count, MPI_CHAR, left, kLeftward, ring, &r[3]);
                   MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+                  left_stage.in(std::size_t(count));
+                  right_stage.in(std::size_t(count));
                 },
                 [&](long long i) { check.prepare(*send, s.rank, i); },
                 [&](long long i) {

@@ -87,7 +87,7 @@ need([p["rank"] for p in placement] == list(range(nprocs)), "placement ranks")
 for p in placement:
     need(p["hostname"] == ctx["hostnames"][p["rank"]] and isinstance(p["cpu"], int) and p["cpu"] >= -1
          and isinstance(p["node"], int), f"placement entry {p}")
-taking_part = nprocs if mode in ("ring", "nbc") else 2
+taking_part = nprocs if mode in ("ring", "nbc", "barrier") else 1 if mode == "self" else 2
 if taking_part == 2:
     need(ctx["same_node"] == (placement[0]["node"] == placement[1]["node"]), "same_node")
 else:
@@ -95,7 +95,11 @@ else:
 for key in ["mode", "buffer", "validate", "min_size", "max_size", "iterations", "warmup", "iterations_large",
             "warmup_large", "large_threshold", "window", "n"]:
     need(key in cfg, f"config lacks {key}")
-need(cfg["buffer"] == "host", "buffer")
+need(cfg["buffer"] in ("host", "cuda"), "buffer")
+if "mpi_buffers" in cfg:
+    need(cfg["mpi_buffers"] == "host" if cfg["buffer"] == "host" else cfg["mpi_buffers"] in ("device", "staged"),
+         f"mpi_buffers {cfg['mpi_buffers']} with buffer {cfg['buffer']}")
+    need((cfg["gpu"] is None) == (cfg["buffer"] == "host"), f"gpu {cfg['gpu']}")
 need(results, "no results")
 if mode == "nbc":
     pt = ctx["progress_thread"]
@@ -106,14 +110,22 @@ if mode == "nbc":
     need(not pt["active"] or pt["setting"] is not None, "active without a setting")
 sizes = powers(cfg["min_size"], cfg["max_size"])
 
-if mode in ("pingpong", "bw", "loggp"):
+if mode in ("pingpong", "bw", "loggp", "self"):
     need([r["size"] for r in results] == sizes, f"sizes {[r['size'] for r in results]} != {sizes}")
-if mode == "pingpong":
+if mode in ("pingpong", "self"):
     for r in results:
         need(r["iterations"] == iterations_for(r["size"]), f"iterations at {r['size']}")
         stats_ok(r["latency"], f"latency at {r['size']}")
         need(close(r["bandwidth"], r["size"] / r["latency"]["median"]), f"bandwidth at {r['size']}")
     hockney_ok(fits["hockney"], sizes)
+elif mode == "barrier":
+    want = [p for p in (2 ** k for k in range(1, 20)) if p < nprocs] + [nprocs]
+    need(cfg["ranks"] == want, f"config ranks {cfg['ranks']} != {want}")
+    need([r["nprocs"] for r in results] == want, f"barrier nprocs {[r['nprocs'] for r in results]}")
+    for r in results:
+        need(r["iterations"] == cfg["iterations"], f"barrier of {r['nprocs']}: iterations")
+        stats_ok(r["latency"], f"barrier of {r['nprocs']}")
+    need(fits == {}, f"barrier fits {fits}")
 elif mode == "bw":
     for r in results:
         need(r["window"] == cfg["window"], "window")

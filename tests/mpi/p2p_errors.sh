@@ -13,7 +13,7 @@ expect_error() {
   [ ! -s out.txt ] || fail "[$*]: something was printed before the error: $(head -c 300 out.txt)"
 }
 
-modes='\(pingpong, bw, ring, loggp, datatype, nbc\)'
+modes='\(pingpong, bw, ring, loggp, datatype, nbc, self, barrier\)'
 expect_error "no mode given $modes"
 expect_error "unknown mode 'pingpang' $modes" pingpang
 expect_error "unexpected argument 'extra'" pingpong extra
@@ -26,12 +26,26 @@ expect_error "--window must be at least 1, got 0" bw -W 0
 expect_error "--prtt-n must be at least 2, got 1" loggp -n 1
 expect_error "datatype tuple '2:4:2': stride 2 is smaller than blocklen 4" datatype --vectors 1:1:1,2:4:2
 expect_error "datatype tuple '2:4' is not COUNT:BLOCKLEN:STRIDE" datatype --vectors 2:4
-expect_error "--buffer device needs the CUDA backend" pingpong --buffer device
-expect_error "unknown --buffer 'gpu' \(host\)" pingpong --buffer gpu
+expect_error "unknown --buffer 'gpu' \(host, cuda\)" pingpong --buffer gpu
+expect_error "--buffer cuda does not apply to mode nbc \(its operations use host buffers\)" nbc --buffer cuda
+expect_error "--buffer cuda does not apply to mode barrier \(no message\)" barrier --buffer cuda
+# --buffer cuda is refused, before anything runs, by a build without CUDA and
+# where no GPU is visible (p2p_gpu.sh runs it where one is).
+rc=0
+run_mpi "$np" "$CHECKMPI_BIN/checkmpi-p2p" self --buffer cuda -m 1:1 -i 1 -x 0 >cuda.txt 2>cuda.err || rc=$?
+if [ "${CHECKMPI_CUDA_BUILD:-OFF}" != ON ]; then
+  expect_error "^checkmpi-p2p: error: --buffer cuda: checkmpi was built without CUDA \(configure with -DCHECKMPI_ENABLE_CUDA=ON\)$" \
+    pingpong --buffer cuda
+elif [ $rc -eq 2 ]; then
+  expect_error "^checkmpi-p2p: error: --buffer cuda: no CUDA device visible \(.+\)$" pingpong --buffer cuda
+else
+  [ $rc -eq 0 ] || fail "--buffer cuda: exit $rc: $(cat cuda.err)"
+fi
 expect_error "option --json needs a value" pingpong --json
 expect_error "unknown --op 'ireduce'" nbc --op ireduce
+expect_error "--message-size does not apply to mode barrier \(no message\)" barrier -m 1:8
 if [ "$np" -lt 2 ]; then
-  for mode in pingpong bw ring loggp datatype nbc; do
+  for mode in pingpong bw ring loggp datatype nbc barrier; do
     expect_error "mode $mode needs at least 2 MPI ranks, got $np" "$mode" -i 2
   done
 else

@@ -22,19 +22,21 @@ case $mode in
   loggp) heading='# Size    PRTT(1,0) (us)' ;;
   datatype) heading='# Count  Blocklen  Stride' ;;
   nbc) heading='# Size         Tests     Blocking    Pure comm' ;;
+  self) heading='# Size       Time (us)' ;;
+  barrier) heading='# Ranks    Latency (us)' ;;
 esac
 [[ " $* " != *" --pencil "* ]] || heading='# Transpose  Grid               Bytes  Tests     Blocking'
 
 grep -q "^$heading" out.txt || fail "no '$heading' table"
 case $mode in
-  pingpong | bw | ring) grep -q '^# Hockney fit T(s) = alpha + s/beta' out.txt || fail "no Hockney fit printed" ;;
+  pingpong | bw | ring | self) grep -q '^# Hockney fit T(s) = alpha + s/beta' out.txt || fail "no Hockney fit printed" ;;
   loggp) grep -Eq '^# LogGP \(n = [0-9]+\): L = ' out.txt || fail "no LogGP fit printed" ;;
   datatype) grep -q '^# datatype overhead = o + O\*bytes' out.txt || fail "no datatype fit printed" ;;
   nbc) grep -q '^# Overall = Init + Compute + MPI_Test + MPI_Wait; Overlap(%) = max(0, 100 - ' out.txt ||
     fail "no overlap formula printed" ;;
 esac
 # Two ranks on one host: the header says so, and the JSON agrees.
-if [ "$np" -eq 2 ] || [[ $mode != ring && $mode != nbc ]]; then
+if [ "$np" -eq 2 ] && [ "$mode" != self ] || [[ $mode != ring && $mode != nbc && $mode != self && $mode != barrier ]]; then
   grep -Eq '^  placement   : (same node|different nodes)' out.txt || fail "no placement line"
 fi
 echo "ok: $mode at $np ranks: $(grep -c '^[0-9]' out.txt) rows"

@@ -6,6 +6,12 @@ checkmpi_script_test(p2p_bw_np2 p2p_mode.sh 2 bw -m 1:65536 -i 8 -x 2 -W 16)
 checkmpi_script_test(p2p_ring_np2 p2p_mode.sh 2 ring -m 1:4096 -i 20 -x 2)
 checkmpi_script_test(p2p_ring_np4 p2p_mode.sh 4 ring -m 1:65536 -i 8 -x 1)
 checkmpi_script_test(p2p_loggp_np2 p2p_mode.sh 2 loggp -m 1:65536 -i 20 -x 2)
+# self at 1 and 2 ranks (rank 0 alone measures); barrier at 2, 4 and 8.
+checkmpi_script_test(p2p_self_np1 p2p_mode.sh 1 self -m 1:65536 -i 50 -x 5)
+checkmpi_script_test(p2p_self_np2 p2p_mode.sh 2 self -m 1:4096 -i 20 -x 2 -c)
+foreach(np 2 4 8)
+  checkmpi_script_test(p2p_barrier_np${np} p2p_mode.sh ${np} barrier -i 20 -x 2)
+endforeach()
 checkmpi_script_test(p2p_datatype_np2 p2p_mode.sh 2 datatype -m 4:16384 -i 10 -x 2)
 # nbc at 2, 4 and 8 ranks, OSU-style ops and pencil transposes (2x2, 2x4 on
 # uneven grids), every run validated (-c); MPICH at 8 ranks on 2 cores takes
@@ -20,5 +26,15 @@ checkmpi_script_test(p2p_validate p2p_validate.sh)
 checkmpi_script_test(p2p_features p2p_features.sh)
 foreach(np 1 2)
   checkmpi_script_test(p2p_errors_np${np} p2p_errors.sh ${np})
+  set_tests_properties(p2p_errors_np${np} PROPERTIES
+    ENVIRONMENT "${CHECKMPI_TEST_ENV};CHECKMPI_CUDA_BUILD=${CHECKMPI_ENABLE_CUDA}")
 endforeach()
+# --buffer cuda in every mode that has it (label gpu): exit code 77 (no GPU
+# visible) is reported as skipped.
+if(CHECKMPI_ENABLE_CUDA)
+  foreach(np 2 4)
+    checkmpi_script_test(gpu_p2p_buffer_np${np} p2p_gpu.sh ${np})
+    set_tests_properties(gpu_p2p_buffer_np${np} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+  endforeach()
+endif()
 checkmpi_script_test(p2p_watchdog watchdog.sh p2p)

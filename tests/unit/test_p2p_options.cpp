@@ -70,6 +70,19 @@ TEST(P2POptions, ModeDefaultsAndOverrides) {
   EXPECT_EQ(config({"bw", "-W", "8"}).window, 8);
 }
 
+TEST(P2POptions, BarrierRanksDoubleUpToAll) {
+  EXPECT_EQ(barrier_ranks(1), (std::vector<int>{}));
+  EXPECT_EQ(barrier_ranks(2), (std::vector<int>{2}));
+  EXPECT_EQ(barrier_ranks(8), (std::vector<int>{2, 4, 8}));
+  EXPECT_EQ(barrier_ranks(12), (std::vector<int>{2, 4, 8, 12}));
+  const P2PConfig c = config({"barrier"});
+  EXPECT_EQ(c.mode, Mode::Barrier);
+  EXPECT_EQ(c.iterations, 1000);
+  EXPECT_EQ(c.warmup, 200);
+  EXPECT_EQ(message_sizes(c), (std::vector<long long>{0}));
+  EXPECT_EQ(buffer_bytes_per_rank(c, 8), 0.0);
+}
+
 TEST(P2POptions, DefaultDatatypeSweepCoversBothKinds) {
   const P2PConfig c = config({"datatype"});
   EXPECT_TRUE(c.default_sweep);
@@ -113,8 +126,8 @@ TEST(P2POptions, BufferBytesPerRank) {
 }
 
 TEST(P2POptions, BadOptionsSayWhatIsWrong) {
-  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype, nbc)");
-  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype, nbc)");
+  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype, nbc, self, barrier)");
+  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype, nbc, self, barrier)");
   EXPECT_EQ(error_of({"pingpong", "extra"}), "unexpected argument 'extra'");
   EXPECT_EQ(error_of({"pingpong", "-m", "64:8"}), "message size range 64:8: MIN 64 is larger than MAX 8");
   EXPECT_EQ(error_of({"pingpong", "-m", "1:abc"}), "value of --message-size (MAX) is not an integer: 'abc'");

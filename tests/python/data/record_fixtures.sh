@@ -38,6 +38,13 @@ run 2 "$p2p" datatype -m 4:65536 -i 20 -x 2 --json "$here/p2p_datatype.json"
 # transposes of 2x2 pencils on an uneven and an even grid.
 run 2 "$p2p" nbc --op ialltoall,ibcast -m 64:1024 -i 50 -x 5 --progress 0,4 -c --json "$here/p2p_nbc.json"
 run 4 "$p2p" nbc --pencil 2x2 --grid 9x7x5,16x16x16 -i 20 -x 2 --progress 0,4 -c --json "$here/p2p_nbc_pencil.json"
+run 1 "$p2p" self -m 1:65536 -i 50 -x 5 --json "$here/p2p_self.json"
+run 4 "$p2p" barrier -i 50 -x 5 --json "$here/p2p_barrier.json"
+# A machine profile from a real (quick) calibration on 2 ranks.
+py=${CHECKMPI_PYTHON:-$here/../../../.venv/bin/python}
+PYTHONPATH="$here/../../.." "$py" -m checkmpi calibrate --np 2 --quick --bin "$bin" -o "$work/machine.json" \
+  >log.txt 2>&1 || { cat log.txt; exit 1; }
+sed -e "s|$work/||g" -e "s|$bin|build/bin|g" "$work/machine.json" >"$here/machine_2ranks.json"
 # Paths that differ between machines would only add noise to diffs.
 sed -i "s|\"outdir\": \"[^\"]*\"|\"outdir\": \"out\"|" "$here"/halo_*.json
 echo "fixtures recorded in $here from $bin"

@@ -1,0 +1,356 @@
+"""`checkmpi calibrate`: runs the native tools' measurements the model needs
+and writes them as a machine profile (schema checkmpi.machine/1, docs/model.md,
+"Calibration"). The tools' own JSON results are kept in the profile's folder;
+every parameter names the command and file it came from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shlex
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from checkmpi import __version__
+from checkmpi import tables as T
+from checkmpi.atomic import write_text
+from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
+from checkmpi.grid import Triple, dims_create, parse_triple, physical_cores
+from checkmpi.jobs import ProgressLine, new_path
+from checkmpi.machine import MACHINE_SCHEMA, load_machine
+from checkmpi.native import Launcher, failure, find_executable, find_launcher, mpi_command, run_native, say
+from checkmpi.results import HaloRun, P2PRun, load, run_folder, x_join
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """What each measurement runs: checkmpi-p2p options per mode, and the halo block and steps."""
+
+    p2p: dict[str, list[str]]
+    local: Triple
+    steps: int
+
+
+# About a minute on a laptop-class node (memcpy and packing on blocks past the caches); --quick:
+# seconds, for tests.
+FULL = Sizes({"pingpong": ["-m", "1:4194304", "-i", "1000", "-x", "50"],
+              "loggp": ["-m", "1:1048576", "-i", "200", "-x", "10"],
+              "datatype": ["-m", "4:1048576", "-i", "200", "-x", "10"],
+              "self": ["-m", "1:4194304", "-i", "1000", "-x", "50"],
+              "barrier": ["-i", "1000", "-x", "200"]}, (128, 128, 128), 50)
+QUICK = Sizes({"pingpong": ["-m", "1:16384", "-i", "50", "-x", "5"],
+               "loggp": ["-m", "1:4096", "-i", "10", "-x", "2"],
+               "datatype": ["-m", "4:4096", "-i", "10", "-x", "2"],
+               "self": ["-m", "1:16384", "-i", "50", "-x", "5"],
+               "barrier": ["-i", "50", "-x", "5"]}, (16, 16, 16), 10)
+
+
+class Runner:
+    """Launches the native tools one after another under a shared deadline; keeps their results in `folder`."""
+
+    def __init__(self, args: argparse.Namespace, folder: Path):
+        self.folder = folder
+        self.p2p_exe = find_executable("checkmpi-p2p", args.bin).path
+        self.halo_exe = find_executable("checkmpi-halo", args.bin).path
+        self.launcher: Launcher = find_launcher(args.launcher, self.p2p_exe)
+        try:
+            self.launcher_args = shlex.split(args.mpi_args)
+        except ValueError as e:
+            raise CheckmpiError(f"--mpi-args: {e}") from None
+        self.deadline = time.monotonic() + args.timeout if args.timeout else None
+
+    def _left(self) -> float | None:
+        if self.deadline is None:
+            return None
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise CheckmpiError("calibration ran past --timeout", EXIT_FAILED)
+        return left
+
+    def run(self, tool: str, np: int, argv: list[str], name: str, what: str, per_node: int | None = None,
+            extra_launcher: list[str] | None = None, allowed: tuple[int, ...] = (0,)) -> tuple[Any, str, int]:
+        """(loaded results or None, source text, exit code) of `tool argv --json folder/name.json`."""
+        path = self.folder / f"{name}.json"
+        exe = self.p2p_exe if tool == "checkmpi-p2p" else self.halo_exe
+        cmd, env = mpi_command(self.launcher, np, [str(exe), *argv, "--json", str(path)],
+                               (extra_launcher or []) + self.launcher_args, per_node=per_node)
+        with ProgressLine(f"{what} ({tool} on {np} rank{'s' if np > 1 else ''})") as progress:
+            done = run_native(cmd, env, self._left(), progress.update)
+        write_text(self.folder / f"{name}.log", done.stdout + "\n".join(done.stderr_tail) + "\n")
+        if done.returncode not in allowed:
+            raise failure(tool, done)
+        if done.returncode != 0:  # an allowed refusal: the tool's own error line says why
+            why = [line for line in done.stderr_tail if line.startswith(f"{tool}: error:")]
+            return None, (why or done.stderr_tail or ["no error message"])[-1], done.returncode
+        if not path.exists():
+            raise CheckmpiError(f"{tool} finished but wrote no results to '{path}'", EXIT_FAILED)
+        source = f"{tool} {' '.join(argv)} on {np} rank{'s' if np > 1 else ''} ({path})"
+        return load(path), source, 0
+
+
+def calibrate(args: argparse.Namespace) -> int:
+    sizes = QUICK if args.quick else FULL
+    if args.np is not None and args.np < 2:
+        raise CheckmpiError(f"--np must be at least 2 (a ping-pong needs two ranks), got {args.np}")
+    if args.timeout is not None and args.timeout <= 0:
+        raise CheckmpiError(f"--timeout must be positive, got {args.timeout:g}")
+    local = parse_triple(args.local, "--local") if args.local else sizes.local
+    hosts = _hosts(args.hosts)
+    np = args.np or max(2, physical_cores())
+    out = Path(args.output) if args.output else new_path("machine", ".json")
+    if out.is_dir():
+        raise CheckmpiError(f"-o '{out}' is a directory")
+    folder = run_folder(out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise CheckmpiError(f"cannot create folder '{folder}': {e.strerror}", EXIT_FAILED) from None
+    runner = Runner(args, folder)
+    nodes_allocated = len(hosts) if hosts else _slurm_nodes()
+    pair_per_node = 2 if nodes_allocated > 1 and not hosts else None
+
+    # The GPU first: with one, messages go from device buffers, as the cuda backend's halo exchange sends them.
+    pack_cuda, cuda_note = _pack(runner, "cuda", local, sizes.steps)
+    backend = "cuda" if pack_cuda else "host"
+    buffer = ["--buffer", "cuda"] if backend == "cuda" else []
+
+    ping, ping_src, _ = runner.run("checkmpi-p2p", 2, ["pingpong", *sizes.p2p["pingpong"], *buffer], "pingpong",
+                                   "intra-node ping-pong", per_node=pair_per_node)
+    loggp, loggp_src, _ = runner.run("checkmpi-p2p", 2, ["loggp", *sizes.p2p["loggp"], *buffer], "loggp",
+                                     "intra-node LogGP", per_node=pair_per_node)
+    _same_node(ping, True)
+    _same_node(loggp, True)
+    notes: list[str] = []
+    intra = _link(ping, loggp, f"{ping_src}; {loggp_src}", notes, "links.intra")
+    inter = None
+    if nodes_allocated > 1:
+        launch = _two_nodes(runner.launcher, hosts)
+        per_node = None if hosts else 1
+        iping, iping_src, _ = runner.run("checkmpi-p2p", 2, ["pingpong", *sizes.p2p["pingpong"], *buffer],
+                                         "inter-pingpong", "inter-node ping-pong", per_node, launch)
+        ilog, ilog_src, _ = runner.run("checkmpi-p2p", 2, ["loggp", *sizes.p2p["loggp"], *buffer], "inter-loggp",
+                                       "inter-node LogGP", per_node, launch)
+        _same_node(iping, False)
+        _same_node(ilog, False)
+        inter = _link(iping, ilog, f"{iping_src}; {ilog_src}", notes, "links.inter")
+    dt, dt_src, _ = runner.run("checkmpi-p2p", 2, ["datatype", *sizes.p2p["datatype"], *buffer], "datatype",
+                               "derived datatypes", per_node=pair_per_node)
+    selfx, self_src, _ = runner.run("checkmpi-p2p", 1, ["self", *sizes.p2p["self"], *buffer], "self",
+                                    "self-exchange")
+    barrier, bar_src, _ = runner.run("checkmpi-p2p", np, ["barrier", *sizes.p2p["barrier"]], "barrier", "barrier")
+    ranks_per_node, nodes = int(barrier.context["ranks_per_node"]), int(barrier.context["nodes"])
+
+    copies, pack_host = [], None
+    pack_src = mem_src = ""
+    for k in _doubling(ranks_per_node):
+        argv = _halo_argv("host", k, local, sizes.steps, folder) + ["--memcpy-probe"]
+        halo, src, _ = runner.run("checkmpi-halo", k, argv,
+                                  f"halo-host-{k}", f"memory and packing, {k} rank{'s' if k > 1 else ''} at once",
+                                  per_node=k if nodes_allocated > 1 else None)
+        if halo.memcpy_bandwidth is None or not halo.memcpy_bandwidth.mean > 0:
+            raise CheckmpiError(f"checkmpi-halo wrote no memcpy probe to '{halo.path}'", EXIT_FAILED)
+        copies.append({"ranks": k, "bandwidth": halo.memcpy_bandwidth.mean})
+        mem_src += ("; " if mem_src else "") + src
+        pack_host, pack_src = halo, src  # the last: every rank of the node packs at once
+    assert pack_host is not None
+    doc = {
+        "schema": MACHINE_SCHEMA,
+        "tool": {"name": "checkmpi calibrate", "version": __version__},
+        "context": {"host": socket.gethostname(), "mpi_library": str(ping.context.get("mpi_library", "")),
+                    "nodes": nodes, "ranks": np, "ranks_per_node": ranks_per_node,
+                    "cores_per_node": physical_cores(), "backend": backend,
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                    "command": _command(args), "quick": bool(args.quick), "cuda": cuda_note,
+                    "results": str(folder)},
+        "links": {"intra": intra, "inter": inter},
+        "self": _self(selfx, self_src, notes),
+        "barrier": [{"ranks": int(r["nprocs"]), "seconds": float(r["latency"]["median"]), "source": bar_src}
+                    for r in barrier.results],
+        "datatype": _datatype(dt, dt_src, notes),
+        "memory": {"copy": copies, "source": mem_src},
+        "pack": {"host": _pack_entry(pack_host, pack_src), "cuda": pack_cuda},
+        "notes": notes,
+    }
+    write_text(out, json.dumps(doc, indent=1) + "\n")
+    machine = load_machine(out)  # what predict will read: refuse to leave a profile it cannot
+    T.render(summary(machine), T.console())
+    say(f"machine profile: {out} (the tools' results in {folder})")
+    return 0
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command line that made the profile, from its options."""
+    argv = ["checkmpi", "calibrate"]
+    for option, value in (("--np", args.np), ("--local", args.local), ("--hosts", args.hosts), ("-o", args.output),
+                          ("--bin", args.bin), ("--launcher", args.launcher if args.launcher != "mpirun" else None),
+                          ("--mpi-args", args.mpi_args or None), ("--timeout", args.timeout)):
+        if value is not None:
+            argv += [option, str(value)]
+    return shlex.join(argv + (["--quick"] if args.quick else []))
+
+
+def _hosts(text: str | None) -> list[str]:
+    if text is None:
+        return []
+    hosts = [h for h in text.split(",") if h]
+    if len(hosts) != 2 or hosts[0] == hosts[1]:
+        raise CheckmpiError(f"--hosts needs two different node names, H1,H2, got '{text}'")
+    return hosts
+
+
+def _slurm_nodes() -> int:
+    value = os.environ.get("SLURM_JOB_NUM_NODES", "")
+    return int(value) if value.isdigit() and int(value) > 0 else 1
+
+
+def _two_nodes(launcher: Launcher, hosts: list[str]) -> list[str]:
+    """Launcher options putting the two ranks on the two --hosts (Slurm: mpi_command's one per node)."""
+    if not hosts:
+        return []
+    if launcher.kind == "srun":
+        return ["--nodelist", ",".join(hosts)]
+    return ["--host" if launcher.flavor == "openmpi" else "-hosts", ",".join(hosts)]
+
+
+def _same_node(run: P2PRun, want: bool) -> None:
+    if run.context.get("same_node") is not want:
+        where = "one node" if want else "two nodes"
+        raise CheckmpiError(f"the two ranks of '{run.path}' were meant to be on {where} but are not "
+                            "(see its placement); check --hosts or the allocation", EXIT_FAILED)
+
+
+def _doubling(n: int) -> list[int]:
+    """1, 2, 4, ... below n, then n."""
+    ks, k = [], 1
+    while k < n:
+        ks.append(k)
+        k *= 2
+    return ks + [n]
+
+
+def _halo_argv(backend: str, np: int, local: Triple, steps: int, folder: Path) -> list[str]:
+    dims = dims_create(np)
+    size = [a * b for a, b in zip(local, dims)]
+    return ["--no-input", "--backend", backend, "--strategy", "step3", "--lx", str(size[0]), "--ly", str(size[1]),
+            "--lz", str(size[2]), "--proc_x", str(dims[0]), "--proc_y", str(dims[1]), "--proc_z", str(dims[2]),
+            "--itfin", str(steps), "--icheck", str(steps), "--warmup", str(max(1, steps // 10)), "--outdir",
+            str(folder / f"halo-{backend}-{np}")]
+
+
+def _pack(runner: Runner, backend: str, local: Triple, steps: int) -> tuple[dict | None, str | None]:
+    """The cuda backend's pack entry (one rank: one per GPU), or None and why not (no CUDA in the build, no GPU)."""
+    halo, src, code = runner.run("checkmpi-halo", 1, _halo_argv(backend, 1, local, steps, runner.folder),
+                                 f"halo-{backend}", f"packing on the {backend} backend", allowed=(0, EXIT_USAGE))
+    if code != 0:
+        return None, src
+    return _pack_entry(halo, src), None
+
+
+def _pack_entry(run: HaloRun, source: str) -> dict[str, Any]:
+    """Payload bytes per second of step3's pack and unpack kernels per direction (mean over ranks)."""
+    r = next((s for s in run.ran() if s.id == "step3"), None)
+    if r is None or not r.steps:
+        raise CheckmpiError(f"no step3 result in '{run.path}'", EXIT_FAILED)
+    entry: dict[str, Any] = {}
+    for d in "xyz":
+        payload = float(r.raw["traits"]["halo_bytes"][d]) * r.steps
+        times = {op: r.timers[f"{op}_{d}"].mean for op in ("pack", "unpack")}
+        if not all(t > 0 for t in times.values()):
+            raise CheckmpiError(f"'{run.path}': step3's {d} pack or unpack timer is zero", EXIT_FAILED)
+        entry[d] = {op: payload / t for op, t in times.items()}
+    entry.update({"local": list(run.local), "source": source, "ranks": run.nprocs, "precision": run.precision})
+    return entry
+
+
+def _nonnegative(value: Any, where: str, notes: list[str]) -> float:
+    """A fitted parameter; a negative one (noise around zero) becomes 0 with a note."""
+    v = float("nan") if value is None else float(value)
+    if not math.isfinite(v):
+        raise CheckmpiError(f"the fit of {where} is not a number ({value!r}); run calibrate again", EXIT_FAILED)
+    if v < 0:
+        notes.append(f"{where} fitted {v:.3g}, set to 0")
+        return 0.0
+    return v
+
+
+def _segments(run: P2PRun, where: str, notes: list[str]) -> list[dict[str, Any]]:
+    """Hockney segments of a sweep; the first covers sizes from 0; a flat one (beta null) gets the bandwidth
+    its largest size reached."""
+    segments = (run.fits.get("hockney") or {}).get("segments") or []
+    if not segments:
+        raise CheckmpiError(f"'{run.path}' has no Hockney fit", EXIT_FAILED)
+    by_size = {int(r["size"]): r for r in run.results}
+    out = []
+    for i, s in enumerate(segments):
+        alpha = _nonnegative(s["alpha"], f"{where}.hockney[{i}].alpha", notes)
+        beta = s["beta"]
+        if beta is None or not float(beta) > 0:
+            r = by_size[int(s["max_size"])]
+            beta = int(s["max_size"]) / float(r["latency"]["median"])
+            notes.append(f"{where}.hockney[{i}]: times flat over its sizes; beta = size / time at "
+                         f"{int(s['max_size'])} B")
+        out.append({"min_size": 0 if i == 0 else int(s["min_size"]), "max_size": int(s["max_size"]),
+                    "alpha": alpha, "beta": float(beta), "r2": s.get("r2")})
+    return out
+
+
+def _link(ping: P2PRun, loggp: P2PRun, source: str, notes: list[str], where: str) -> dict[str, Any]:
+    fit = loggp.fits.get("loggp")
+    lg = None
+    if fit:
+        lg = {k: _nonnegative(fit.get(k), f"{where}.loggp.{k}", notes) for k in ("L", "o_s", "o_r", "g", "G")}
+        lg["r2"] = fit.get("r2")
+    return {"hockney": _segments(ping, where, notes), "loggp": lg, "source": source,
+            "buffer": ping.config.get("buffer", "host")}
+
+
+def _self(run: P2PRun, source: str, notes: list[str]) -> dict[str, Any]:
+    """alpha of the smallest messages' regime, beta of the largest's; the segments kept as well."""
+    segments = _segments(run, "self", notes)
+    return {"alpha": segments[0]["alpha"], "beta": segments[-1]["beta"], "hockney": segments, "source": source}
+
+
+def _datatype(run: P2PRun, source: str, notes: list[str]) -> dict[str, Any] | None:
+    fit = run.fits.get("datatype")
+    if not fit:
+        notes.append(f"datatype: no fit in '{run.path}'")
+        return None
+    return {"o": _nonnegative(fit.get("o"), "datatype.o", notes), "O": _nonnegative(fit.get("O"), "datatype.O", notes),
+            "r2": fit.get("r2"), "source": source}
+
+
+def summary(m: Any) -> T.Table:
+    """The profile in one table: what each parameter is and its value."""
+    t = T.Table(f"Machine profile: {m.context['host']}, {m.context['nodes']} node(s), {m.context['ranks_per_node']} "
+                f"rank(s) per node, backend {m.context['backend']}", ["parameter", "value"], left_columns=2)
+    for name, link in (("intra-node", m.intra), ("inter-node", m.inter)):
+        if link is None:
+            t.rows.append([f"{name} link", "not measured (one node)"])
+            continue
+        for s in link.hockney:
+            t.rows.append([f"{name} Hockney {s.min_size}-{s.max_size} B",
+                           f"alpha {s.alpha * 1e6:.3f} us, beta {s.beta / 1e9:.2f} GB/s"])
+        if link.loggp:
+            g = link.loggp
+            t.rows.append([f"{name} LogGP", f"L {g.L * 1e6:.3f}, o_s {g.o_s * 1e6:.3f}, o_r {g.o_r * 1e6:.3f}, "
+                           f"g {g.g * 1e6:.3f} us, G {g.G * 1e9:.4f} ns/B"])
+    t.rows.append(["self-exchange", f"alpha {m.self_exchange.alpha * 1e6:.3f} us, "
+                   f"beta {m.self_exchange.beta / 1e9:.2f} GB/s"])
+    t.rows.append(["barrier", ", ".join(f"{b.ranks}: {b.seconds * 1e6:.2f} us" for b in m.barrier)])
+    if m.datatype:
+        t.rows.append(["datatype overhead", f"o {m.datatype.o * 1e6:.3f} us, O {m.datatype.O * 1e9:.4f} ns/B"])
+    t.rows.append(["memcpy per rank", ", ".join(f"{c.ranks} at once: {c.bandwidth / 1e9:.2f} GB/s"
+                                                for c in m.memory.copy)])
+    for backend in ("host", "cuda"):
+        p = m.pack(backend)
+        if p is None:
+            continue
+        t.rows.append([f"pack/unpack {backend} ({x_join(p.local)})",
+                       ", ".join(f"{d} {p.direction(d).pack / 1e9:.2f}/{p.direction(d).unpack / 1e9:.2f}"
+                                 for d in "xyz") + " GB/s"])
+    return t

@@ -1,0 +1,203 @@
+"""The machine profile (checkmpi/machine.py, schema checkmpi.machine/1) and
+`checkmpi calibrate`: a profile recorded from a real calibration loads and
+holds sane values; bad files are refused with one line (exit 2); the lookup
+helpers interpolate as docs/model.md says; an end-to-end quick calibration
+writes a profile that validates."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+
+import pytest
+from conftest import DATA, assert_clean_error, checkmpi
+
+from checkmpi.errors import CheckmpiError
+from checkmpi.machine import load_machine
+from checkmpi.results import load
+
+PROFILE = DATA / "machine_2ranks.json"
+
+
+def positive(x: float) -> bool:
+    return math.isfinite(x) and x > 0
+
+
+def check_profile(path: Path) -> None:
+    """What a calibration on one node with 2 ranks must hold."""
+    m = load_machine(path)
+    assert m.context["ranks"] == 2 and m.context["nodes"] == 1 and m.context["ranks_per_node"] == 2
+    assert m.inter is None
+    segs = m.intra.hockney
+    assert segs[0].min_size == 0 and [s.min_size for s in segs] == sorted(s.min_size for s in segs)
+    assert all(positive(s.beta) and s.alpha >= 0 and math.isfinite(s.alpha) for s in segs)
+    assert m.intra.loggp is not None and all(math.isfinite(v) and v >= 0 for v in vars(m.intra.loggp).values())
+    assert positive(m.self_exchange.beta) and m.self_exchange.alpha >= 0
+    assert [b.ranks for b in m.barrier] == [2] and positive(m.barrier[0].seconds)
+    assert m.datatype is not None and m.datatype.o >= 0 and m.datatype.O >= 0
+    assert [c.ranks for c in m.memory.copy] == [1, 2] and all(positive(c.bandwidth) for c in m.memory.copy)
+    host = m.pack("host")
+    assert host is not None and host.local == (16, 16, 16)
+    for d in "xyz":
+        assert positive(host.direction(d).pack) and positive(host.direction(d).unpack)
+    assert m.context["backend"] == "host" and m.pack_cuda is None
+    for source in (m.intra.source, m.self_exchange.source, m.memory.source, host.source, m.datatype.source):
+        assert source.startswith(("checkmpi-p2p ", "checkmpi-halo ")), source
+    assert m.intra.time(1000) > m.intra.time(1) > 0
+
+
+def test_recorded_profile_loads_with_sane_values():
+    check_profile(PROFILE)
+
+
+def test_recorded_profile_matches_its_sources():
+    """Numbers come from the tools' results, not from anywhere else: the pack bandwidth is payload / timer."""
+    doc = json.loads(PROFILE.read_text())
+    assert doc["links"]["intra"]["source"].count("machine/") == 2  # pingpong and loggp results
+    m = load_machine(PROFILE)
+    assert m.barrier[0].seconds > 0 and "barrier" in doc["barrier"][0]["source"]
+
+
+def profile(**changes) -> dict:
+    doc = copy.deepcopy(json.loads(PROFILE.read_text()))
+    doc.update(changes)
+    return doc
+
+
+def write(tmp_path: Path, doc: object, text: str | None = None) -> Path:
+    path = tmp_path / "m.json"
+    path.write_text(text if text is not None else json.dumps(doc))
+    return path
+
+
+def refused(path: Path, *fragments: str) -> None:
+    with pytest.raises(CheckmpiError) as e:
+        load_machine(path)
+    assert e.value.code == 2 and "\n" not in e.value.message
+    for f in fragments:
+        assert f in e.value.message, e.value.message
+
+
+def test_bad_files_are_refused_with_one_line(tmp_path):
+    refused(tmp_path / "none.json", "does not exist")
+    refused(tmp_path, "is a directory")
+    refused(write(tmp_path, None, "{not json"), "is not valid JSON")
+    refused(write(tmp_path, [1, 2]), "not a checkmpi machine profile")
+    refused(write(tmp_path, profile(schema="checkmpi.machine/2")), "checkmpi.machine/2", "checkmpi.machine/1")
+    refused(write(tmp_path, json.loads((DATA / "p2p_pingpong.json").read_text())), "checkmpi.p2p/2")
+    doc = profile()
+    del doc["memory"]
+    refused(write(tmp_path, doc), "memory is missing")
+    doc = profile()
+    doc["links"]["intra"]["hockney"][0]["beta"] = 0
+    refused(write(tmp_path, doc), "links.intra.hockney[0].beta")
+    doc = profile()
+    doc["links"]["intra"]["hockney"] = []
+    refused(write(tmp_path, doc), "links.intra.hockney")
+    doc = profile()
+    doc["barrier"] = [{"ranks": 4, "seconds": 1e-6}, {"ranks": 2, "seconds": 1e-6}]
+    refused(write(tmp_path, doc), "barrier is not sorted by ranks")
+    doc = profile()
+    doc["memory"]["copy"][0]["bandwidth"] = -1.0
+    refused(write(tmp_path, doc), "memory.copy[0].bandwidth")
+    doc = profile()
+    doc["context"]["backend"] = "opencl"
+    refused(write(tmp_path, doc), "context.backend")
+    text = PROFILE.read_text().replace('"alpha": 9.', '"alpha": NaN, "x": 9.', 1)
+    refused(write(tmp_path, None, text), "NaN is not a finite number")
+
+
+def test_lookups_interpolate_as_documented(tmp_path):
+    doc = profile()
+    doc["links"]["intra"]["hockney"] = [{"min_size": 0, "max_size": 1024, "alpha": 1e-6, "beta": 1e9},
+                                        {"min_size": 2048, "max_size": 65536, "alpha": 4e-6, "beta": 1e10}]
+    doc["barrier"] = [{"ranks": 2, "seconds": 1e-6}, {"ranks": 4, "seconds": 2e-6}, {"ranks": 8, "seconds": 4e-6}]
+    doc["memory"]["copy"] = [{"ranks": 1, "bandwidth": 20e9}, {"ranks": 3, "bandwidth": 10e9}]
+    m = load_machine(write(tmp_path, doc))
+    assert m.intra.time(1000) == pytest.approx(1e-6 + 1000 / 1e9)
+    assert m.intra.time(1500) == pytest.approx(4e-6 + 1500 / 1e10)  # between segments: the next one
+    assert m.intra.time(1 << 20) == pytest.approx(4e-6 + (1 << 20) / 1e10)  # past the last: the last
+    assert m.link(same_node=False) is m.intra  # one node: no inter-node link measured
+    assert m.barrier_seconds(1) == 0.0
+    assert m.barrier_seconds(2) == pytest.approx(1e-6)
+    assert m.barrier_seconds(6) == pytest.approx(2e-6 + math.log2(6 / 4) * 2e-6)
+    assert m.barrier_seconds(64) == pytest.approx(4e-6 + 3 * 2e-6)  # last per-doubling step, three doublings
+    assert m.memory.bandwidth(1) == 20e9 and m.memory.bandwidth(2) == pytest.approx(15e9)
+    assert m.memory.bandwidth(16) == 10e9
+    assert m.self_exchange.time(0) == m.self_exchange.alpha
+
+
+def test_calibrate_bad_input_is_refused_before_running(tmp_path):
+    assert_clean_error(checkmpi("calibrate", "--np", "1", cwd=tmp_path), 2, "--np must be at least 2")
+    assert_clean_error(checkmpi("calibrate", "--local", "8x8", cwd=tmp_path), 2, "--local")
+    assert_clean_error(checkmpi("calibrate", "--hosts", "a", cwd=tmp_path), 2, "--hosts needs two different")
+    assert_clean_error(checkmpi("calibrate", "-o", str(tmp_path), cwd=tmp_path), 2, "is a directory")
+    assert_clean_error(checkmpi("calibrate", "--timeout", "0", cwd=tmp_path), 2, "--timeout must be positive")
+    assert not (tmp_path / "results").exists()
+
+
+def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
+    """A real quick calibration on 2 ranks: the profile validates, its values are positive and finite, and the
+    tools' results it names are there and agree with it."""
+    out = tmp_path / "machine.json"
+    r = checkmpi("calibrate", "--np", "2", "--quick", "--bin", str(halo_bin), "-o", str(out), "--timeout", "150",
+                 cwd=tmp_path, timeout=180)
+    assert r.returncode == 0, r.stderr[-2000:]
+    check_profile(out)
+    assert "Machine profile:" in r.stdout and "self-exchange" in r.stdout
+    doc = json.loads(out.read_text())
+    folder = tmp_path / "machine"
+    ping = load(folder / "pingpong.json")
+    assert all(s["beta"] > 0 for s in doc["links"]["intra"]["hockney"])
+    assert len(doc["links"]["intra"]["hockney"]) == len(ping.fits["hockney"]["segments"])
+    barrier = load(folder / "barrier.json")
+    assert doc["barrier"][0]["seconds"] == barrier.results[0]["latency"]["median"]
+    halo = load(folder / "halo-host-2.json")
+    step3 = halo.strategies[0]
+    assert doc["pack"]["host"]["x"]["pack"] == pytest.approx(
+        step3.raw["traits"]["halo_bytes"]["x"] * step3.steps / step3.timers["pack_x"].mean)
+    assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(halo.memcpy_bandwidth.mean)
+    assert not list(tmp_path.glob("*.tmp.*"))  # written whole
+
+
+def test_calibrate_placement_helpers(monkeypatch):
+    """Which ranks calibrate launches where: doubling rank counts, the Slurm allocation's nodes, the launcher
+    options that put the inter-node pair on the two --hosts."""
+    from checkmpi import calibrate as C
+    from checkmpi.native import Launcher
+
+    assert C._doubling(1) == [1] and C._doubling(2) == [1, 2] and C._doubling(6) == [1, 2, 4, 6]
+    assert C._doubling(8) == [1, 2, 4, 8]
+    monkeypatch.delenv("SLURM_JOB_NUM_NODES", raising=False)
+    assert C._slurm_nodes() == 1
+    monkeypatch.setenv("SLURM_JOB_NUM_NODES", "4")
+    assert C._slurm_nodes() == 4
+    monkeypatch.setenv("SLURM_JOB_NUM_NODES", "x")
+    assert C._slurm_nodes() == 1
+    hosts = C._hosts("n1,n2")
+    assert C._two_nodes(Launcher("/usr/bin/mpirun", "openmpi"), hosts) == ["--host", "n1,n2"]
+    assert C._two_nodes(Launcher("/usr/bin/mpiexec", "mpich"), hosts) == ["-hosts", "n1,n2"]
+    assert C._two_nodes(Launcher("/usr/bin/srun", "openmpi", kind="srun"), hosts) == ["--nodelist", "n1,n2"]
+    assert C._two_nodes(Launcher("/usr/bin/srun", "openmpi", kind="srun"), []) == []
+    with pytest.raises(CheckmpiError, match="two different node names"):
+        C._hosts("n1,n1")
+
+
+def test_calibrate_fits_become_parameters():
+    """Hockney segments start at 0, negative fits become 0 with a note, a flat segment (beta null) takes the
+    bandwidth of its largest size: all from a recorded ping-pong."""
+    from checkmpi import calibrate as C
+
+    run = load(DATA / "p2p_pingpong.json")
+    notes: list[str] = []
+    segs = C._segments(run, "links.intra", notes)
+    fitted = run.fits["hockney"]["segments"]
+    assert [s["max_size"] for s in segs] == [s["max_size"] for s in fitted] and segs[0]["min_size"] == 0
+    assert [s["beta"] for s in segs] == [s["beta"] for s in fitted] and notes == []
+    run.fits["hockney"]["segments"][0] = dict(fitted[0], alpha=-1e-7, beta=None)
+    segs = C._segments(run, "links.intra", notes)
+    top = next(r for r in run.results if r["size"] == fitted[0]["max_size"])
+    assert segs[0]["alpha"] == 0.0 and segs[0]["beta"] == top["size"] / top["latency"]["median"]
+    assert len(notes) == 2 and "set to 0" in notes[0] and "flat" in notes[1]
