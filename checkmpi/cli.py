@@ -91,7 +91,7 @@ def build_parser() -> Parser:
     rep = sub.add_parser("report", allow_abbrev=False, help="tables, plots and HTML from results files",
                          description="Prints the tables of the results files and writes plots and an HTML page "
                          "into one folder per report.")
-    rep.add_argument("files", nargs="+", metavar="RESULTS.json", help="checkmpi-halo and checkmpi-p2p results")
+    rep.add_argument("files", nargs="*", metavar="RESULTS.json", help="checkmpi-halo and checkmpi-p2p results")
     rep.add_argument("--outdir", metavar="DIR", help="the report's folder (plots/ and report.html): default, for "
                      "one file its path without .json, for several a new results/report-<time>/")
     rep.add_argument("--html", metavar="FILE", help="write the HTML page here instead of OUTDIR/report.html")
@@ -105,6 +105,8 @@ def build_parser() -> Parser:
     rep.add_argument("--scale", metavar="N,N,...", help="rank counts of the scale-up projection (default: the "
                      "halo runs' own, when they share a block size)")
     rep.add_argument("--ranks-per-node", type=int, metavar="N", help="for the predictions (default: the runs')")
+    rep.add_argument("--campaign", metavar="REPORT.json", help="a campaign's report (checkmpi campaign report "
+                     "--json): its weak scale-up as measured points on the projection")
     rep.add_argument("--bin", metavar="DIR", help="folder of checkmpi-halo, which lists the strategies")
     rep.set_defaults(func=_report)
 
@@ -178,13 +180,16 @@ def _p2p(args: argparse.Namespace, extra: list[str]) -> int:
 def _report(args: argparse.Namespace, extra: list[str]) -> int:
     from checkmpi import report as R
     from checkmpi import tables as T
-    from checkmpi.projection import parse_scale
+    from checkmpi.projection import load_campaign, parse_scale
 
     halos, p2ps = load_all(args.files)
     folder = Path(args.outdir) if args.outdir else report_folder(args.files)
     plots = None if args.no_plots else Path(args.plots) if args.plots else folder / "plots"
+    if not args.files and not args.campaign:
+        raise CheckmpiError("report needs results files or --campaign REPORT.json")
     inputs = R.ModelInputs(_report_machine(args), _gbs(args.copy_bandwidth), args.bin,
-                           parse_scale(args.scale) if args.scale else [], args.ranks_per_node)
+                           parse_scale(args.scale) if args.scale else [], args.ranks_per_node,
+                           load_campaign(args.campaign) if args.campaign else None)
     rep = R.build(halos, p2ps, plots, inputs, wide=args.wide)
     R.print_report(rep, T.console(args.wide))
     if rep.figures:
@@ -256,7 +261,7 @@ def _predict(args: argparse.Namespace, extra: list[str]) -> int:
         "model": {"machine": str(machine.path), "derived_from": machine.context.get("derived_from", "machine")}}
     if counts:
         points = project(counts, case, rows, machine)
-        T.render(MT.placement_table(points, case.rpn if rpn is None else rpn, local), out)
+        T.render(MT.placement_table(points, rpn, local), out)
         T.render(MT.projection_table(points, machine), out)
         doc["projection"] = [{"ranks": pt.nprocs, "procs": pt.procs, "nodes": pt.nodes, "busiest_rank": pt.rank,
                               "links": pt.links, "predictions": [_prediction_json(p) for p in pt.predictions]}

@@ -78,8 +78,9 @@ def explain_table(run: HaloRun, predictions: list[Prediction], machine: Machine)
     return table
 
 
-def placement_table(points: list[Point], ranks_per_node: int, local: tuple[int, int, int]) -> Table:
-    table = Table(f"Scale-up: grids and neighbours ({ranks_per_node} ranks per node, local {x_join(local)})",
+def placement_table(points: list[Point], ranks_per_node: int | None, local: tuple[int, int, int]) -> Table:
+    nodes = f"{ranks_per_node} ranks per node" if ranks_per_node else "every count on one node"
+    table = Table(f"Scale-up: grids and neighbours ({nodes}, local {x_join(local)})",
                   ["ranks", "grid", "nodes", "busiest rank", "self", "on node", "off node"],
                   caption="grid as MPI_Dims_create; ranks fill nodes in Cartesian order (last dimension fastest); "
                           "the busiest rank has the most off-node neighbours")

@@ -5,8 +5,12 @@ on the busiest rank; and the measured points to lay over it."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
 
 from checkmpi import placement
 from checkmpi.catalog import Row
@@ -49,6 +53,44 @@ def project(counts: list[int], case: Case, rows: list[Row], machine: Machine) ->
         rank, kinds = placement.busiest(procs, at.rpn)
         out.append(Point(n, procs, math.ceil(n / at.rpn), rank, placement.counts(kinds), predict(rows, at, machine)))
     return out
+
+
+@dataclass
+class Campaign:
+    """The first weak scale-up sweep of a campaign's report (checkmpi.campaign/1)."""
+
+    local: Triple
+    counts: list[int]
+    ranks_per_node: int | None
+    strategies: list[str]
+    measured: dict[str, list[tuple[int, float]]]  # strategy -> (ranks, median loop per step)
+
+
+def load_campaign(path: str) -> Campaign:
+    from checkmpi.results import describe, schema_validator
+
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckmpiError(f"cannot read campaign report '{path}': {e}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != "checkmpi.campaign/1":
+        raise CheckmpiError(f"'{path}' is not a campaign report (schema checkmpi.campaign/1: "
+                            "'checkmpi campaign report DIR --json FILE')")
+    error = jsonschema.exceptions.best_match(schema_validator("checkmpi.campaign/1").iter_errors(doc))
+    if error is not None:
+        raise CheckmpiError(f"malformed campaign report '{path}': {describe(error)}")
+    if not doc["scaleup"]:
+        raise CheckmpiError(f"campaign report '{path}' has no weak scale-up sweep ([[sweep]] local and np)")
+    rows = doc["scaleup"][0]["rows"]
+    local = {p["id"]: tuple(p["local"]) for p in doc["points"]}[rows[0]["point"]]
+    itfin = doc["campaign"]["itfin"]
+    measured: dict[str, list[tuple[int, float]]] = {}
+    for row in rows:
+        for sid, cell in row["strategies"].items():
+            if cell["median_s"] is not None:  # the loop's median over repetitions, whole loop
+                measured.setdefault(sid, []).append((row["np"], cell["median_s"] / itfin))
+    return Campaign(local, [row["np"] for row in rows], doc["campaign"]["ranks_per_node"],  # type: ignore[arg-type]
+                    list(doc["campaign"]["strategies"]), measured)
 
 
 def measured_points(runs: list[HaloRun]) -> dict[str, list[tuple[int, float]]]:

@@ -23,6 +23,7 @@ from checkmpi.errors import CheckmpiError
 from checkmpi.p2p_tables import p2p_tables
 from checkmpi.machine import Machine
 from checkmpi.model import Case, Prediction, predict
+from checkmpi.projection import Campaign
 from checkmpi.results import HaloRun, P2PRun
 
 
@@ -46,6 +47,7 @@ class ModelInputs:
     bin_dir: str | None = None  # where checkmpi-halo lists the strategies
     scale: list[int] = field(default_factory=list)  # rank counts of the projection (default: the runs')
     ranks_per_node: int | None = None
+    campaign: Campaign | None = None  # a campaign's weak scale-up: measured points of the projection
 
 
 def build(halos: list[HaloRun], p2ps: list[P2PRun], plots_dir: Path | None,
@@ -119,8 +121,10 @@ def _rows(run: HaloRun, inputs: ModelInputs) -> list[Row]:
 def _projection(halos: list[HaloRun], p2ps: list[P2PRun], inputs: ModelInputs, rep: Report):
     """With runs of one block size at several rank counts (or --scale): the
     projection of the first run's strategies, the runs as measured points."""
-    from checkmpi.projection import measured_points, project
+    from checkmpi.projection import measured_points
 
+    if inputs.campaign is not None:
+        return _campaign_projection(inputs.campaign, p2ps, inputs, rep)
     ran = [r for r in halos if r.ran()]
     counts = inputs.scale or sorted({r.nprocs for r in ran})
     if not ran or len(counts) < 2 or len({r.local for r in ran}) != 1:
@@ -137,10 +141,30 @@ def _projection(halos: list[HaloRun], p2ps: list[P2PRun], inputs: ModelInputs, r
     # Ranks per node as the largest run had them (a one-rank run says 1).
     widest = max(ran, key=lambda r: r.nprocs)
     case = case_of(first, inputs.ranks_per_node or int(widest.context.get("ranks_per_node") or 0) or None)
+    return _project(counts, case, rows, machine, measured_points(ran), rep)
+
+
+def _campaign_projection(c: Campaign, p2ps: list[P2PRun], inputs: ModelInputs, rep: Report):
+    try:
+        machine = _machine_for(None, p2ps, inputs)
+        if machine is None:
+            rep.notes.append("no projection: the campaign's points need --machine FILE or a ping-pong result")
+            return None
+        rows = catalog.load(",".join(c.strategies), inputs.bin_dir)
+    except CheckmpiError as e:
+        rep.notes.append(f"no projection: {e.message}")
+        return None
+    case = Case((1, 1, 1), c.local, ranks_per_node=inputs.ranks_per_node or c.ranks_per_node)
+    return _project(inputs.scale or c.counts, case, rows, machine, c.measured, rep)
+
+
+def _project(counts: list[int], case: Case, rows: list[Row], machine: Machine, measured, rep: Report):
+    from checkmpi.projection import project
+
     points = project(counts, case, rows, machine)
-    rep.tables.append(MT.placement_table(points, case.ranks_per_node or case.rpn, case.local))
+    rep.tables.append(MT.placement_table(points, case.ranks_per_node, case.local))
     rep.tables.append(MT.projection_table(points, machine))
-    return points, measured_points(ran)
+    return points, measured
 
 
 def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: dict, projection,
@@ -164,7 +188,7 @@ def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: d
 
 def print_report(rep: Report, out: Console) -> None:
     """Context (in full for one file, a line each for several), then the tables."""
-    context = rep.contexts if len(rep.contexts) == 1 or rep.summary is None else [rep.summary]
+    context = rep.contexts if len(rep.contexts) <= 1 or rep.summary is None else [rep.summary]
     for table in context:
         T.render(table, out)
     for line in rep.headlines:

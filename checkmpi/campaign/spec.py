@@ -152,8 +152,9 @@ def load_spec(path: str | Path, bin_dir: str | None = None) -> Spec:
     return parse_spec(text, p, bin_dir)
 
 
-def parse_spec(text: str, path: Path, bin_dir: str | None = None) -> Spec:
-    """`bin_dir`: where checkmpi-halo is, which resolves the strategy names (else as find_executable looks)."""
+def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list[str] | None = None) -> Spec:
+    """checkmpi-halo (in `bin_dir`, else where find_executable looks) resolves the strategy names, unless
+    `resolved` gives them resolved already (a campaign folder records them)."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -192,8 +193,11 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None) -> Spec:
         raw = [raw]
     if not isinstance(raw, list) or not raw or not all(isinstance(s, str) for s in raw):
         raise c.fail("[halo] strategies", f"must be a list of strategy names, got {raw!r}")
-    try:
-        strategies = tuple(s.id for s in catalog.load(",".join(raw), bin_dir))  # as checkmpi-halo resolves them
+    if any("=" in s for s in raw):
+        raise c.fail("[halo] strategies", "are catalog rows (ids, aliases, numbers or all); compositions of parts "
+                     "cannot name a campaign's runs")
+    try:  # as checkmpi-halo resolves them
+        strategies = tuple(resolved) if resolved else tuple(s.id for s in catalog.load(",".join(raw), bin_dir))
     except CheckmpiError as e:
         raise c.fail("[halo] strategies:", e.message) from None
     itfin = c.integer(halo, "itfin", "halo", 100)

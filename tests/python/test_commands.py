@@ -122,8 +122,9 @@ def test_report_no_plots(tmp_path):
 
 
 def test_report_at_80_columns(tmp_path):
-    files = sorted(str(p) for p in DATA.glob("*.json"))
-    r = checkmpi("report", *files, "--no-plots", env={"COLUMNS": "80"})
+    files = sorted(str(p) for p in [*DATA.glob("halo_*.json"), *DATA.glob("p2p_*.json")])
+    r = checkmpi("report", *files, "--no-plots", "--machine", str(DATA / "machine_2ranks.json"),
+                 env={"COLUMNS": "80"})
     assert r.returncode == 0, r.stderr
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
     assert "\u2026" not in r.stdout  # no cell cut short
@@ -202,6 +203,24 @@ def test_predict_with_a_machine_profile_and_a_composition(tmp_path):
     assert_clean_error(r, 2, "--copy-bandwidth and --halo go with --p2p")
 
 
+def test_predict_from_a_calibrated_profile(tmp_path):
+    """The profile `checkmpi calibrate` recorded (fixture): oversubscribed ranks share the node's cores."""
+    out = tmp_path / "p.json"
+    profile = str(DATA / "machine_2ranks.json")
+    r = checkmpi("predict", "--machine", profile, "--procs", "2x2x1", "--local", "16x16x16", "--ranks-per-node", "4",
+                 "--strategy", "step7,mock", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "machine_2ranks.json" in " ".join(r.stdout.split())
+    doc = json.loads(out.read_text())
+    step7, mock = doc["predictions"]
+    machine = json.loads(Path(profile).read_text())
+    cores = machine["context"]["cores_per_node"]
+    copy = next(c["bandwidth"] for c in machine["memory"]["copy"] if c["ranks"] == cores)
+    share = max(1.0, 4 / cores)
+    assert step7["terms"]["compute"] == pytest.approx(share * 2 * 3 * 16 ** 3 * 4 / copy)
+    assert mock["terms"]["mpi"] == 0.0 and mock["terms"]["pack"] == pytest.approx(step7["terms"]["pack"])
+
+
 def test_predict_scale_table_plot_and_json(tmp_path):
     out = tmp_path / "scale.json"
     r = checkmpi("predict", "--machine", str(_profile(tmp_path)), "--scale", "8,64,1000", "--ranks-per-node", "4",
@@ -235,6 +254,22 @@ def test_report_explains_and_projects_over_measured_runs(tmp_path):
     # Without a model: the tables stand, no explanation.
     r = checkmpi("report", runs[0], "--no-plots")
     assert r.returncode == 0 and "where the time goes" not in r.stdout
+
+
+def test_report_overlays_a_campaigns_scale_up(tmp_path):
+    campaign = str(DATA / "campaign_scale_report.json")
+    doc = json.loads(Path(campaign).read_text())
+    r = checkmpi("report", "--campaign", campaign, "--machine", str(DATA / "machine_2ranks.json"), "--outdir",
+                 str(tmp_path / "rep"))
+    assert r.returncode == 0, r.stderr
+    words = " ".join(r.stdout.split())
+    assert "Scale-up: grids and neighbours (every count on one node, local 12x12x12)" in words
+    table = r.stdout.split("Scale-up: predicted time")[1]
+    assert [line.split()[0] for line in table.splitlines() if line.startswith("step")] == doc["campaign"]["strategies"]
+    assert (tmp_path / "rep" / "plots" / "projection.png").stat().st_size > 1000
+    assert_clean_error(checkmpi("report", "--campaign", str(DATA / "halo_4ranks.json"), "--no-plots"), 2,
+                       "is not a campaign report")
+    assert_clean_error(checkmpi("report", "--no-plots"), 2, "report needs results files or --campaign")
 
 
 def test_export_csv_and_extrap(tmp_path):

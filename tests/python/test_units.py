@@ -381,8 +381,8 @@ def test_tables_fit_80_columns_without_cutting_numbers(monkeypatch):
     from checkmpi import report
 
     monkeypatch.setenv("COLUMNS", "80")
-    halos, p2ps = load_all([str(p) for p in sorted(DATA.glob("*.json"))])
-    rep = report.build(halos, p2ps, None)
+    halos, p2ps = load_all([str(p) for p in sorted([*DATA.glob("halo_*.json"), *DATA.glob("p2p_*.json")])])
+    rep = report.build(halos, p2ps, None, report.ModelInputs(bin_dir=str(BUILD_BIN)))
     console = tables.console()
     assert console.width == 80
     with console.capture() as captured:
