@@ -350,7 +350,7 @@ def test_error_wrong_kind_of_file(tmp_path):
     (["predict", "--p2p", "x.json"], "required"),
     (["predict", "--p2p", str(DATA / "p2p_pingpong.json"), "--procs", "2x2x2", "--local", "8x8x8",
       "--strategy", "step99"], "unknown strategy 'step99'"),
-    (["report"], "required"),
+    (["report"], "report needs results files or --campaign REPORT.json"),
     (["report", str(DATA / "halo_4ranks.json"), "--bogus"], "unrecognized arguments: --bogus"),
     (["p2p", "teleport"], "invalid choice"),
     (["export", "--format", "xml", "a.json"], "invalid choice"),
