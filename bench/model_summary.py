@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
         preds = {p.row.id: p for p in predict([_named(rows[i], i) for i in ids], case_of(first), machine)}
         print(f"\n## {nprocs} ranks {'x'.join(map(str, first.dims))}, local {'x'.join(map(str, local))}, "
               f"{len(runs)} rounds")
-        print(f"{'strategy':20}" + "".join(f"{p:>15}" for p in PHASES) + f"{'ratio':>7}")
+        print(f"{'strategy':20}" + "".join(f"{p:>17}" for p in PHASES) + f"{'ratio':>7}")
         for sid in ids:
             meas = {k: statistics.median(measured_phases(_result(r, sid))[k] for r in runs) for k in PHASES}
             pred = predicted_phases(preds[sid])
@@ -48,8 +48,8 @@ def main(argv: list[str]) -> int:
             ok = LOW <= ratio <= HIGH
             inside += ok
             total += 1
-            cells = "".join(f"{pred[k] * 1e6:7.1f}/{meas[k] * 1e6:<7.1f}" for k in PHASES)
-X
+            cells = "".join(f"{pred[k] * 1e6:>8.1f}/{meas[k] * 1e6:<8.1f}" for k in PHASES)
+            print(f"{sid:20}{cells} {ratio:6.2f}{'' if ok else ' *'}")
     print(f"\n{inside} of {total} strategy cases within [{LOW}, {HIGH}] of the prediction (* outside)")
     return 0
 
