@@ -9,7 +9,8 @@
 #
 # Environment: NPS (rank counts, default "1 2 4 8"), EDGES (cells per rank
 # along each axis, default "48 128"), MACHINE (an existing profile: skip the
-# calibration), CALIBRATE_NP (default 2), CHECKMPI_BIN (default build/bin),
+# calibration), CALIBRATE_NP (default the largest of NPS: barriers and copies of
+# oversubscribed ranks are measured too), CHECKMPI_BIN (default build/bin),
 # PYTHON (default .venv/bin/python), MPIEXEC (default mpiexec), KEEP (a folder
 # to keep the runs in).
 set -euo pipefail
@@ -31,7 +32,7 @@ else
 fi
 machine=${MACHINE:-$out/machine.json}
 if [ -z "${MACHINE:-}" ]; then
-  "$py" -m checkmpi calibrate --np "${CALIBRATE_NP:-2}" -o "$machine" >"$out/calibrate.log" 2>&1 ||
+  "$py" -m checkmpi calibrate --np "${CALIBRATE_NP:-$(echo ${NPS:-1 2 4 8} | tr ' ' '\n' | sort -n | tail -1)}" -o "$machine" >"$out/calibrate.log" 2>&1 ||
     { cat "$out/calibrate.log"; exit 1; }
 fi
 for r in $(seq "$rounds"); do
@@ -40,7 +41,7 @@ for r in $(seq "$rounds"); do
     for edge in ${EDGES:-48 128}; do
       "$launcher" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --backend host --no-input \
         --lx $((edge * px)) --ly $((edge * py_)) --lz $((edge * pz)) --proc_x "$px" --proc_y "$py_" --proc_z "$pz" \
-        --itfin "$itfin" --icheck "$itfin" --warmup 3 --strategy all --outdir "$out/o" \
+        --itfin "$itfin" --icheck "$itfin" --warmup 3 --strategy all --memcpy-probe --outdir "$out/o" \
         --json "$out/np$np-e$edge-r$r.json" >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
     done
   done

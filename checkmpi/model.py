@@ -8,13 +8,14 @@ specification; keep the two in step.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
 from checkmpi import placement
 from checkmpi.catalog import Row
 from checkmpi.grid import Triple
-from checkmpi.machine import Link, Machine
+from checkmpi.machine import Direction, Link, Machine, Pack
 
 PHASES = ("pack", "mpi", "self", "unpack", "barrier", "compute", "hidden")
 XYZ = "xyz"
@@ -31,6 +32,7 @@ class Case:
     compute: str = "one-pass"  # checkmpi-halo --compute
     self_copy: bool = False
     backend: str = "host"
+    copy_bandwidth: float | None = None  # per rank, measured at this block (a halo run's memcpy probe)
 
     @property
     def nprocs(self) -> int:
@@ -132,6 +134,9 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     share = max(1.0, case.rpn / cores)  # oversubscribed: each rank gets cores/rpn of a core
     copy_bw = m.memory.bandwidth(min(case.rpn, cores))
     pack_bw = m.pack(case.backend) or m.pack_host
+    if case.copy_bandwidth:  # copies at this block run from where it fits: packing speeds up (or down) alike
+        pack_bw = _scaled(pack_bw, case.copy_bandwidth / copy_bw)
+        copy_bw = case.copy_bandwidth
     msgs = messages(row, case, kinds)
     t = dict.fromkeys(PHASES, 0.0)
 
@@ -188,6 +193,8 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     t["compute"] = passes * 2.0 * 3 * cells * case.real / copy_bw  # read + write three fields per pass
     for phase in ("pack", "unpack", "mpi", "self", "compute"):
         t[phase] *= share
+    if share > 1 and row.traits["mpi"]:  # a rank waits for its descheduled partners at every completion
+        t["mpi"] += (6 if by_direction else 1) * m.barrier_seconds(case.rpn)
     if row.traits["overlaps"]:
         if passes == 2:  # the copy into the temporaries runs while the messages fly
             overlappable = t["compute"] / 2
@@ -199,6 +206,13 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     through = [msg for msg in msgs if msg.through_mpi]
     return Prediction(row, rank, placement.counts(kinds), sum(msg.count for msg in through),
                       sum(msg.count * msg.size for msg in through), t)
+
+
+def _scaled(p: Pack, factor: float) -> Pack:
+    def d(x: Direction) -> Direction:
+        return Direction(x.pack * factor, x.unpack * factor)
+
+    return dataclasses.replace(p, x=d(p.x), y=d(p.y), z=d(p.z))
 
 
 def _all_at_once(link: Link, sizes: list[int]) -> float:

@@ -117,8 +117,19 @@ def test_oversubscribed_ranks_share_the_cores(rows):
     base = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=4, m=machine(cores=4))
     assert p.terms["compute"] == pytest.approx(2 * COMPUTE)
     assert p.terms["pack"] == pytest.approx(2 * base.terms["pack"])
-    assert p.terms["mpi"] == pytest.approx(2 * 2 * (1e-6 + MSG / 1e9))
+    # Half speed, and a wait for the descheduled partner (a barrier of the node's ranks) per completion.
+    assert p.terms["mpi"] == pytest.approx(2 * 2 * (1e-6 + MSG / 1e9) + 6 * 2e-6)
     assert p.terms["barrier"] == pytest.approx(3 * 2e-6)  # measured as is
+    assert one(rows, "step7", procs=(4, 1, 1), ranks_per_node=4).terms["mpi"] == pytest.approx(
+        2 * (1e-6 + 2 * MSG / 1e9) + 2e-6)
+
+
+def test_copy_bandwidth_measured_at_the_block(rows):
+    # A memcpy probe at this block 4x the profile's: compute and packing 4x faster, messages as they were.
+    base, fast = one(rows, "step2"), one(rows, "step2", copy_bandwidth=4 * 5e9)
+    for phase in ("pack", "unpack", "compute"):
+        assert fast.terms[phase] == pytest.approx(base.terms[phase] / 4)
+    assert fast.terms["mpi"] == base.terms["mpi"]
 
 
 def test_self_copy_shared_memory_and_mock(rows):
