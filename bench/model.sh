@@ -9,7 +9,7 @@
 #
 # Environment: NPS (rank counts, default "1 2 4 8"), EDGES (cells per rank
 # along each axis, default "48 128"), MACHINE (an existing profile: skip the
-# calibration), CALIBRATE_NP (default the largest of NPS: barriers and copies of
+# calibrations, one per block size), CALIBRATE_NP (default the largest of NPS: barriers and copies of
 # oversubscribed ranks are measured too), CHECKMPI_BIN (default build/bin),
 # PYTHON (default .venv/bin/python), MPIEXEC (default mpiexec), KEEP (a folder
 # to keep the runs in).
@@ -30,10 +30,17 @@ else
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
-machine=${MACHINE:-$out/machine.json}
-if [ -z "${MACHINE:-}" ]; then
-  "$py" -m checkmpi calibrate --np "${CALIBRATE_NP:-$(echo ${NPS:-1 2 4 8} | tr ' ' '\n' | sort -n | tail -1)}" -o "$machine" >"$out/calibrate.log" 2>&1 ||
-    { cat "$out/calibrate.log"; exit 1; }
+# One profile per block size: pack bandwidths are measured at the block they are for.
+machines=()
+if [ -n "${MACHINE:-}" ]; then
+  machines=("$MACHINE")
+else
+  cal_np=${CALIBRATE_NP:-$(echo ${NPS:-1 2 4 8} | tr ' ' '\n' | sort -n | tail -1)}
+  for edge in ${EDGES:-48 128}; do
+    "$py" -m checkmpi calibrate --np "$cal_np" --local "${edge}x${edge}x${edge}" -o "$out/machine-e$edge.json" \
+      >"$out/calibrate.log" 2>&1 || { cat "$out/calibrate.log"; exit 1; }
+    machines+=("$out/machine-e$edge.json")
+  done
 fi
 for r in $(seq "$rounds"); do
   for np in ${NPS:-1 2 4 8}; do
@@ -46,4 +53,4 @@ for r in $(seq "$rounds"); do
     done
   done
 done
-"$py" bench/model_summary.py "$machine" "$out"/np*-e*-r*.json
+"$py" bench/model_summary.py "${machines[@]}" -- "$out"/np*-e*-r*.json

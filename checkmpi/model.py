@@ -141,14 +141,14 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     t = dict.fromkeys(PHASES, 0.0)
 
     def dtype_extra(size: int, d: int) -> float:
-        """A non-contiguous datatype's cost over a contiguous message: the
-        measured o + O*s, else a pack and an unpack at the kernels' speed."""
+        """A non-contiguous datatype's cost over a contiguous message: MPI
+        gathers and scatters it as a pack and an unpack at the kernels' speed
+        would, plus the measured overhead over packing by hand, o + O*s."""
         if d == 2:  # z planes are contiguous
             return 0.0
-        if m.datatype is not None:
-            return m.datatype.o + m.datatype.O * size
         bw = pack_bw.direction(XYZ[d])
-        return size / bw.pack + size / bw.unpack
+        over = m.datatype.o + m.datatype.O * size if m.datatype is not None else 0.0
+        return size / bw.pack + size / bw.unpack + over
 
     remote: dict[str, list[int]] = {"intra": [], "inter": []}
     for msg in msgs:
