@@ -133,7 +133,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     cores = int(m.context.get("cores_per_node") or case.rpn)
     share = max(1.0, case.rpn / cores)  # oversubscribed: each rank gets cores/rpn of a core
     copy_bw = m.memory.bandwidth(min(case.rpn, cores))
-    pack_bw = m.pack(case.backend) or m.pack_host
+    pack_bw = _pack_for(m, case.backend, min(case.rpn, cores), cores)
     if case.copy_bandwidth:  # copies at this block run from where it fits: packing speeds up (or down) alike
         pack_bw = _scaled(pack_bw, case.copy_bandwidth / copy_bw)
         copy_bw = case.copy_bandwidth
@@ -206,6 +206,16 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     through = [msg for msg in msgs if msg.through_mpi]
     return Prediction(row, rank, placement.counts(kinds), sum(msg.count for msg in through),
                       sum(msg.count * msg.size for msg in through), t)
+
+
+def _pack_for(m: Machine, backend: str, ranks: int, cores: int) -> Pack:
+    """The pack bandwidths for `ranks` ranks of a node at once: the profile measured them with
+    pack.<backend>.ranks ranks (contention, and a CPU share where they outnumbered the cores);
+    scaled as the copy bandwidth scales between the two."""
+    p = m.pack(backend) or m.pack_host
+    measured = int(((m.raw.get("pack") or {}).get(backend) or {}).get("ranks") or ranks)
+    factor = max(1.0, measured / cores) * m.memory.bandwidth(ranks) / m.memory.bandwidth(min(measured, cores))
+    return _scaled(p, factor)
 
 
 def _scaled(p: Pack, factor: float) -> Pack:
