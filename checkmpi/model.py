@@ -172,11 +172,9 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
             if msg.datatype:
                 t["mpi"] += msg.count * dtype_extra(msg.size, msg.dir)
     by_direction = row.parts["schedule"] == "by-direction"
-    for kind, sizes in remote.items():
-        link = m.link(kind == "intra")
-        if by_direction:  # one message after the other
-            t["mpi"] += sum(link.time(s) for s in sizes)
-    if not by_direction:  # all in flight: one latency per link, the bytes share it
+    if by_direction:  # one message after the other
+        t["mpi"] += sum(m.link(kind == "intra").time(s) for kind, sizes in remote.items() for s in sizes)
+    else:  # all in flight: one latency per link, the bytes share it
         t["mpi"] += max((_all_at_once(m.link(kind == "intra"), sizes) for kind, sizes in remote.items()),
                         default=0.0)
         transport = row.parts["transport"]
