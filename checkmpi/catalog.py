@@ -7,6 +7,7 @@ compositions), so a selection means here what it means to checkmpi-halo.
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 from dataclasses import dataclass
@@ -44,22 +45,28 @@ def parse(doc: dict[str, Any], origin: str) -> list[Row]:
 def load(selection: str = "all", bin_dir: str | None = None) -> list[Row]:
     """The rows `selection` names, as checkmpi-halo --strategy resolves it."""
     exe = find_executable("checkmpi-halo", bin_dir)
-    cmd = [str(exe.path), "--list-strategies", "--strategy", selection, "--json", "-"]
+    return list(_listing(str(exe.path), selection))
+
+
+@functools.lru_cache(maxsize=64)
+def _listing(exe: str, selection: str) -> tuple[Row, ...]:
+    """One run of the tool per binary and selection: starting it (MPI's init) takes a while."""
+    cmd = [exe, "--list-strategies", "--strategy", selection, "--json", "-"]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise CheckmpiError(f"cannot list the strategies with {exe.path}: {e}", EXIT_FAILED) from None
+        raise CheckmpiError(f"cannot list the strategies with {exe}: {e}", EXIT_FAILED) from None
     if done.returncode == 2:  # bad --strategy: the tool's own one-line reason
         line = next((ln for ln in done.stderr.splitlines() if "error:" in ln), done.stderr.strip())
         raise CheckmpiError(line.split("error:", 1)[-1].strip())
     if done.returncode != 0:
-        raise CheckmpiError(f"{exe.path} --list-strategies failed (exit {done.returncode}): "
+        raise CheckmpiError(f"{exe} --list-strategies failed (exit {done.returncode}): "
                             f"{done.stderr.strip()[:300]}", EXIT_FAILED)
     try:
         doc = json.loads(done.stdout)
     except json.JSONDecodeError as e:
-        raise CheckmpiError(f"{exe.path} --list-strategies --json printed no JSON: {e.msg}", EXIT_FAILED) from None
-    return parse(doc, str(exe.path))
+        raise CheckmpiError(f"{exe} --list-strategies --json printed no JSON: {e.msg}", EXIT_FAILED) from None
+    return tuple(parse(doc, exe))
 
 
 def rows_of_run(run: HaloRun, bin_dir: str | None = None) -> dict[str, Row]:
