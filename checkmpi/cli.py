@@ -37,6 +37,23 @@ def _launch_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, metavar="S", help="stop the MPI job after S seconds")
 
 
+def _model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--strategy", default="all", metavar="LIST", help="as checkmpi-halo --strategy: ids, aliases, "
+                   "numbers, all, compositions (default all)")
+    p.add_argument("--precision", choices=("single", "double"), default="single",
+                   help="working precision (default single)")
+    p.add_argument("--sync", choices=("barrier", "none"), default="barrier",
+                   help="as checkmpi-halo --sync (default barrier)")
+    p.add_argument("--compute", choices=("one-pass", "two-pass"), default="one-pass",
+                   help="as checkmpi-halo --compute (default one-pass)")
+    p.add_argument("--self-copy", action="store_true", help="as checkmpi-halo --self-copy")
+    p.add_argument("--border", type=int, default=10, help="overlap=masked's border (default 10)")
+    p.add_argument("--backend", choices=("host", "cuda"), default="host", help="whose pack bandwidth (default host)")
+    p.add_argument("--copy-bandwidth", type=float, metavar="GB/s", help="--p2p: copy bandwidth (default: --halo's "
+                   "probe, else 10)")
+    p.add_argument("--bin", metavar="DIR", help="folder of checkmpi-halo (else $CHECKMPI_BIN, ./build/bin, PATH)")
+
+
 def build_parser() -> Parser:
     top = Parser(prog="checkmpi", description="Runs checkmpi's MPI benchmarks and reports their results.",
                  allow_abbrev=False)
@@ -75,7 +92,7 @@ def build_parser() -> Parser:
     rep = sub.add_parser("report", allow_abbrev=False, help="tables, plots and HTML from results files",
                          description="Prints the tables of the results files and writes plots and an HTML page "
                          "into one folder per report.")
-    rep.add_argument("files", nargs="+", metavar="RESULTS.json", help="checkmpi-halo and checkmpi-p2p results")
+    rep.add_argument("files", nargs="*", metavar="RESULTS.json", help="checkmpi-halo and checkmpi-p2p results")
     rep.add_argument("--outdir", metavar="DIR", help="the report's folder (plots/ and report.html): default, for "
                      "one file its path without .json, for several a new results/report-<time>/")
     rep.add_argument("--html", metavar="FILE", help="write the HTML page here instead of OUTDIR/report.html")
@@ -84,21 +101,33 @@ def build_parser() -> Parser:
     rep.add_argument("--wide", action="store_true", help="tables with every figure (default: fit 80 columns)")
     rep.add_argument("--copy-bandwidth", type=float, metavar="GB/s", help="copy bandwidth for predictions "
                      "(default: the run's memcpy probe, else 10)")
+    rep.add_argument("--machine", metavar="MACHINE.json", help="predict from this machine profile (else from "
+                     "ping-pong or LogGP results among the files)")
+    rep.add_argument("--scale", metavar="N,N,...", help="rank counts of the scale-up projection (default: the "
+                     "halo runs' own, when they share a block size)")
+    rep.add_argument("--ranks-per-node", type=int, metavar="N", help="for the predictions (default: the runs')")
+    rep.add_argument("--campaign", metavar="REPORT.json", help="a campaign's report (checkmpi campaign report "
+                     "--json): its weak scale-up as measured points on the projection")
+    rep.add_argument("--bin", metavar="DIR", help="folder of checkmpi-halo, which lists the strategies")
     rep.set_defaults(func=_report)
 
-    pred = sub.add_parser("predict", allow_abbrev=False, help="predicted time per step from p2p parameters")
-    pred.add_argument("--p2p", action="append", required=True, metavar="P2P.json",
-                      help="ping-pong or LogGP results (repeat to add a datatype result)")
-    pred.add_argument("--procs", required=True, metavar="PxQxR", help="rank grid, e.g. 2x2x2")
+    pred = sub.add_parser("predict", allow_abbrev=False, help="predicted time per step, phase by phase",
+                          description="Predicts each strategy's time per step on the busiest rank, phase by phase, "
+                          "from a machine profile (checkmpi calibrate) or point-to-point results; with --scale, "
+                          "projects a weak scale-up. The strategies come from checkmpi-halo (docs/model.md).")
+    inputs = pred.add_mutually_exclusive_group(required=True)
+    inputs.add_argument("--machine", metavar="MACHINE.json", help="machine profile written by checkmpi calibrate")
+    inputs.add_argument("--p2p", action="append", metavar="P2P.json",
+                        help="ping-pong or LogGP results (repeat to add a datatype result)")
+    grid = pred.add_mutually_exclusive_group(required=True)
+    grid.add_argument("--procs", metavar="PxQxR", help="rank grid, e.g. 2x2x2")
+    grid.add_argument("--scale", metavar="N,N,...", help="project a weak scale-up to these rank counts")
     pred.add_argument("--local", required=True, metavar="LxMxN", help="block size per rank, e.g. 128x128x128")
-    pred.add_argument("--strategy", default="all", metavar="LIST", help="ids, aliases or numbers (default all)")
-    pred.add_argument("--precision", choices=("single", "double"), default="single",
-                      help="working precision (default single)")
-    pred.add_argument("--sync", choices=("barrier", "none"), default="barrier",
-                      help="barrier after each direction, as checkmpi-halo --sync (default barrier)")
-    pred.add_argument("--border", type=int, default=10, help="step10's border (default 10)")
-    pred.add_argument("--copy-bandwidth", type=float, metavar="GB/s", help="default: --halo's probe, else 10")
-    pred.add_argument("--halo", metavar="RESULTS.json", help="take the copy bandwidth from this run's probe")
+    pred.add_argument("--ranks-per-node", type=int, metavar="N", help="ranks per node, filled in rank order "
+                      "(default: --procs all on one node; --scale the profile's cores per node)")
+    _model_options(pred)
+    pred.add_argument("--halo", metavar="RESULTS.json", help="--p2p: take the copy bandwidth from this run's probe")
+    pred.add_argument("--plots", metavar="DIR", help="--scale: write the projection plot (PNG, SVG) here")
     pred.add_argument("--json", metavar="FILE", help="also write the predictions as JSON")
     pred.set_defaults(func=_predict)
 
@@ -152,11 +181,17 @@ def _p2p(args: argparse.Namespace, extra: list[str]) -> int:
 def _report(args: argparse.Namespace, extra: list[str]) -> int:
     from checkmpi import report as R
     from checkmpi import tables as T
+    from checkmpi.projection import load_campaign, parse_scale
 
     halos, p2ps = load_all(args.files)
     folder = Path(args.outdir) if args.outdir else report_folder(args.files)
     plots = None if args.no_plots else Path(args.plots) if args.plots else folder / "plots"
-    rep = R.build(halos, p2ps, plots, _gbs(args.copy_bandwidth), wide=args.wide)
+    if not args.files and not args.campaign:
+        raise CheckmpiError("report needs results files or --campaign REPORT.json")
+    inputs = R.ModelInputs(_report_machine(args), _gbs(args.copy_bandwidth), args.bin,
+                           parse_scale(args.scale) if args.scale else [], args.ranks_per_node,
+                           load_campaign(args.campaign) if args.campaign else None)
+    rep = R.build(halos, p2ps, plots, inputs, wide=args.wide)
     R.print_report(rep, T.console(args.wide))
     if rep.figures:
         print(f"checkmpi: plots in {plots}", file=sys.stderr)
@@ -166,6 +201,16 @@ def _report(args: argparse.Namespace, extra: list[str]) -> int:
         R.write_html(rep, html)
         print(f"checkmpi: report: {html}", file=sys.stderr)
     return 0
+
+
+def _report_machine(args: argparse.Namespace):
+    if args.ranks_per_node is not None and args.ranks_per_node < 1:
+        raise CheckmpiError(f"--ranks-per-node must be positive, got {args.ranks_per_node}")
+    if not args.machine:
+        return None
+    from checkmpi.machine import load_machine
+
+    return load_machine(args.machine)
 
 
 def report_folder(files: list[str]) -> Path:
@@ -186,37 +231,88 @@ def _gbs(value: float | None) -> float | None:
 
 
 def _predict(args: argparse.Namespace, extra: list[str]) -> int:
-    from checkmpi import model as M
+    from checkmpi import catalog
+    from checkmpi import model_tables as MT
     from checkmpi import tables as T
     from checkmpi.grid import parse_triple
+    from checkmpi.model import predict
+    from checkmpi.projection import parse_scale, project
+
+    inputs = [Path(p) for p in (args.p2p or [])] + [Path(p) for p in (args.machine, args.halo) if p]
+    if args.ranks_per_node is not None and args.ranks_per_node < 1:
+        raise CheckmpiError(f"--ranks-per-node must be positive, got {args.ranks_per_node}")
+    local = parse_triple(args.local, "--local")
+    counts = parse_scale(args.scale) if args.scale else []
+    procs = parse_triple(args.procs, "--procs") if args.procs else (1, 1, 1)
+    machine = _machine(args)
+    rpn = args.ranks_per_node
+    if counts and rpn is None:
+        rpn = int(machine.context.get("cores_per_node") or 0) or None
+        if rpn is None:
+            raise CheckmpiError("--scale needs --ranks-per-node (the inputs do not say how many cores a node has)")
+    case = _case(args, procs, local, rpn)
+    if args.json:
+        refuse_inputs(Path(args.json), inputs, "--json")
+    rows = catalog.load(args.strategy, args.bin)
+    out = T.console()
+    doc: dict = {"schema": "checkmpi.predict/1", "case": {
+        "procs": None if counts else case.procs, "local": case.local, "precision": case.precision,
+        "sync": case.sync, "compute": case.compute, "self_copy": case.self_copy, "border": case.border,
+        "ranks_per_node": case.rpn if not counts else rpn, "backend": case.backend},
+        "model": {"machine": str(machine.path), "derived_from": machine.context.get("derived_from", "machine")}}
+    if counts:
+        points = project(counts, case, rows, machine)
+        T.render(MT.placement_table(points, rpn, local), out)
+        T.render(MT.projection_table(points, machine), out)
+        doc["projection"] = [{"ranks": pt.nprocs, "procs": pt.procs, "nodes": pt.nodes, "busiest_rank": pt.rank,
+                              "links": pt.links, "predictions": [_prediction_json(p) for p in pt.predictions]}
+                             for pt in points]
+        if args.plots:
+            from checkmpi import plots
+
+            fig = plots.projection(points, {}, Path(args.plots))
+            print(f"checkmpi: plot: {fig.png}", file=sys.stderr)
+    else:
+        predictions = predict(rows, case, machine)
+        title = (f"Predicted time per step: {'x'.join(map(str, case.procs))} ranks ({case.rpn} per node), local "
+                 f"{'x'.join(map(str, case.local))}, {case.precision}, sync {case.sync}")
+        T.render(MT.prediction_table(predictions, machine, title), out)
+        doc["predictions"] = [_prediction_json(p) for p in predictions]
+    if args.json:
+        write_text(Path(args.json), json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
+def _machine(args: argparse.Namespace):
+    from checkmpi.machine import load_machine
+    from checkmpi.p2p_profile import copy_bandwidth_for, machine_from_p2p
     from checkmpi.results import P2PRun
 
+    if args.machine:
+        if args.copy_bandwidth is not None or args.halo:
+            raise CheckmpiError("--copy-bandwidth and --halo go with --p2p; --machine has its own copy bandwidth")
+        return load_machine(args.machine)
     runs = [load(p) for p in args.p2p]
     if not all(isinstance(r, P2PRun) for r in runs):
         raise CheckmpiError("--p2p needs checkmpi-p2p results (schema checkmpi.p2p/2)")
     halo = load(args.halo) if args.halo else None
     if halo is not None and not isinstance(halo, HaloRun):
         raise CheckmpiError(f"--halo needs checkmpi-halo results; '{args.halo}' is a checkmpi-p2p file")
+    bandwidth = copy_bandwidth_for(halo, _gbs(args.copy_bandwidth))
+    return machine_from_p2p(runs, bandwidth, args.precision)  # type: ignore[arg-type]
+
+
+def _case(args: argparse.Namespace, procs, local, rpn):
+    from checkmpi.model import Case
+
     if args.border < 1:
         raise CheckmpiError(f"--border must be positive, got {args.border}")
-    case = M.Case(parse_triple(args.procs, "--procs"), parse_triple(args.local, "--local"), args.precision,
-                  args.sync, args.border)
-    model = M.message_model(runs)  # type: ignore[arg-type]
-    bandwidth = M.copy_bandwidth_for(halo, _gbs(args.copy_bandwidth))
-    predictions = M.predict(case, M.select_strategies(args.strategy), model, bandwidth[0])
-    title = (f"Predicted time per step: {'x'.join(map(str, case.procs))} ranks, local "
-             f"{'x'.join(map(str, case.local))}, {case.precision}, sync {case.sync}")
-    T.render(T.prediction_table(predictions, model, bandwidth, title), T.console())
-    if args.json:
-        doc = {"case": {"procs": case.procs, "local": case.local, "precision": case.precision, "sync": case.sync,
-                        "border": case.border},
-               "model": {"kind": model.kind, "source": model.source, "copy_bandwidth": bandwidth[0]},
-               "predictions": [{"strategy": p.strategy.id, "messages": p.messages, "bytes": p.bytes, "mpi": p.mpi,
-                                "pack": p.pack, "unpack": p.unpack, "compute": p.compute, "overlapped": p.hidden,
-                                "total": p.total} for p in predictions]}
-        refuse_inputs(Path(args.json), [Path(p) for p in args.p2p] + ([Path(args.halo)] if args.halo else []), "--json")
-        write_text(Path(args.json), json.dumps(doc, indent=1) + "\n")
-    return 0
+    return Case(procs, local, args.precision, args.sync, args.border, rpn, args.compute, args.self_copy, args.backend)
+
+
+def _prediction_json(p) -> dict:
+    return {"strategy": p.row.id, "alias": p.row.alias, "total": p.total, "terms": p.terms,
+            "messages": p.messages, "bytes": p.bytes, "busiest_rank": p.rank, "links": p.links}
 
 
 def _calibrate(args: argparse.Namespace, extra: list[str]) -> int:

@@ -1,144 +1,24 @@
-"""Predicted halo-exchange time per step from point-to-point parameters.
+"""Predicted halo-exchange time per step, phase by phase, on the busiest rank.
 
-The model is documented in docs/model.md; keep the two in step.
+Inputs: a catalog row (checkmpi/catalog.py: parts and grid-independent
+traits from checkmpi-halo), a case (grid, block, options, ranks per node)
+and a machine profile (checkmpi/machine.py). docs/model.md is the
+specification; keep the two in step.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from checkmpi.errors import CheckmpiError
+from checkmpi import placement
+from checkmpi.catalog import Row
 from checkmpi.grid import Triple
-from checkmpi.results import HaloRun, P2PRun, opt_float
+from checkmpi.machine import Direction, Link, Machine, Pack
 
-# Bytes read + written per second assumed for packing, unpacking and the
-# shift when no measured figure is given (docs/model.md, "Copy bandwidth").
-DEFAULT_COPY_BANDWIDTH = 10e9
-
-
-@dataclass(frozen=True)
-class StrategyInfo:
-    id: str
-    alias: str
-    number: int
-
-
-STRATEGIES = tuple(StrategyInfo(f"step{i}", alias, i) for i, alias in enumerate((
-    "sendrecv-dtype", "sendrecv-packx", "sendrecv-pack", "kernel-pack", "kernel-pack-aware", "isend-recv-x",
-    "isend-recv", "isend-irecv", "overlap", "overlap-async", "overlap-masked")))
-
-
-def select_strategies(spec: str) -> list[StrategyInfo]:
-    """'all' or comma-separated ids, aliases or numbers, as checkmpi-halo --strategy."""
-    if spec.strip() == "all":
-        return list(STRATEGIES)
-    chosen: list[StrategyInfo] = []
-    for item in (s.strip() for s in spec.split(",") if s.strip()):
-        match = [s for s in STRATEGIES if item in (s.id, s.alias, str(s.number))]
-        if not match:
-            raise CheckmpiError(f"unknown strategy '{item}' (ids step0..step10, their aliases or numbers, or 'all')")
-        if match[0] not in chosen:
-            chosen.append(match[0])
-    if not chosen:
-        raise CheckmpiError("--strategy names no strategy")
-    return chosen
-
-
-@dataclass(frozen=True)
-class Segment:
-    min_size: float
-    max_size: float
-    alpha: float  # s
-    beta: float  # bytes/s
-
-
-@dataclass
-class MessageModel:
-    """T(s) = latency(s) + s * per_byte(s) for one message; datatype extra o + O*s."""
-
-    kind: str  # "hockney" or "loggp"
-    source: str
-    segments: list[Segment]
-    loggp: dict[str, float]
-    datatype_o: float = 0.0
-    datatype_O: float = 0.0
-    datatype_source: str = ""
-
-    def _segment(self, size: float) -> Segment:
-        # The last segment starting at or below `size`; the first one below all.
-        chosen = self.segments[0]
-        for seg in self.segments:
-            if seg.min_size <= size:
-                chosen = seg
-        return chosen
-
-    def latency(self, size: float) -> float:
-        if self.kind == "hockney":
-            return self._segment(size).alpha
-        p = self.loggp
-        return p["L"] + p["o_s"] + p["o_r"]
-
-    def per_byte(self, size: float) -> float:
-        return 1.0 / self._segment(size).beta if self.kind == "hockney" else self.loggp["G"]
-
-    def time(self, size: float) -> float:
-        return self.latency(size) + size * self.per_byte(size)
-
-
-def message_model(p2ps: list[P2PRun]) -> MessageModel:
-    """The model from the first ping-pong (Hockney) or LogGP fit, plus any datatype fit."""
-    model: MessageModel | None = None
-    for run in p2ps:
-        hockney = run.fits.get("hockney") or {}
-        if model is None and run.mode == "pingpong" and hockney.get("segments"):
-            segments = [Segment(float(s["min_size"]), float(s["max_size"]), float(s["alpha"]), opt_float(s["beta"]))
-                        for s in hockney["segments"]]
-            if any(not s.beta > 0 or s.alpha < 0 for s in segments):  # a null beta: times did not grow with size
-                raise CheckmpiError(f"'{run.path}': Hockney fit has alpha < 0 or no positive beta; cannot predict")
-            model = MessageModel("hockney", str(run.path), sorted(segments, key=lambda s: s.min_size), {})
-    for run in p2ps:
-        loggp = run.fits.get("loggp")
-        if model is None and run.mode == "loggp" and loggp:
-            try:
-                params = {k: float(loggp[k]) for k in ("L", "o_s", "o_r", "g", "G")}
-            except (KeyError, TypeError, ValueError):
-                raise CheckmpiError(f"'{run.path}': LogGP fit lacks one of L, o_s, o_r, g, G") from None
-            model = MessageModel("loggp", str(run.path), [], params)
-    if model is None:
-        names = ", ".join(f"{r.path} ({r.mode})" for r in p2ps) or "none"
-        raise CheckmpiError(f"prediction needs a ping-pong result with a Hockney fit or a LogGP result; got {names}")
-    for run in p2ps:
-        fit = run.fits.get("datatype")
-        if run.mode == "datatype" and fit:
-            if fit.get("O") is None:  # too few payload sizes to fit: no overhead known
-                continue
-            model.datatype_O = float(fit["O"])
-            model.datatype_o = float(fit.get("o") or 0.0)
-            model.datatype_source = str(run.path)
-            break
-    return model
-
-
-@dataclass
-class Prediction:
-    strategy: StrategyInfo
-    messages: int  # messages one rank sends per step
-    bytes: int  # payload one rank sends per step
-    mpi: float  # message, datatype and barrier time per step (s)
-    pack: float
-    unpack: float
-    compute: float
-    hidden: float  # part of `mpi` overlapped by computation
-
-    @property
-    def exchange(self) -> float:
-        """What checkmpi-halo's comm timer covers: pack, MPI calls, unpack."""
-        return self.pack + self.mpi + self.unpack
-
-    @property
-    def total(self) -> float:
-        return self.exchange + self.compute - self.hidden
+PHASES = ("pack", "mpi", "self", "unpack", "barrier", "compute", "hidden")
+XYZ = "xyz"
 
 
 @dataclass(frozen=True)
@@ -148,87 +28,202 @@ class Case:
     precision: str = "single"
     sync: str = "barrier"
     border: int = 10
+    ranks_per_node: int | None = None  # None: every rank on one node
+    compute: str = "one-pass"  # checkmpi-halo --compute
+    self_copy: bool = False
+    backend: str = "host"
+    copy_bandwidth: float | None = None  # per rank, measured at this block (a halo run's memcpy probe)
+
+    @property
+    def nprocs(self) -> int:
+        return math.prod(self.procs)
+
+    @property
+    def rpn(self) -> int:
+        return min(self.ranks_per_node or self.nprocs, self.nprocs)
+
+    @property
+    def real(self) -> int:
+        return 8 if self.precision == "double" else 4
 
 
 def planes(local: Triple) -> Triple:
-    """Elements of one halo plane per direction, halo rows included."""
+    """Elements of one field's halo plane per direction, halo rows included."""
     l, m, n = local
     return (m + 2) * (n + 2), (l + 2) * (n + 2), (l + 2) * (m + 2)
 
 
-def predict(case: Case, strategies: list[StrategyInfo], model: MessageModel,
-            copy_bandwidth: float = DEFAULT_COPY_BANDWIDTH) -> list[Prediction]:
-    return [_predict_one(case, s, model, copy_bandwidth) for s in strategies]
+@dataclass(frozen=True)
+class Message:
+    """The messages of one direction and sign on one rank."""
+
+    dir: int
+    sign: int
+    how: str  # 'intra', 'inter', 'self' (through MPI), 'copy' (--self-copy), 'shared-memory', 'none' (mock)
+    count: int  # messages
+    size: int  # bytes of one
+    datatype: bool  # handed to MPI as derived datatypes
+    packed: str | None  # 'hand', 'kernel', 'mpi-pack' or None
+
+    @property
+    def through_mpi(self) -> bool:
+        return self.how in ("intra", "inter", "self")
 
 
-def _predict_one(case: Case, s: StrategyInfo, model: MessageModel, bw: float) -> Prediction:
-    real = 8 if case.precision == "double" else 4
-    nprocs = math.prod(case.procs)
-    plane_bytes = [p * real for p in planes(case.local)]
-
-    def copy(nbytes: float) -> float:  # read + write at the copy bandwidth
-        return 2.0 * nbytes / bw
-
-    # Messages per direction and sign: (bytes, packed by hand, contiguous).
-    per_dir: list[list[tuple[int, bool, bool]]] = []
-    for d in range(3):
-        if s.number == 0:
-            per_dir.append([(plane_bytes[d], False, d == 2)] * 3)
-        elif s.number == 1:
-            per_dir.append([(plane_bytes[d], d == 0, d != 1)] * 3)
+def messages(row: Row, case: Case, kinds: dict[tuple[int, int], str]) -> list[Message]:
+    """What one rank sends per step, given its neighbours' placement `kinds`."""
+    t = row.traits
+    out = []
+    for (d, sign), kind in kinds.items():
+        dt = t["directions"][XYZ[d]]
+        if not t["mpi"]:
+            how = "none"
+        elif kind == "self":
+            how = {"message": "copy" if case.self_copy else "self"}.get(t["self"], t["self"])
+        elif kind == "intra":
+            how = "intra" if t["on_node"] == "message" else t["on_node"]
         else:
-            per_dir.append([(3 * plane_bytes[d], True, True)])
-
-    messages = 2 * sum(len(msgs) for msgs in per_dir)
-    sent = 2 * sum(b for msgs in per_dir for b, _, _ in msgs)
-    pack = 2 * sum(copy(b) for msgs in per_dir for b, packed, _ in msgs if packed)  # both signs
-    unpack = pack
-
-    def extra(b: int, contiguous: bool) -> float:
-        # MPI's datatype engine gathers and scatters like a hand pack and
-        # unpack would, plus the measured datatype overhead o + O*b.
-        return 0.0 if contiguous else 2 * copy(b) + model.datatype_o + model.datatype_O * b
-
-    def transfer(b: int, d: int) -> float:
-        # A rank that is its own neighbour exchanges through MPI's self path: a copy.
-        return copy(b) if case.procs[d] == 1 else model.time(b)
-
-    barrier = math.ceil(math.log2(nprocs)) * model.time(0) if nprocs > 1 else 0.0
-    syncs = case.sync == "barrier"
-    if s.number <= 6:  # one direction after the other, a barrier after each
-        mpi = sum(2 * (transfer(b, d) + extra(b, c)) for d, msgs in enumerate(per_dir) for b, _, c in msgs)
-        mpi += 3 * barrier if syncs else 0.0
-    else:  # all six messages in flight at once: latencies overlap, bytes share the link
-        remote = [(b, d) for d, msgs in enumerate(per_dir) for b, _, _ in msgs if case.procs[d] > 1]
-        mpi = (max((model.latency(b) for b, _ in remote), default=0.0)
-               + 2 * sum(b * model.per_byte(b) for b, _ in remote)
-               + 2 * sum(copy(b) for d, msgs in enumerate(per_dir) for b, _, _ in msgs if case.procs[d] == 1))
-        mpi += barrier if syncs else 0.0
-
-    cells = math.prod(case.local)
-    one_pass = copy(3 * cells * real)  # read + write every interior cell of three fields
-    hidden = 0.0
-    if s.number <= 2 or s.number == 10:
-        compute = one_pass  # in place (0-2) or into the second buffer (10)
-    else:
-        compute = 2 * one_pass  # copy into temporaries, then shift back
-    if s.number in (8, 9):
-        hidden = min(mpi, one_pass)  # the copy into temporaries runs while messages fly
-    elif s.number == 10:
-        inner = math.prod(max(0, n - 2 * case.border) for n in case.local)
-        hidden = min(mpi, one_pass * inner / cells)
-    return Prediction(s, messages, sent, mpi, pack, unpack, compute, hidden)
+            how = "inter"
+        size = dt["fields_per_message"] * planes(case.local)[d] * case.real
+        out.append(Message(d, sign, how, dt["messages_per_sign"], size, dt["datatype"], dt["packed"]))
+    return out
 
 
-def case_of(run: HaloRun) -> Case:
-    return Case(run.dims, run.local, run.precision, str(run.config.get("sync", "barrier")),
-                int(run.config.get("border", 10)))
+def engine_traits(row: Row, case: Case, rank: int = 0) -> dict:
+    """What checkmpi-halo's results report as `traits` for `rank` (the engine's
+    own count): the catalog traits applied to a grid and a placement."""
+    msgs = messages(row, case, placement.link_kinds(rank, case.procs, case.rpn))
+    mpi_bytes = {a: 0 for a in XYZ}
+    for m in msgs:
+        if m.through_mpi:
+            mpi_bytes[XYZ[m.dir]] += m.count * m.size
+    passes = row.traits["kernel_passes"][case.compute]
+    return {"messages": sum(m.count for m in msgs if m.through_mpi), "mpi_bytes": mpi_bytes,
+            "message_bytes": {XYZ[m.dir]: m.size for m in msgs}, "kernel_passes": passes,
+            "overlaps": row.traits["overlaps"]}
 
 
-def copy_bandwidth_for(run: HaloRun | None, given: float | None) -> tuple[float, str]:
-    """The copy bandwidth to use and where it came from: flag, the run's probe, default."""
-    if given is not None:
-        return given, "--copy-bandwidth"
-    if run is not None and run.memcpy_bandwidth is not None and run.memcpy_bandwidth.mean > 0:
-        return run.memcpy_bandwidth.mean, f"memcpy probe in {run.path.name}"
-    return DEFAULT_COPY_BANDWIDTH, "default"
+@dataclass
+class Prediction:
+    row: Row
+    rank: int  # the busiest rank, whose phases these are
+    links: dict[str, int]  # its six messages by link kind
+    messages: int  # MPI messages per step
+    bytes: int  # bytes they carry
+    terms: dict[str, float] = field(default_factory=dict)  # PHASES, seconds per step
+
+    @property
+    def total(self) -> float:
+        t = self.terms
+        return sum(t[p] for p in PHASES if p != "hidden") - t["hidden"]
+
+    @property
+    def visible_mpi(self) -> float:
+        """What checkmpi-halo's `mpi` timer sees: MPI calls, self-exchanges and barriers, less the hidden part."""
+        t = self.terms
+        return t["mpi"] + t["self"] + t["barrier"] - t["hidden"]
+
+
+def predict(rows: list[Row], case: Case, machine: Machine) -> list[Prediction]:
+    rank, kinds = placement.busiest(case.procs, case.rpn)
+    return [_predict(row, case, machine, rank, kinds) for row in rows]
+
+
+def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int, int], str]) -> Prediction:
+    cores = int(m.context.get("cores_per_node") or case.rpn)
+    share = max(1.0, case.rpn / cores)  # oversubscribed: each rank gets cores/rpn of a core
+    copy_bw = m.memory.bandwidth(min(case.rpn, cores))
+    pack_bw = _pack_for(m, case.backend, min(case.rpn, cores), cores)
+    if case.copy_bandwidth:  # copies at this block run from where it fits: packing speeds up (or down) alike
+        pack_bw = _scaled(pack_bw, case.copy_bandwidth / copy_bw)
+        copy_bw = case.copy_bandwidth
+    msgs = messages(row, case, kinds)
+    t = dict.fromkeys(PHASES, 0.0)
+
+    def dtype_extra(size: int, d: int) -> float:
+        """A non-contiguous datatype's cost over a contiguous message: MPI
+        gathers and scatters it as a pack and an unpack at the kernels' speed
+        would, plus the measured overhead over packing by hand, o + O*s."""
+        if d == 2:  # z planes are contiguous
+            return 0.0
+        bw = pack_bw.direction(XYZ[d])
+        over = m.datatype.o + m.datatype.O * size if m.datatype is not None else 0.0
+        return size / bw.pack + size / bw.unpack + over
+
+    remote: dict[str, list[int]] = {"intra": [], "inter": []}
+    for msg in msgs:
+        bw = pack_bw.direction(XYZ[msg.dir])
+        carried = msg.count * msg.size
+        if msg.packed and msg.how != "shared-memory":
+            t["pack"] += carried / bw.pack
+            t["unpack"] += carried / bw.unpack
+            if msg.packed == "mpi-pack" and m.datatype is not None:  # MPI_Pack walks three datatypes
+                t["pack"] += 3 * msg.count * m.datatype.o
+                t["unpack"] += 3 * msg.count * m.datatype.o
+        if msg.how == "shared-memory":  # read from the neighbour's plane: an unpack
+            t["unpack"] += carried / bw.unpack
+        elif msg.how == "copy":
+            t["self"] += 2.0 * carried / copy_bw
+        elif msg.how == "self":
+            t["self"] += msg.count * (m.self_exchange.time(msg.size) + (dtype_extra(msg.size, msg.dir)
+                                                                        if msg.datatype else 0.0))
+        elif msg.how in remote:
+            remote[msg.how] += [msg.size] * msg.count
+            if msg.datatype:
+                t["mpi"] += msg.count * dtype_extra(msg.size, msg.dir)
+    by_direction = row.parts["schedule"] == "by-direction"
+    if by_direction:  # one message after the other
+        t["mpi"] += sum(m.link(kind == "intra").time(s) for kind, sizes in remote.items() for s in sizes)
+    else:  # all in flight: one latency per link, the bytes share it
+        t["mpi"] += max((_all_at_once(m.link(kind == "intra"), sizes) for kind, sizes in remote.items()),
+                        default=0.0)
+        transport = row.parts["transport"]
+        if transport == "rma-pscw" and any(remote.values()):  # post/start, complete/wait
+            t["mpi"] += 2 * max(m.link(k == "intra").segment(0).alpha for k, s in remote.items() if s)
+    t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs)
+    t["barrier"] = row.traits["node_barriers"] * m.barrier_seconds(case.rpn)
+    if case.sync == "barrier":
+        t["barrier"] += row.traits["barriers"] * m.barrier_seconds(case.nprocs)
+
+    l, mm, n = case.local
+    cells = l * mm * n
+    passes = row.traits["kernel_passes"][case.compute]
+    t["compute"] = passes * 2.0 * 3 * cells * case.real / copy_bw  # read + write three fields per pass
+    for phase in ("pack", "unpack", "mpi", "self", "compute"):
+        t[phase] *= share
+    if share > 1 and row.traits["mpi"]:  # a rank waits for its descheduled partners at every completion
+        t["mpi"] += (6 if by_direction else 1) * m.barrier_seconds(case.rpn)
+    if row.traits["overlaps"]:
+        if passes == 2:  # the copy into the temporaries runs while the messages fly
+            overlappable = t["compute"] / 2
+        elif row.parts["overlap"] == "masked":
+            overlappable = t["compute"] * math.prod(max(0, k - 2 * case.border) for k in case.local) / cells
+        else:  # the cells that need no halo
+            overlappable = t["compute"] * math.prod(k - 1 for k in case.local) / cells
+        t["hidden"] = min(t["mpi"] + t["self"], overlappable)
+    through = [msg for msg in msgs if msg.through_mpi]
+    return Prediction(row, rank, placement.counts(kinds), sum(msg.count for msg in through),
+                      sum(msg.count * msg.size for msg in through), t)
+
+
+def _pack_for(m: Machine, backend: str, ranks: int, cores: int) -> Pack:
+    """The pack bandwidths for `ranks` ranks of a node at once: the profile measured them with
+    pack.<backend>.ranks ranks (contention, and a CPU share where they outnumbered the cores);
+    scaled as the copy bandwidth scales between the two."""
+    p = m.pack(backend) or m.pack_host
+    measured = int(((m.raw.get("pack") or {}).get(backend) or {}).get("ranks") or ranks)
+    factor = max(1.0, measured / cores) * m.memory.bandwidth(ranks) / m.memory.bandwidth(min(measured, cores))
+    return _scaled(p, factor)
+
+
+def _scaled(p: Pack, factor: float) -> Pack:
+    def d(x: Direction) -> Direction:
+        return Direction(x.pack * factor, x.unpack * factor)
+
+    return dataclasses.replace(p, x=d(p.x), y=d(p.y), z=d(p.z))
+
+
+def _all_at_once(link: Link, sizes: list[int]) -> float:
+    if not sizes:
+        return 0.0
+    return max(link.segment(s).alpha for s in sizes) + sum(s / link.segment(s).beta for s in sizes)

@@ -7,14 +7,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
+import matplotlib.ticker
 import matplotlib.pyplot as plt
 import numpy as np
 
 from checkmpi.atomic import replacing
-from checkmpi.model import MessageModel, Prediction
+from checkmpi.machine import Link
+from checkmpi.model import Prediction
+from checkmpi.projection import Point
 from checkmpi.results import HaloRun, P2PRun, opt_float, x_join
 from checkmpi.p2p_tables import nbc_means
-from checkmpi.tables import measured_comm, measured_total, pick_unit
+from checkmpi.tables import measured_total, pick_unit
 
 matplotlib.use("Agg")  # files only; never needs a display (no figure exists yet, so switching is allowed)
 
@@ -118,31 +121,57 @@ def halo_comparison(runs: list[HaloRun], outdir: Path) -> Figure:
 
 
 def predicted_vs_measured(run: HaloRun, predictions: list[Prediction], outdir: Path) -> Figure:
+    """Per strategy, the predicted phases stacked beside the measured ones."""
+    from checkmpi.model_tables import measured_phases, predicted_phases
+
     measured = {s.id: s for s in run.ran()}
-    pairs = [(p, measured[p.strategy.id]) for p in predictions if p.strategy.id in measured]
+    pairs = [(p, measured[p.row.id]) for p in predictions if p.row.id in measured]
     unit, scale = pick_unit(max((max(p.total, measured_total(s)) for p, s in pairs), default=0.0))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(pairs) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(pairs) + 3), 4.2))
     x = np.arange(len(pairs))
-    series = (("comm measured", [measured_comm(s) for _, s in pairs], "#dd8452", None),
-              ("comm predicted", [p.exchange for p, _ in pairs], "#dd8452", "//"),
-              ("total measured", [measured_total(s) for _, s in pairs], "#4c72b0", None),
-              ("total predicted", [p.total for p, _ in pairs], "#4c72b0", "//"))
-    width = 0.2
-    for k, (label, values, colour, hatch) in enumerate(series):
-        ax.bar(x + (k - 1.5) * width, np.array(values) * scale, width, label=label, color=colour,
-               hatch=hatch, edgecolor="white" if hatch else None, alpha=0.6 if hatch else 1.0)
-    values = [v for _, vs, _, _ in series for v in vs if v > 0]
-    log = bool(values) and max(values) / min(values) > 30  # else a model far off shows as empty bars
-    if log:
-        ax.set_yscale("log")
-    ax.set_xticks(x, [p.strategy.id for p, _ in pairs])
-    ax.set_ylabel(f"time per step ({unit}{', log scale' if log else ''})")
-    ax.set_xlabel("strategy (measured: mean over ranks; total = loop - diag)")
-    ax.set_title(f"Predicted vs measured\n{run.name}: {x_join(run.dims)} ranks, local {x_join(run.local)}",
-                 fontsize=10)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    width = 0.38
+    for k, (label, phases) in enumerate((("predicted", [predicted_phases(p) for p, _ in pairs]),
+                                         ("measured", [measured_phases(s) for _, s in pairs]))):
+        bottom = np.zeros(len(pairs))
+        for timer, name, colour in PARTS[:4]:
+            values = np.array([max(0.0, ph[timer]) for ph in phases]) * scale
+            ax.bar(x + (k - 0.5) * width, values, width, bottom=bottom, color=colour, hatch="//" if k == 0 else None,
+                   edgecolor="white" if k == 0 else None, alpha=0.6 if k == 0 else 1.0,
+                   label=f"{name}, {label}")
+            bottom += values
+    ax.set_xticks(x, [p.row.id for p, _ in pairs], rotation=45, ha="right", fontsize=8)
+    ax.set_ylabel(f"time per step ({unit})")
+    ax.set_title(f"Predicted (hatched) vs measured, by phase\n{run.name}: {x_join(run.dims)} ranks, "
+                 f"local {x_join(run.local)}", fontsize=10)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7)
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, outdir, f"{run.name}-predicted", "Predicted vs measured")
+    return _save(fig, outdir, f"{run.name}-predicted", "Predicted vs measured by phase")
+
+
+def projection(points: list[Point], measured: dict[str, list[tuple[int, float]]], outdir: Path,
+               name: str = "projection") -> Figure:
+    """Predicted time per step against ranks, one line per strategy; measured points as markers."""
+    ids = [p.row.id for p in points[0].predictions]
+    unit, scale = pick_unit(max([p.total for pt in points for p in pt.predictions]
+                                + [t for pts in measured.values() for _, t in pts]))
+    fig, ax = plt.subplots(figsize=(8.5, 4.8))
+    ranks = [pt.nprocs for pt in points]
+    cmap = plt.get_cmap("tab20")
+    for i, sid in enumerate(ids):
+        colour = cmap(i % 20)
+        ax.plot(ranks, [pt.predictions[i].total * scale for pt in points], "-", color=colour, lw=1.2, label=sid)
+        if sid in measured:
+            n, t = zip(*measured[sid])
+            ax.plot(n, np.array(t) * scale, "o", color=colour, ms=5)
+    ax.set_xscale("log")
+    ax.set_xticks(ranks, [str(n) for n in ranks])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.set_xlabel("ranks (weak scaling; markers: measured)")
+    ax.set_ylabel(f"time per step ({unit})")
+    ax.set_title("Projected weak scale-up", fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7, ncol=1 + len(ids) // 16)
+    return _save(fig, outdir, name, "Projected weak scale-up")
 
 
 # ---- point-to-point -----------------------------------------------------------------------------------
@@ -162,13 +191,13 @@ def _size_axes(ax: plt.Axes, ylabel: str, title: str, logy: bool = False, xlabel
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
 
-def _hockney(run: P2PRun) -> MessageModel | None:
-    from checkmpi.model import message_model
+def _hockney(run: P2PRun) -> Link | None:
+    from checkmpi.p2p_profile import link_of
 
     segments = run.fits.get("hockney", {}).get("segments")
     if run.mode != "pingpong" or not segments or any(s.get("beta") is None for s in segments):
         return None  # no fit to draw (a null beta: times did not grow with size)
-    return message_model([run])
+    return link_of([run])
 
 
 def pingpong(run: P2PRun, outdir: Path) -> Figure:

@@ -4,6 +4,7 @@ terminal and as one self-contained HTML page."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import html
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -13,11 +14,16 @@ from rich.console import Console
 from rich.text import Text
 
 from checkmpi import __version__
+from checkmpi import catalog
+from checkmpi import model_tables as MT
 from checkmpi import tables as T
+from checkmpi.catalog import Row
 from checkmpi.atomic import write_text
 from checkmpi.errors import CheckmpiError
 from checkmpi.p2p_tables import p2p_tables
-from checkmpi.model import MessageModel, case_of, copy_bandwidth_for, message_model, predict, select_strategies
+from checkmpi.machine import Machine
+from checkmpi.model import Case, Prediction, predict
+from checkmpi.projection import Campaign
 from checkmpi.results import HaloRun, P2PRun
 
 
@@ -32,13 +38,26 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass
+class ModelInputs:
+    """What the report predicts from: a machine profile, else the p2p results among its files."""
+
+    machine: Machine | None = None
+    copy_bandwidth: float | None = None  # with p2p results: bytes/s, else the run's probe
+    bin_dir: str | None = None  # where checkmpi-halo lists the strategies
+    scale: list[int] = field(default_factory=list)  # rank counts of the projection (default: the runs')
+    ranks_per_node: int | None = None
+    campaign: Campaign | None = None  # a campaign's weak scale-up: measured points of the projection
+
+
 def build(halos: list[HaloRun], p2ps: list[P2PRun], plots_dir: Path | None,
-          copy_bandwidth: float | None = None, wide: bool = False) -> Report:
+          inputs: ModelInputs | None = None, wide: bool = False) -> Report:
     """Tables for every run, a comparison of halo runs, predicted vs measured
-    when a point-to-point model is at hand, and (with plots_dir) the plots."""
+    phase by phase and the scale-up projection when a model is at hand, and
+    (with plots_dir) the plots."""
+    inputs = inputs or ModelInputs()
     runs = [*halos, *p2ps]
     rep = Report(contexts=[T.context_table(r) for r in runs], summary=T.contexts_summary(runs))
-    model = _model(p2ps, rep)
     rep.headlines = [T.headline(run) for run in halos]
     for run in halos:
         rep.tables.append(T.halo_table(run, wide))
@@ -46,33 +65,111 @@ def build(halos: list[HaloRun], p2ps: list[P2PRun], plots_dir: Path | None,
     shared = len(rep.tables)  # the comparison and the predictions are the same in both
     if len(halos) > 1:
         rep.tables.append(T.comparison_table(halos))
-    predictions = {}
-    for run in halos if model else []:
-        ids = [s.id for s in run.ran()]
-        known = [s for s in select_strategies("all") if s.id in ids]
-        bandwidth = copy_bandwidth_for(run, copy_bandwidth)
-        predictions[run.name] = predict(case_of(run), known, model, bandwidth[0])
-        rep.tables.append(T.predicted_vs_measured_table(run, predictions[run.name], model, bandwidth))
+    predictions: dict[str, list[Prediction]] = {}
+    for run in halos:
+        made = _explain(run, p2ps, inputs, rep)
+        if made:
+            predictions[run.name] = made[0]
+            rep.tables.append(MT.explain_table(run, made[0], made[1]))
+    projection = _projection(halos, p2ps, inputs, rep)
     rep.html_tables += rep.tables[shared:]
     for run in p2ps:
         rep.tables.extend(p2p_tables(run, wide))
         rep.html_tables.extend(p2p_tables(run, wide=True))
     if plots_dir is not None:
-        _plots(rep, halos, p2ps, predictions, plots_dir)
+        _plots(rep, halos, p2ps, predictions, projection, plots_dir)
     return rep
 
 
-def _model(p2ps: list[P2PRun], rep: Report) -> MessageModel | None:
+def case_of(run: HaloRun, ranks_per_node: int | None = None) -> Case:
+    return Case(run.dims, run.local, run.precision, str(run.config.get("sync", "barrier")),
+                int(run.config.get("border", 10)), ranks_per_node or int(run.context.get("ranks_per_node") or 0)
+                or None, str(run.config.get("compute", "one-pass")), bool(run.config.get("self_copy", False)),
+                str(run.context.get("backend", "host")),
+                run.memcpy_bandwidth.mean if run.memcpy_bandwidth and run.memcpy_bandwidth.mean > 0 else None)
+
+
+def _machine_for(run: HaloRun | None, p2ps: list[P2PRun], inputs: ModelInputs) -> Machine | None:
+    if inputs.machine is not None:
+        return inputs.machine
     if not any(r.mode in ("pingpong", "loggp") for r in p2ps):
         return None
+    from checkmpi.p2p_profile import copy_bandwidth_for, machine_from_p2p
+
+    return machine_from_p2p(p2ps, copy_bandwidth_for(run, inputs.copy_bandwidth),
+                            run.precision if run else "single")
+
+
+def _explain(run: HaloRun, p2ps: list[P2PRun], inputs: ModelInputs,
+             rep: Report) -> tuple[list[Prediction], Machine] | None:
     try:
-        return message_model(p2ps)
+        machine = _machine_for(run, p2ps, inputs)
+        if machine is None or not run.ran():
+            return None
+        rows = _rows(run, inputs)
     except CheckmpiError as e:  # the tables still stand without a prediction
-        rep.notes.append(f"no prediction: {e.message}")
+        rep.notes.append(f"{run.name}: no prediction: {e.message}")
         return None
+    return predict(rows, case_of(run, inputs.ranks_per_node), machine), machine
 
 
-def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: dict, outdir: Path) -> None:
+def _rows(run: HaloRun, inputs: ModelInputs) -> list[Row]:
+    """The catalog rows of what the run ran, under the run's ids."""
+    rows = catalog.rows_of_run(run, inputs.bin_dir)
+    return [dataclasses.replace(rows[s.id], id=s.id, alias=s.alias) for s in run.ran() if s.id in rows]
+
+
+def _projection(halos: list[HaloRun], p2ps: list[P2PRun], inputs: ModelInputs, rep: Report):
+    """With runs of one block size at several rank counts (or --scale): the
+    projection of the first run's strategies, the runs as measured points."""
+    from checkmpi.projection import measured_points
+
+    if inputs.campaign is not None:
+        return _campaign_projection(inputs.campaign, p2ps, inputs, rep)
+    ran = [r for r in halos if r.ran()]
+    counts = inputs.scale or sorted({r.nprocs for r in ran})
+    if not ran or len(counts) < 2 or len({r.local for r in ran}) != 1:
+        return None
+    first = ran[0]
+    try:
+        machine = _machine_for(first, p2ps, inputs)
+        if machine is None:
+            return None
+        rows = _rows(first, inputs)
+    except CheckmpiError as e:
+        rep.notes.append(f"no projection: {e.message}")
+        return None
+    # Ranks per node as the largest run had them (a one-rank run says 1).
+    widest = max(ran, key=lambda r: r.nprocs)
+    case = case_of(first, inputs.ranks_per_node or int(widest.context.get("ranks_per_node") or 0) or None)
+    return _project(counts, case, rows, machine, measured_points(ran), rep)
+
+
+def _campaign_projection(c: Campaign, p2ps: list[P2PRun], inputs: ModelInputs, rep: Report):
+    try:
+        machine = _machine_for(None, p2ps, inputs)
+        if machine is None:
+            rep.notes.append("no projection: the campaign's points need --machine FILE or a ping-pong result")
+            return None
+        rows = catalog.load(",".join(c.strategies), inputs.bin_dir)
+    except CheckmpiError as e:
+        rep.notes.append(f"no projection: {e.message}")
+        return None
+    case = Case((1, 1, 1), c.local, ranks_per_node=inputs.ranks_per_node or c.ranks_per_node)
+    return _project(inputs.scale or c.counts, case, rows, machine, c.measured, rep)
+
+
+def _project(counts: list[int], case: Case, rows: list[Row], machine: Machine, measured, rep: Report):
+    from checkmpi.projection import project
+
+    points = project(counts, case, rows, machine)
+    rep.tables.append(MT.placement_table(points, case.ranks_per_node, case.local))
+    rep.tables.append(MT.projection_table(points, machine))
+    return points, measured
+
+
+def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: dict, projection,
+           outdir: Path) -> None:
     from checkmpi import plots  # matplotlib loads only when plots are wanted
 
     for run in halos:
@@ -82,6 +179,8 @@ def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: d
             rep.figures.append(plots.predicted_vs_measured(run, predictions[run.name], outdir))
     if len([r for r in halos if r.ran()]) > 1:
         rep.figures.append(plots.halo_comparison([r for r in halos if r.ran()], outdir))
+    if projection is not None:
+        rep.figures.append(plots.projection(*projection, outdir))
     for run in p2ps:
         if run.results:
             made = plots.P2P_PLOTS[run.mode](run, outdir)
@@ -90,7 +189,7 @@ def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: d
 
 def print_report(rep: Report, out: Console) -> None:
     """Context (in full for one file, a line each for several), then the tables."""
-    context = rep.contexts if len(rep.contexts) == 1 or rep.summary is None else [rep.summary]
+    context = rep.contexts if len(rep.contexts) <= 1 or rep.summary is None else [rep.summary]
     for table in context:
         T.render(table, out)
     for line in rep.headlines:

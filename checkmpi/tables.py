@@ -17,7 +17,6 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from checkmpi.model import MessageModel, Prediction
 from checkmpi.results import HaloRun, P2PRun, StrategyResult, x_join
 
 
@@ -205,47 +204,6 @@ def comparison_table(runs: list[HaloRun]) -> Table:
                 row += ["-", "-"]
         table.rows.append(row)
     return table
-
-
-def prediction_table(predictions: list[Prediction], model: MessageModel, bandwidth: tuple[float, str],
-                     title: str) -> Table:
-    unit, scale = pick_unit(max((p.total for p in predictions), default=0.0))
-    headers = ["strategy", "msgs", "KiB sent", "MPI", "pack", "unpack", "compute", "overlapped", "total"]
-    table = Table(f"{title} ({unit})", headers, caption=_model_caption(model, bandwidth, unit))
-    for p in predictions:
-        table.rows.append([p.strategy.id, str(p.messages), num(p.bytes / 1024, 1)]
-                          + [num(v * scale) for v in (p.mpi, p.pack, p.unpack, p.compute, p.hidden, p.total)])
-    return table
-
-
-def _model_caption(model: MessageModel, bandwidth: tuple[float, str], unit: str) -> str:
-    kind = "Hockney (ping-pong)" if model.kind == "hockney" else "LogGP"
-    text = (f"per step and rank, in {unit}; model: {kind} from {model.source}; copy bandwidth "
-            f"{bandwidth[0] / 1e9:.2f} GB/s ({bandwidth[1]})")
-    if model.datatype_source:
-        text += f"; datatype overhead from {model.datatype_source}"
-    return text + "; see docs/model.md"
-
-
-def predicted_vs_measured_table(run: HaloRun, predictions: list[Prediction], model: MessageModel,
-                                bandwidth: tuple[float, str]) -> Table:
-    """Per step: the model's exchange and total next to the run's comm and loop - diag."""
-    measured = {s.id: s for s in run.ran()}
-    pairs = [(p, measured[p.strategy.id]) for p in predictions if p.strategy.id in measured]
-    unit, scale = pick_unit(max((max(p.total, measured_comm(s), measured_total(s)) for p, s in pairs), default=0.0))
-    headers = ["strategy", "comm pred.", "comm meas.", "total pred.", "total meas.", "pred./meas."]
-    table = Table(f"{run.name}: predicted vs measured time per step ({unit})", headers,
-                  caption=_model_caption(model, bandwidth, unit)
-                  + "\nmeasured: mean over ranks; total measured = loop - diag (validation and profiles)")
-    for p, s in pairs:
-        total = measured_total(s)
-        table.rows.append([s.id, num(p.exchange * scale), num(measured_comm(s) * scale),
-                           num(p.total * scale), num(total * scale), num(p.total / total, 2) if total > 0 else "-"])
-    return table
-
-
-def measured_comm(s: StrategyResult) -> float:
-    return s.per_step("comm", "mean")
 
 
 def measured_total(s: StrategyResult) -> float:

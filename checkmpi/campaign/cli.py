@@ -108,7 +108,7 @@ def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
 
 
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
-    spec = load_spec(args.spec)
+    spec = load_spec(args.spec, args.bin)
     cdir = CampaignDir(args.dir)
     runs = plan(spec)
     halo, p2p = _executables(args.bin)

@@ -16,7 +16,9 @@ from checkmpi.campaign.records import CampaignDir, now_iso, write_json
 from checkmpi.campaign.spec import Spec
 from checkmpi.errors import CheckmpiError
 from checkmpi.jobs import option_value
-from checkmpi.model import Case, message_model, planes, predict, select_strategies
+from checkmpi import catalog
+from checkmpi.model import Case, planes, predict
+from checkmpi.p2p_profile import DEFAULT_COPY_BANDWIDTH, machine_from_p2p
 from checkmpi.native import Executable, run_native
 from checkmpi.results import P2PRun, load
 
@@ -44,13 +46,16 @@ def expected_time(cdir: CampaignDir, spec: Spec, run: Run, p2p: Executable, laun
     try:
         p2p_run = load(cdir.root / pp["results"])
         assert isinstance(p2p_run, P2PRun)
-        model = message_model([p2p_run])
+        args = list(spec.halo_args)
+        precision = option_value(args, "--precision") or "single"
+        machine = machine_from_p2p([p2p_run], (DEFAULT_COPY_BANDWIDTH, "default"), precision)
+        # checkmpi-halo sits beside checkmpi-p2p; one listing of the catalog serves every run
+        rows = [r for r in catalog.load("all", str(p2p.path.parent)) if r.id == run.strategy]
     except CheckmpiError as e:
         return {"seconds": None, "kind": "none", "source": f"no prediction: {e.message}"}
-    args = list(spec.halo_args)
-    case = Case(run.point.procs, run.point.local, option_value(args, "--precision") or "single",
-                option_value(args, "--sync") or "barrier", int(option_value(args, "--border") or 10))
-    per_step = predict(case, select_strategies(run.strategy), model)[0].total
+    case = Case(run.point.procs, run.point.local, precision, option_value(args, "--sync") or "barrier",
+                int(option_value(args, "--border") or 10))
+    per_step = predict(rows, case, machine)[0].total
     seconds = per_step * spec.itfin + pp["launch_s"]
     return {"seconds": round(seconds, 3), "kind": "predict",
             "source": (f"checkmpi predict from {pp['results']}: {per_step * 1e6:.1f} us per step x {spec.itfin} "

@@ -85,7 +85,8 @@ class CampaignDir:
                                     f"({stored.path}); resume it with the same spec or use another --dir")
             return
         write_json(self.campaign_file, {"schema": DIR_SCHEMA, "name": spec.name, "spec_path": str(spec.path),
-                                        "spec": spec.text, "created": now_iso(),
+                                        "spec": spec.text, "strategies": list(spec.strategies),
+                                        "created": now_iso(),
                                         "runs": [r.id for r in plan(spec)]})
 
     def lock(self) -> IO[str]:
@@ -108,7 +109,8 @@ class CampaignDir:
             raise CheckmpiError(f"cannot read '{self.campaign_file}': {e}") from None
         if not isinstance(doc, dict) or doc.get("schema") != DIR_SCHEMA:
             raise CheckmpiError(f"'{self.campaign_file}' is not a {DIR_SCHEMA} file")
-        return parse_spec(doc["spec"], Path(doc["spec_path"]))
+        # The strategies as checkmpi-halo resolved them when the campaign began: status and report need no tool.
+        return parse_spec(doc["spec"], Path(doc["spec_path"]), resolved=doc.get("strategies"))
 
     # ---- runs -----------------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import Triple, parse_triple
-from checkmpi.model import select_strategies
+from checkmpi import catalog
 
 EXECUTORS = ("local", "slurm")
 LAUNCHERS = ("auto", "srun", "mpirun", "mpiexec")
@@ -141,7 +141,7 @@ class _Checker:
             raise self.fail(name, e.message.removeprefix(name + " ")) from None
 
 
-def load_spec(path: str | Path) -> Spec:
+def load_spec(path: str | Path, bin_dir: str | None = None) -> Spec:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -149,10 +149,12 @@ def load_spec(path: str | Path) -> Spec:
         raise CheckmpiError(f"campaign spec '{p}' does not exist") from None
     except (OSError, UnicodeDecodeError) as e:
         raise CheckmpiError(f"cannot read campaign spec '{p}': {getattr(e, 'strerror', None) or e}") from None
-    return parse_spec(text, p)
+    return parse_spec(text, p, bin_dir)
 
 
-def parse_spec(text: str, path: Path) -> Spec:
+def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list[str] | None = None) -> Spec:
+    """checkmpi-halo (in `bin_dir`, else where find_executable looks) resolves the strategy names, unless
+    `resolved` gives them resolved already (a campaign folder records them)."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -191,8 +193,11 @@ def parse_spec(text: str, path: Path) -> Spec:
         raw = [raw]
     if not isinstance(raw, list) or not raw or not all(isinstance(s, str) for s in raw):
         raise c.fail("[halo] strategies", f"must be a list of strategy names, got {raw!r}")
-    try:
-        strategies = tuple(s.id for s in select_strategies(",".join(raw)))
+    if any("=" in s for s in raw):
+        raise c.fail("[halo] strategies", "are catalog rows (ids, aliases, numbers or all); compositions of parts "
+                     "cannot name a campaign's runs")
+    try:  # as checkmpi-halo resolves them
+        strategies = tuple(resolved) if resolved else tuple(s.id for s in catalog.load(",".join(raw), bin_dir))
     except CheckmpiError as e:
         raise c.fail("[halo] strategies:", e.message) from None
     itfin = c.integer(halo, "itfin", "halo", 100)

@@ -79,8 +79,6 @@ const char* backend_request_name(BackendRequest b) {
   return b == BackendRequest::Host ? "host" : b == BackendRequest::Cuda ? "cuda" : "auto";
 }
 
-namespace {
-
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream ss(text);
@@ -89,6 +87,8 @@ std::vector<std::string> split_list(const std::string& text) {
     if (!item.empty()) out.push_back(item);
   return out;
 }
+
+namespace {
 
 long long* key_slot(HaloConfig& c, const std::string& key) {
   if (key == "lx") return &c.lx;

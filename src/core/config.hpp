@@ -71,4 +71,7 @@ const char* precision_name(Precision p);
 const char* backend_request_name(BackendRequest b);
 const char* compute_mode_name(ComputeMode m);
 
+// "a,b,,c" -> {"a", "b", "c"}: the items of a comma-separated option.
+std::vector<std::string> split_list(const std::string& text);
+
 }  // namespace checkmpi

@@ -45,6 +45,21 @@ void commit_outputs(const HaloConfig& cfg, const Decomposition& dec, const Json&
   agree_output(dec.comm, json ? json->commit() : "");
 }
 
+// --list-strategies --json FILE ('-': standard output): the catalog, or the
+// rows --strategy selects (compositions included), as checkmpi.catalog/1.
+void list_strategies_json(const CommandLine& cli, int rank) {
+  const auto rows = select_strategies(split_list(cli.get("strategy", "all")));
+  if (rank != 0) return;
+  const std::string text = catalog_json(rows).dump() + "\n", path = cli.get("json", "-");
+  if (path == "-") {
+    std::cout << text;
+    return;
+  }
+  AtomicFile file(path);
+  file.append(text);
+  if (!file.commit().empty()) throw OutputError(file.error());
+}
+
 }  // namespace
 
 int halo_main(int argc, char** argv) {
@@ -60,8 +75,9 @@ int halo_main(int argc, char** argv) {
       if (rank == 0) {
         if (cli.has("help")) std::cout << cli.help();
         else if (cli.has("version")) std::cout << "checkmpi-halo " << version_text() << "\n";
-        else std::cout << strategy_listing();
+        else if (!cli.has("json")) std::cout << strategy_listing();
       }
+      if (cli.has("list-strategies") && cli.has("json")) list_strategies_json(cli, rank);
       return kExitOk;
     }
 

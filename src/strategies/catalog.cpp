@@ -176,4 +176,69 @@ std::string strategy_listing() {
   return out.str();
 }
 
+namespace {
+
+Json parts_json(const Parts& p) {
+  Json j = Json::object();
+  j["pack"] = name(p.packing);
+  j["buffers"] = name(p.buffers);
+  j["transport"] = name(p.transport);
+  j["schedule"] = name(p.schedule);
+  j["completion"] = name(p.completion);
+  j["overlap"] = name(p.overlap);
+  j["compute"] = name(p.compute);
+  return j;
+}
+
+Json or_null(const std::string& text) { return text.empty() ? Json() : Json(text); }
+
+Json traits_json(const PartTraits& t) {
+  Json j = Json::object();
+  Json dirs = Json::object();
+  for (int d = 0; d < 3; ++d) {
+    Json dj = Json::object();
+    dj["messages_per_sign"] = t.dir[d].messages_per_sign;
+    dj["fields_per_message"] = t.dir[d].fields_per_message;
+    dj["datatype"] = t.dir[d].datatype;
+    dj["packed"] = or_null(t.dir[d].packed);
+    dirs[std::string(1, "xyz"[d])] = dj;
+  }
+  j["directions"] = dirs;
+  Json passes = Json::object();
+  passes["one-pass"] = t.kernel_passes_one_pass;
+  passes["two-pass"] = t.kernel_passes_two_pass;
+  j["kernel_passes"] = passes;
+  j["overlaps"] = t.overlaps;
+  j["barriers"] = t.barriers;
+  j["node_barriers"] = t.node_barriers;
+  j["fences"] = t.fences;
+  j["mpi"] = t.mpi;
+  j["on_node"] = t.on_node;
+  j["self"] = t.self;
+  return j;
+}
+
+}  // namespace
+
+Json catalog_json(const std::vector<const StrategyInfo*>& rows) {
+  Json doc = Json::object();
+  doc["schema"] = "checkmpi.catalog/1";
+  Json list = Json::array();
+  for (const StrategyInfo* s : rows) {
+    Json j = Json::object();
+    j["id"] = s->id;
+    j["alias"] = s->alias;
+    j["number"] = s->number >= 0 ? Json(s->number) : Json();
+    j["description"] = s->summary;
+    j["composition"] = composition(s->parts);
+    j["parts"] = parts_json(s->parts);
+    j["host_only"] = or_null(host_only_reason(s->parts));
+    j["unavailable"] = or_null(unavailable_reason(s->parts));
+    j["traits"] = traits_json(part_traits(s->parts));
+    list.push(j);
+  }
+  doc["strategies"] = list;
+  return doc;
+}
+
 }  // namespace checkmpi

@@ -187,4 +187,31 @@ Compute resolved_compute(const Parts& p, Compute run_default) {
   return run_default == Compute::Auto ? Compute::OnePass : run_default;
 }
 
+PartTraits part_traits(const Parts& p) {
+  PartTraits t;
+  const bool bundles = p.transport == Transport::NeighborAlltoallw;  // one struct datatype per neighbour
+  for (int d = 0; d < 3; ++d) {
+    DirectionTraits& dt = t.dir[d];
+    const Packing how = p.packing == Packing::HandX ? (d == 0 ? Packing::Hand : Packing::Datatype) : p.packing;
+    const bool per_field = p.packing == Packing::Datatype || p.packing == Packing::HandX;
+    dt.fields_per_message = per_field && !bundles ? 1 : 3;
+    dt.messages_per_sign = 3 / dt.fields_per_message;
+    dt.datatype = how == Packing::Datatype;
+    dt.packed = how == Packing::Datatype ? "" : name(how);
+  }
+  t.kernel_passes_one_pass = resolved_compute(p, Compute::OnePass) == Compute::TwoPass ? 2 : 1;
+  t.kernel_passes_two_pass = resolved_compute(p, Compute::TwoPass) == Compute::TwoPass ? 2 : 1;
+  t.overlaps = p.overlap != Overlap::None;
+  t.mpi = p.transport != Transport::Mock;
+  t.barriers = !t.mpi ? 0 : p.schedule == Schedule::ByDirection ? 3 : 1;
+  t.fences = p.transport == Transport::RmaFence ? 2 : 0;
+  if (p.transport == Transport::ShmWindow) {
+    t.node_barriers = 1;
+    t.on_node = "shared-memory";
+    t.self = "shared-memory";
+  }
+  if (!t.mpi) t.on_node = t.self = "none";
+  return t;
+}
+
 }  // namespace checkmpi

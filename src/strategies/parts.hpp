@@ -109,4 +109,30 @@ struct Traits {
   std::size_t total_mpi_bytes() const { return mpi_bytes[0] + mpi_bytes[1] + mpi_bytes[2]; }
 };
 
+// What a combination of parts does per step whatever the grid: the traits of
+// the catalog (--list-strategies --json) that the model reads. The engine's
+// Traits of a real set-up follow from them and the neighbours' placement.
+struct DirectionTraits {
+  int messages_per_sign = 1;   // messages to one neighbour (direction and sign) when it goes through MPI
+  int fields_per_message = 3;  // fields whose planes one message carries
+  bool datatype = false;       // MPI handed the fields' planes as derived datatypes (no packing copy)
+  const char* packed = "";     // who packs the message: "hand", "kernel", "mpi-pack", or "" (datatype)
+};
+
+struct PartTraits {
+  DirectionTraits dir[3];
+  int kernel_passes_one_pass = 1;  // sweeps over the fields per step with --compute one-pass
+  int kernel_passes_two_pass = 1;  // ... with --compute two-pass
+  bool overlaps = false;           // compute runs while messages are in flight
+  int barriers = 0;                // MPI_Barrier calls per step with --sync barrier
+  int node_barriers = 0;           // barriers of the node's ranks every step, whatever --sync
+  int fences = 0;                  // MPI_Win_fence calls per step
+  bool mpi = true;                 // whether the timed loop calls MPI at all
+  const char* on_node = "message";  // how a neighbour on the same node is reached: "message" or "shared-memory"
+  const char* self = "message";     // a direction of one rank: "message" (to itself through MPI, a local copy
+                                    // with --self-copy), "shared-memory" or "none"
+};
+
+PartTraits part_traits(const Parts& p);
+
 }  // namespace checkmpi

@@ -9,6 +9,7 @@
 #include "backends/backend.hpp"
 #include "core/config.hpp"
 #include "core/fields.hpp"
+#include "core/json.hpp"
 #include "core/halo.hpp"
 #include "strategies/parts.hpp"
 
@@ -78,5 +79,9 @@ bool chosen_by_all(const StrategyInfo& info, const std::vector<std::string>& nam
 
 // The table printed by --list-strategies.
 std::string strategy_listing();
+
+// The same rows as a document of schema checkmpi.catalog/1 (--list-strategies
+// --json): ids, parts, availability and each row's PartTraits.
+Json catalog_json(const std::vector<const StrategyInfo*>& rows);
 
 }  // namespace checkmpi

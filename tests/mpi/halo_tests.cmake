@@ -44,6 +44,7 @@ foreach(np 1 2 4)
 endforeach()
 checkmpi_script_test(halo_features halo_features.sh)
 checkmpi_script_test(halo_parts halo_parts.sh)
+checkmpi_script_test(halo_catalog halo_catalog.sh)
 
 # --backend, --require-gpu-aware and --stage in this build, GPU or not.
 checkmpi_script_test(halo_backend halo_backend.sh)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+from checkmpi import catalog
 from campaign_helpers import flat
 from conftest import REPO, assert_clean_error, checkmpi
 
@@ -70,7 +72,8 @@ def test_a_point_two_sweeps_share_runs_once(tmp_path):
 def test_defaults_and_per_submission_limits(tmp_path):
     spec = parse_spec('[campaign]\nname = "d"\nrepetitions = 3\n[launch]\ntime_limit_s = [10, 20.5, 30]\n'
                       '[[sweep]]\nlocal = "8x8x8"\nnp = 2\n', tmp_path / "d.toml")
-    assert spec.executor == "local" and spec.strategies[0] == "step0" and len(spec.strategies) == 11
+    every = [r.id for r in catalog.load("all")]  # the catalog as checkmpi-halo lists it
+    assert spec.executor == "local" and spec.strategies == tuple(every) and len(every) > 11
     assert spec.itfin == 100 and spec.icheck == 100 and spec.too_slow == 10.0 and spec.slow == 1.5
     assert [spec.time_limit(k) for k in (1, 2, 3)] == [10.0, 20.5, 30.0]
     assert spec.slurm.pending_limit_s == 86400.0 and spec.slurm.poll_s == 5.0

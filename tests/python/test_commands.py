@@ -122,8 +122,9 @@ def test_report_no_plots(tmp_path):
 
 
 def test_report_at_80_columns(tmp_path):
-    files = sorted(str(p) for p in DATA.glob("*.json"))
-    r = checkmpi("report", *files, "--no-plots", env={"COLUMNS": "80"})
+    files = sorted(str(p) for p in [*DATA.glob("halo_*.json"), *DATA.glob("p2p_*.json")])
+    r = checkmpi("report", *files, "--no-plots", "--machine", str(DATA / "machine_2ranks.json"),
+                 env={"COLUMNS": "80"})
     assert r.returncode == 0, r.stderr
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
     assert "\u2026" not in r.stdout  # no cell cut short
@@ -136,15 +137,22 @@ def test_predict_table_and_json(tmp_path):
     r = checkmpi("predict", "--p2p", str(DATA / "p2p_pingpong.json"), "--p2p", str(DATA / "p2p_datatype.json"),
                  "--procs", "2x2x2", "--local", "16x16x16", "--copy-bandwidth", "10", "--json", str(out))
     assert r.returncode == 0, r.stderr
-    assert "Predicted time per step: 2x2x2 ranks, local 16x16x16" in r.stdout
+    assert "Predicted time per step: 2x2x2 ranks (8 per node), local 16x16x16" in r.stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
     doc = json.loads(out.read_text())
-    assert [p["strategy"] for p in doc["predictions"]] == [f"step{i}" for i in range(11)]
+    ids = [p["strategy"] for p in doc["predictions"]]
+    assert ids[:11] == [f"step{i}" for i in range(11)] and "persistent" in ids and "mock" in ids
     step2 = doc["predictions"][2]
     assert step2["messages"] == 6 and step2["bytes"] == 6 * 3 * 18 * 18 * 4
-    assert doc["model"]["copy_bandwidth"] == 10e9
+    assert step2["links"] == {"self": 0, "intra": 6, "inter": 0}
+    assert set(step2["terms"]) == {"pack", "mpi", "self", "unpack", "barrier", "compute", "hidden"}
+    t = step2["terms"]
+    assert step2["total"] == pytest.approx(sum(t.values()) - 2 * t["hidden"])
+    assert t["compute"] == pytest.approx(2 * 3 * 16 ** 3 * 4 / 10e9)  # one pass at --copy-bandwidth
+    assert doc["model"]["derived_from"] == "p2p"
     row = next(line for line in r.stdout.splitlines() if line.strip().startswith("step2 "))
-    unit = re.search(r"sync\s+barrier\s+\((\w+)\)", r.stdout).group(1)
-    assert float(row.split()[-1]) == pytest.approx(step2["total"] * UNIT[unit], abs=6e-4)
+    unit = re.search(r"\((\w+)\)\s*$", r.stdout.split("strategy")[0].strip()).group(1)
+    assert float(row.split()[-1]) == pytest.approx(step2["total"] * UNIT[unit], rel=0.01)
 
 
 def test_predict_with_loggp_and_halo_probe():
@@ -152,8 +160,116 @@ def test_predict_with_loggp_and_halo_probe():
                  "--strategy", "step2,overlap", "--halo", str(DATA / "halo_4ranks.json"))
     assert r.returncode == 0, r.stderr
     words = " ".join(r.stdout.split())  # the caption wraps where the path's length puts it
-    assert "LogGP" in words and "memcpy probe in halo_4ranks.json" in words
+    assert "p2p_loggp.json" in words and "memcpy probe in halo_4ranks.json" in words
     assert "step8 " in r.stdout and "step0" not in r.stdout
+
+
+def _profile(tmp_path: Path) -> Path:
+    """A machine profile in the schema's shape with round parameters (a unit test's input, not a measurement)."""
+    link = {"hockney": [{"min_size": 0, "max_size": 1 << 30, "alpha": 1e-6, "beta": 1e9}], "loggp": None,
+            "source": "synthetic"}
+    direction = {"pack": 1e9, "unpack": 1e9}
+    doc = {"schema": "checkmpi.machine/1", "tool": {"name": "checkmpi calibrate", "version": "0.1.0"},
+           "context": {"host": "h", "mpi_library": "m", "nodes": 1, "ranks": 2, "ranks_per_node": 2,
+                       "cores_per_node": 2, "backend": "host", "created": "2026-01-01T00:00:00Z", "command": "c"},
+           "links": {"intra": link, "inter": dict(link, hockney=[dict(link["hockney"][0], alpha=1e-5, beta=1e8)])},
+           "self": {"alpha": 5e-7, "beta": 2e9, "source": "synthetic"},
+           "barrier": [{"ranks": 2, "seconds": 1e-6}, {"ranks": 4, "seconds": 2e-6}],
+           "datatype": None, "memory": {"copy": [{"ranks": 1, "bandwidth": 1e10}, {"ranks": 2, "bandwidth": 5e9}],
+                                        "source": "synthetic"},
+           "pack": {"host": {"x": direction, "y": direction, "z": direction, "local": [10, 10, 10],
+                             "source": "synthetic"}, "cuda": None}}
+    path = tmp_path / "machine.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_predict_with_a_machine_profile_and_a_composition(tmp_path):
+    out = tmp_path / "m.json"
+    r = checkmpi("predict", "--machine", str(_profile(tmp_path)), "--procs", "4x1x1", "--local", "10x10x10",
+                 "--ranks-per-node", "2", "--strategy", "step7,pack=kernel,transport=persistent", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert [p["strategy"] for p in doc["predictions"]] == ["step7", "persistent"]  # a composition equal to a row
+    p = doc["predictions"][0]
+    assert p["links"] == {"self": 4, "intra": 1, "inter": 1}
+    assert p["terms"]["mpi"] == pytest.approx(1e-5 + 1728 / 1e8)  # the off-node message decides
+    assert p["terms"]["barrier"] == pytest.approx(2e-6)
+    r = checkmpi("predict", "--machine", str(_profile(tmp_path)), "--procs", "2x1x1", "--local", "8x8x8",
+                 "--strategy", "step99")
+    assert_clean_error(r, 2, "unknown strategy 'step99'")
+    r = checkmpi("predict", "--machine", str(_profile(tmp_path)), "--procs", "2x1x1", "--local", "8x8x8",
+                 "--copy-bandwidth", "5")
+    assert_clean_error(r, 2, "--copy-bandwidth and --halo go with --p2p")
+
+
+def test_predict_from_a_calibrated_profile(tmp_path):
+    """The profile `checkmpi calibrate` recorded (fixture): oversubscribed ranks share the node's cores."""
+    out = tmp_path / "p.json"
+    profile = str(DATA / "machine_2ranks.json")
+    r = checkmpi("predict", "--machine", profile, "--procs", "2x2x1", "--local", "16x16x16", "--ranks-per-node", "4",
+                 "--strategy", "step7,mock", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "machine_2ranks.json" in " ".join(r.stdout.split())
+    doc = json.loads(out.read_text())
+    step7, mock = doc["predictions"]
+    machine = json.loads(Path(profile).read_text())
+    cores = machine["context"]["cores_per_node"]
+    copy = next(c["bandwidth"] for c in machine["memory"]["copy"] if c["ranks"] == cores)
+    share = max(1.0, 4 / cores)
+    assert step7["terms"]["compute"] == pytest.approx(share * 2 * 3 * 16 ** 3 * 4 / copy)
+    assert mock["terms"]["mpi"] == 0.0 and mock["terms"]["pack"] == pytest.approx(step7["terms"]["pack"])
+
+
+def test_predict_scale_table_plot_and_json(tmp_path):
+    out = tmp_path / "scale.json"
+    r = checkmpi("predict", "--machine", str(_profile(tmp_path)), "--scale", "8,64,1000", "--ranks-per-node", "4",
+                 "--local", "30x30x30", "--strategy", "step4,step8,step9", "--plots", str(tmp_path / "p"),
+                 "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    words = " ".join(r.stdout.split())
+    assert "Scale-up: grids and neighbours (4 ranks per node, local 30x30x30)" in words
+    assert "10x10x10" in r.stdout and max(len(line) for line in r.stdout.splitlines()) <= 80
+    doc = json.loads(out.read_text())
+    assert [(p["ranks"], p["procs"], p["nodes"]) for p in doc["projection"]] == [
+        (8, [2, 2, 2], 2), (64, [4, 4, 4], 16), (1000, [10, 10, 10], 250)]
+    assert [p["strategy"] for p in doc["projection"][2]["predictions"]] == ["step4", "step8", "step9"]
+    assert (tmp_path / "p" / "projection.png").stat().st_size > 1000
+    assert_clean_error(checkmpi("predict", "--machine", str(_profile(tmp_path)), "--scale", "0,8",
+                                "--local", "8x8x8"), 2, "--scale expects")
+
+
+def test_report_explains_and_projects_over_measured_runs(tmp_path):
+    runs = [str(DATA / f"halo_scale_np{n}.json") for n in (1, 2, 4)]
+    r = checkmpi("report", *runs, "--machine", str(_profile(tmp_path)), "--outdir", str(tmp_path / "rep"))
+    assert r.returncode == 0, r.stderr
+    words = " ".join(r.stdout.split())
+    for n in (1, 2, 4):
+        assert f"halo_scale_np{n}: where the time goes, predicted vs measured" in words
+    assert "Scale-up: grids and neighbours (4 ranks per node, local 12x12x12)" in words
+    assert "Scale-up: predicted time per step" in words
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    for name in ("projection", "halo_scale_np4-predicted"):
+        assert (tmp_path / "rep" / "plots" / f"{name}.png").stat().st_size > 1000
+    # Without a model: the tables stand, no explanation.
+    r = checkmpi("report", runs[0], "--no-plots")
+    assert r.returncode == 0 and "where the time goes" not in r.stdout
+
+
+def test_report_overlays_a_campaigns_scale_up(tmp_path):
+    campaign = str(DATA / "campaign_scale_report.json")
+    doc = json.loads(Path(campaign).read_text())
+    r = checkmpi("report", "--campaign", campaign, "--machine", str(DATA / "machine_2ranks.json"), "--outdir",
+                 str(tmp_path / "rep"))
+    assert r.returncode == 0, r.stderr
+    words = " ".join(r.stdout.split())
+    assert "Scale-up: grids and neighbours (every count on one node, local 12x12x12)" in words
+    table = r.stdout.split("Scale-up: predicted time")[1]
+    assert [line.split()[0] for line in table.splitlines() if line.startswith("step")] == doc["campaign"]["strategies"]
+    assert (tmp_path / "rep" / "plots" / "projection.png").stat().st_size > 1000
+    assert_clean_error(checkmpi("report", "--campaign", str(DATA / "halo_4ranks.json"), "--no-plots"), 2,
+                       "is not a campaign report")
+    assert_clean_error(checkmpi("report", "--no-plots"), 2, "report needs results files or --campaign")
 
 
 def test_export_csv_and_extrap(tmp_path):
@@ -234,7 +350,7 @@ def test_error_wrong_kind_of_file(tmp_path):
     (["predict", "--p2p", "x.json"], "required"),
     (["predict", "--p2p", str(DATA / "p2p_pingpong.json"), "--procs", "2x2x2", "--local", "8x8x8",
       "--strategy", "step99"], "unknown strategy 'step99'"),
-    (["report"], "required"),
+    (["report"], "report needs results files or --campaign REPORT.json"),
     (["report", str(DATA / "halo_4ranks.json"), "--bogus"], "unrecognized arguments: --bogus"),
     (["p2p", "teleport"], "invalid choice"),
     (["export", "--format", "xml", "a.json"], "invalid choice"),

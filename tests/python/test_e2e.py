@@ -85,7 +85,7 @@ def test_report_and_export_of_a_real_run(real_run, tmp_path):
     assert r.returncode == 0, r.stderr
     check_table_against_json(r.stdout, json_path)
     assert "Headline: two: fastest " in r.stdout
-    assert "two: predicted vs measured time per step" in r.stdout
+    assert "two: where the time goes, predicted vs measured" in " ".join(r.stdout.split())
     pngs = check_plots(tmp_path / "p", ["two-breakdown", "two-directions", "two-predicted", "p2p_pingpong-pingpong"])
     check_html(tmp_path / "r.html", pngs)
     r = checkmpi("export", "--format", "csv", str(json_path))

@@ -1,136 +1,238 @@
-"""The prediction model (docs/model.md) against hand-computed values.
-
-The parameters come from the fits in the fixtures that checkmpi-p2p recorded
-(tests/python/data/record_fixtures.sh): the ping-pong's Hockney segments,
-the LogGP parameters and the datatype overhead, read here from the files.
-"""
+"""The model (docs/model.md): its algebra on synthetic machine profiles (known
+parameters in, known times out), the neighbours' placement, the catalog the
+native tool lists, and the engine's traits it must agree with."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
+import subprocess
+from pathlib import Path
 
 import pytest
-from conftest import DATA
 
+from checkmpi import catalog, placement
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
-from checkmpi.results import load
+from checkmpi.machine import (BarrierPoint, CopyPoint, Datatype, Direction, Link, Machine, Memory, Pack, Segment,
+                              SelfExchange)
+from checkmpi.results import load, schema_validator
+from conftest import BUILD_BIN, DATA
 
-BW = 10e9  # copy bandwidth used below
-PLANE = 18 * 18 * 4  # one 16x16 plane with halo rows, single precision
-SEGMENTS = json.loads((DATA / "p2p_pingpong.json").read_text())["fits"]["hockney"]["segments"]
-LOGGP = json.loads((DATA / "p2p_loggp.json").read_text())["fits"]["loggp"]
-DATATYPE = json.loads((DATA / "p2p_datatype.json").read_text())["fits"]["datatype"]
-ALPHA, BETA = SEGMENTS[0]["alpha"], SEGMENTS[0]["beta"]  # a zero-byte message (barriers)
-
-
-def hockney():
-    return M.message_model([load(DATA / "p2p_pingpong.json")])
+INTRA = Link((Segment(0, 1 << 30, 1e-6, 1e9),), None, "intra")
+INTER = Link((Segment(0, 1 << 30, 1e-5, 1e8),), None, "inter")
+DT = Datatype(1e-6, 1e-9, "datatype")
 
 
-def one(number, procs=(2, 2, 2), local=(16, 16, 16), model=None, **case):
-    strategy = M.select_strategies(str(number))
-    return M.predict(M.Case(procs, local, **case), strategy, model or hockney(), BW)[0]
+def machine(cores: int = 2, datatype: Datatype | None = DT, inter: Link | None = INTER) -> Machine:
+    """Round parameters: 1 us + 1 GB/s on the node, 10 us + 100 MB/s between nodes, ..."""
+    pack = Pack(Direction(1e8, 1e8), Direction(1e9, 1e9), Direction(1e9, 1e9), (10, 10, 10), "pack")
+    return Machine(Path("synthetic.json"), {"cores_per_node": cores, "ranks_per_node": cores}, INTRA, inter,
+                   SelfExchange(5e-7, 2e9, "self"), (BarrierPoint(2, 1e-6), BarrierPoint(4, 2e-6)), datatype,
+                   Memory((CopyPoint(1, 1e10), CopyPoint(2, 5e9)), "memory"), pack, None, {})
 
 
-def segment(size):
-    """The last segment starting at or below `size` (the first below all), as docs/model.md says."""
-    return [s for s in SEGMENTS if s["min_size"] <= size][-1] if size >= SEGMENTS[0]["min_size"] else SEGMENTS[0]
+@pytest.fixture(scope="module")
+def rows() -> dict[str, catalog.Row]:
+    return {r.id: r for r in catalog.load("all", str(BUILD_BIN))}
 
 
-def t(size):
-    s = segment(size)
-    return s["alpha"] + size / s["beta"]
+def one(rows, sid: str, procs=(2, 1, 1), local=(10, 10, 10), m: Machine | None = None, **case) -> M.Prediction:
+    case.setdefault("ranks_per_node", 2)
+    return M.predict([rows[sid]], M.Case(procs, local, **case), m or machine())[0]
 
 
-def test_hockney_segments_by_size():
-    m = hockney()
-    assert m.time(0) == pytest.approx(ALPHA)
-    for first, second in zip(SEGMENTS, SEGMENTS[1:]):
-        top = first["max_size"]
-        assert m.time(top) == pytest.approx(first["alpha"] + top / first["beta"])
-        between = (top + second["min_size"]) / 2  # between segments: the lower one
-        assert m.time(between) == pytest.approx(first["alpha"] + between / first["beta"])
-    last = SEGMENTS[-1]
-    assert m.time(last["max_size"]) == pytest.approx(last["alpha"] + last["max_size"] / last["beta"])
+# A 10^3 block, single precision: every plane is 12 x 12 = 144 cells; a packed
+# message carries three fields: 1728 bytes. On a 2x1x1 grid, x goes to the
+# other rank (same node), y and z to the rank itself.
+PLANE = 144 * 4
+MSG = 3 * PLANE
+COMPUTE = 2 * 3 * 1000 * 4 / 5e9  # one pass, read + write, at the copy bandwidth of 2 ranks
 
 
-def test_loggp_message_time():
-    m = M.message_model([load(DATA / "p2p_loggp.json")])
-    assert m.kind == "loggp"
-    assert m.time(1000) == pytest.approx(LOGGP["L"] + LOGGP["o_s"] + LOGGP["o_r"] + LOGGP["G"] * 1000)
+def test_packed_sendrecv_phase_by_phase(rows):
+    p = one(rows, "step2")
+    t = p.terms
+    assert t["pack"] == pytest.approx(2 * MSG / 1e8 + 4 * MSG / 1e9)
+    assert t["unpack"] == pytest.approx(t["pack"])
+    assert t["mpi"] == pytest.approx(2 * (1e-6 + MSG / 1e9))  # x, both signs, one after the other
+    assert t["self"] == pytest.approx(4 * (5e-7 + MSG / 2e9))  # y and z through MPI to itself
+    assert t["barrier"] == pytest.approx(3 * 1e-6)  # one per direction, on 2 ranks
+    assert t["compute"] == pytest.approx(COMPUTE)
+    assert t["hidden"] == 0.0
+    assert p.total == pytest.approx(sum(t[k] for k in ("pack", "mpi", "self", "unpack", "barrier", "compute")))
+    assert (p.messages, p.bytes, p.links) == (6, 6 * MSG, {"self": 4, "intra": 2, "inter": 0})
 
 
-def test_step2_packed_sendrecv():
-    p = one(2)
-    msg = 3 * PLANE
-    assert p.messages == 6 and p.bytes == 6 * msg
-    barrier = 3 * ALPHA  # ceil(log2 8) latencies
-    assert p.mpi == pytest.approx(3 * 2 * t(msg) + 3 * barrier)
-    assert p.pack == pytest.approx(3 * 2 * 2 * msg / BW) and p.unpack == p.pack
-    assert p.compute == pytest.approx(2 * 3 * 16 ** 3 * 4 / BW)
-    assert p.hidden == 0 and p.total == pytest.approx(p.pack + p.mpi + p.unpack + p.compute)
+def test_datatypes_pay_the_measured_overhead_except_contiguous_z(rows):
+    t = one(rows, "step0").terms
+    assert t["pack"] == t["unpack"] == 0.0
+    # MPI gathers and scatters as packing would (x at 100 MB/s, y at 1 GB/s), plus the fit's o + O*s.
+    over = 1e-6 + 1e-9 * PLANE
+    assert t["mpi"] == pytest.approx(6 * (1e-6 + PLANE / 1e9) + 6 * (2 * PLANE / 1e8 + over))  # x: 3 fields, 2 signs
+    assert t["self"] == pytest.approx(12 * (5e-7 + PLANE / 2e9) + 6 * (2 * PLANE / 1e9 + over))  # z contiguous
+    t = one(rows, "step0", m=machine(datatype=None)).terms  # no fit: the gather and scatter only
+    assert t["mpi"] == pytest.approx(6 * (1e-6 + PLANE / 1e9) + 6 * (2 * PLANE / 1e8))
 
 
-def test_step0_datatypes_without_and_with_overhead_fit():
-    p = one(0)
-    assert p.messages == 18 and p.bytes == 18 * PLANE and p.pack == 0
-    gather_scatter = 2 * 2 * PLANE / BW  # x and y planes are strided: the datatype engine copies them
-    assert p.mpi == pytest.approx(3 * 6 * t(PLANE) + 2 * 6 * gather_scatter + 3 * 3 * ALPHA)
-    with_dt = one(0, model=M.message_model([load(DATA / "p2p_pingpong.json"), load(DATA / "p2p_datatype.json")]))
-    assert with_dt.mpi - p.mpi == pytest.approx(2 * 6 * (DATATYPE["o"] + DATATYPE["O"] * PLANE))
+def test_all_at_once_pays_one_latency_and_one_barrier(rows):
+    t = one(rows, "step7").terms
+    assert t["mpi"] == pytest.approx(1e-6 + 2 * MSG / 1e9)
+    assert t["barrier"] == pytest.approx(1e-6)
+    assert t["compute"] == pytest.approx(COMPUTE)
+    assert one(rows, "step7", sync="none").terms["barrier"] == 0.0
 
 
-def test_step1_packs_x_only():
-    p = one(1)
-    assert p.messages == 18
-    assert p.pack == pytest.approx(2 * 3 * 2 * PLANE / BW)  # x: two signs, three fields
+def test_overlap_hides_mpi_behind_the_cells_that_need_no_halo(rows):
+    p7, p8 = one(rows, "step7"), one(rows, "step8")
+    visible = p7.terms["mpi"] + p7.terms["self"]
+    assert p8.terms["hidden"] == pytest.approx(min(visible, COMPUTE * 9 ** 3 / 1000))
+    assert p8.total == pytest.approx(p7.total - p8.terms["hidden"])
+    # Masked: only the inner block (border 2: 6^3 of 10^3 cells); border 5 leaves nothing inside.
+    assert one(rows, "step10", border=2).terms["hidden"] == pytest.approx(min(visible, COMPUTE * 216 / 1000))
+    assert one(rows, "step10", border=5).terms["hidden"] == 0.0
+    # Two-pass: the copy pass runs while messages fly.
+    p = one(rows, "step8", compute="two-pass")
+    assert p.terms["compute"] == pytest.approx(2 * COMPUTE)
+    assert p.terms["hidden"] == pytest.approx(min(visible, COMPUTE))
 
 
-def test_all_in_flight_and_overlap():
-    msg = 3 * PLANE
-    p7 = one(7)
-    mpi = segment(msg)["alpha"] + 2 * 3 * msg / segment(msg)["beta"] + 3 * ALPHA  # one latency, all bytes, one barrier
-    assert p7.mpi == pytest.approx(mpi)
-    one_pass = 2 * 3 * 16 ** 3 * 4 / BW
-    assert p7.compute == pytest.approx(2 * one_pass) and p7.hidden == 0
-    p8 = one(8)
-    assert p8.hidden == pytest.approx(min(mpi, one_pass))
-    assert p8.total == pytest.approx(p7.total - p8.hidden)
+def test_off_node_neighbours_use_the_inter_node_link(rows):
+    # 4x1x1 with 2 ranks per node: rank 0's x+ neighbour (1) shares its node, x- (3) does not.
+    p = one(rows, "step2", procs=(4, 1, 1))
+    assert p.links == {"self": 4, "intra": 1, "inter": 1}
+    assert p.terms["mpi"] == pytest.approx(1e-6 + MSG / 1e9 + 1e-5 + MSG / 1e8)
+    assert p.terms["barrier"] == pytest.approx(3 * 2e-6)  # barrier on 4 ranks
+    # All at once, the slower link decides.
+    assert one(rows, "step7", procs=(4, 1, 1)).terms["mpi"] == pytest.approx(1e-5 + MSG / 1e8)
+    # Not measured between nodes: the node's link stands in.
+    q = one(rows, "step2", procs=(4, 1, 1), m=machine(inter=None))
+    assert q.terms["mpi"] == pytest.approx(2 * (1e-6 + MSG / 1e9))
 
 
-def test_masked_overlap_depends_on_border():
-    one_pass = 2 * 3 * 16 ** 3 * 4 / BW
-    assert one(10).hidden == 0  # border 10 leaves no inner cells in 16^3
-    p = one(10, border=2)
-    assert p.compute == pytest.approx(one_pass)
-    assert p.hidden == pytest.approx(min(p.mpi, one_pass * 12 ** 3 / 16 ** 3))
+def test_oversubscribed_ranks_share_the_cores(rows):
+    # 4 ranks on a 2-core node: the copy bandwidth of 2 ranks, and half a core each.
+    p = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=4)
+    base = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=4, m=machine(cores=4))
+    assert p.terms["compute"] == pytest.approx(2 * COMPUTE)
+    assert p.terms["pack"] == pytest.approx(2 * base.terms["pack"])
+    # Half speed, and a wait for the descheduled partner (a barrier of the node's ranks) per completion.
+    assert p.terms["mpi"] == pytest.approx(2 * 2 * (1e-6 + MSG / 1e9) + 6 * 2e-6)
+    assert p.terms["barrier"] == pytest.approx(3 * 2e-6)  # measured as is
+    assert one(rows, "step7", procs=(4, 1, 1), ranks_per_node=4).terms["mpi"] == pytest.approx(
+        2 * (1e-6 + 2 * MSG / 1e9) + 2e-6)
 
 
-def test_self_exchange_is_a_copy_and_no_barrier():
-    p = one(2, procs=(1, 1, 1))
-    assert p.mpi == pytest.approx(3 * 2 * 2 * 3 * PLANE / BW)
+def test_copy_bandwidth_measured_at_the_block(rows):
+    # A memcpy probe at this block 4x the profile's: compute and packing 4x faster, messages as they were.
+    base, fast = one(rows, "step2"), one(rows, "step2", copy_bandwidth=4 * 5e9)
+    for phase in ("pack", "unpack", "compute"):
+        assert fast.terms[phase] == pytest.approx(base.terms[phase] / 4)
+    assert fast.terms["mpi"] == base.terms["mpi"]
 
 
-def test_sync_none_and_double_precision():
-    assert one(2, sync="none").mpi == pytest.approx(3 * 2 * t(3 * PLANE))
-    assert one(2, precision="double").bytes == 2 * one(2).bytes
+def test_self_copy_shared_memory_and_mock(rows):
+    t = one(rows, "step2", self_copy=True).terms
+    assert t["self"] == pytest.approx(4 * 2 * MSG / 5e9)  # a local copy at the copy bandwidth
+    shm = one(rows, "shm-window")
+    assert shm.messages == 0 and shm.terms["mpi"] == shm.terms["self"] == shm.terms["pack"] == 0.0
+    assert shm.terms["unpack"] == pytest.approx(2 * MSG / 1e8 + 4 * MSG / 1e9)  # halos read from the window
+    assert shm.terms["barrier"] == pytest.approx(1e-6 + 1e-6)  # the node's barrier and --sync's
+    mock = one(rows, "mock")
+    assert mock.messages == 0 and mock.terms["mpi"] == mock.terms["barrier"] == mock.terms["self"] == 0.0
+    assert mock.terms["pack"] == pytest.approx(one(rows, "step7").terms["pack"])
 
 
-def test_strategy_selection():
-    assert [s.id for s in M.select_strategies("all")] == [f"step{i}" for i in range(11)]
-    assert [s.id for s in M.select_strategies("sendrecv-pack,0,step10")] == ["step2", "step0", "step10"]
+def test_rma_synchronisation(rows):
+    base = one(rows, "step7").terms["mpi"]
+    assert one(rows, "rma-fence").terms["mpi"] == pytest.approx(base + 2 * 1e-6)  # two fences ~ barriers
+    assert one(rows, "rma-pscw").terms["mpi"] == pytest.approx(base + 2 * 1e-6)  # post/start, complete/wait
+
+
+def test_placement_follows_the_cartesian_rank_order():
+    assert placement.coords(5, (2, 2, 2)) == (1, 0, 1)  # last dimension fastest
+    assert placement.rank_of((1, 0, 1), (2, 2, 2)) == 5
+    kinds = placement.link_kinds(0, (2, 2, 2), 4)  # ranks 0-3 on node 0
+    assert kinds == {(0, 1): "inter", (0, -1): "inter", (1, 1): "intra", (1, -1): "intra",
+                     (2, 1): "intra", (2, -1): "intra"}
+    assert placement.link_kinds(0, (1, 1, 2), 2) == {(0, 1): "self", (0, -1): "self", (1, 1): "self",
+                                                     (1, -1): "self", (2, 1): "intra", (2, -1): "intra"}
+    # 4x4x4 on nodes of 4: z stays on the node, x and y leave it: 4 off-node neighbours.
+    rank, kinds = placement.busiest((4, 4, 4), 4)
+    assert placement.counts(kinds) == {"self": 0, "intra": 2, "inter": 4}
+    # 2x2x3 on nodes of 4 (ranks 0-3, 4-7, 8-11): rank 4 = (0,1,1) has x neighbour 10, y neighbour 1,
+    # z neighbours 5 (its node) and 3: five off-node messages, more than any other rank.
+    rank, kinds = placement.busiest((2, 2, 3), 4)
+    assert rank == 4 and placement.counts(kinds) == {"self": 0, "intra": 1, "inter": 5}
+    assert placement.counts(placement.busiest((8, 8, 8), 512)[1]) == {"self": 0, "intra": 6, "inter": 0}
+
+
+def test_catalog_lists_every_row_schema_valid():
+    exe = BUILD_BIN / "checkmpi-halo"
+    doc = json.loads(subprocess.run([str(exe), "--list-strategies", "--json", "-"], capture_output=True, text=True,
+                                    check=True, timeout=60).stdout)
+    assert not list(schema_validator("checkmpi.catalog/1").iter_errors(doc))
+    text = subprocess.run([str(exe), "--list-strategies"], capture_output=True, text=True, check=True,
+                          timeout=60).stdout
+    listed = [line.split()[0] for line in text.split("\n\n")[0].splitlines()[1:] if line and not line[0].isspace()]
+    assert [r["id"] for r in doc["strategies"]] == listed
+    assert [r["number"] for r in doc["strategies"][:11]] == list(range(11))
+    step1 = doc["strategies"][1]["traits"]["directions"]
+    assert step1["x"] == {"messages_per_sign": 3, "fields_per_message": 1, "datatype": False, "packed": "hand"}
+    assert step1["y"]["datatype"] and step1["y"]["packed"] is None
+
+
+def test_catalog_selection_is_the_tools():
+    assert [r.id for r in catalog.load("sendrecv-pack,0,step10", str(BUILD_BIN))] == ["step2", "step0", "step10"]
+    composed = catalog.load("pack=kernel,transport=persistent,overlap=interior", str(BUILD_BIN))
+    assert composed[0].id == "custom1" and composed[0].traits["overlaps"]
     with pytest.raises(CheckmpiError, match="unknown strategy 'step11'"):
-        M.select_strategies("step11")
+        catalog.load("step11", str(BUILD_BIN))
 
 
-def test_model_needs_pingpong_or_loggp():
-    with pytest.raises(CheckmpiError, match="needs a ping-pong result"):
-        M.message_model([load(DATA / "p2p_ring.json")])
+def test_engine_traits_agree_with_the_catalog():
+    """The engine's own traits (a real 2x2x1 run on one node) follow from the catalog's."""
+    run = load(DATA / "halo_all_steps.json")
+    rows = catalog.rows_of_run(run, str(BUILD_BIN))
+    case = M.Case(run.dims, run.local, run.precision, ranks_per_node=run.nprocs)
+    assert len(rows) == len(run.ran())
+    for s in run.ran():
+        want = M.engine_traits(rows[s.id], case)
+        got = {k: s.raw["traits"][k] for k in want}
+        assert got == want, s.id
 
 
-def test_copy_bandwidth_precedence():
-    run = load(DATA / "halo_4ranks.json")
-    assert M.copy_bandwidth_for(run, 5e9) == (5e9, "--copy-bandwidth")
-    assert M.copy_bandwidth_for(run, None)[0] == run.memcpy_bandwidth.mean
-    assert M.copy_bandwidth_for(None, None) == (M.DEFAULT_COPY_BANDWIDTH, "default")
+def test_scale_projection(rows):
+    from checkmpi.projection import parse_scale, project
+
+    counts = parse_scale("8,64,1000")
+    points = project(counts, M.Case((1, 1, 1), (10, 10, 10), ranks_per_node=4), [rows["step7"]], machine(cores=4))
+    assert [(p.procs, p.nodes) for p in points] == [((2, 2, 2), 2), ((4, 4, 4), 16), ((10, 10, 10), 250)]
+    assert [p.links for p in points][1] == {"self": 0, "intra": 2, "inter": 4}
+    # Weak scaling: the same block, so more off-node neighbours and a larger barrier only.
+    totals = [p.predictions[0].total for p in points]
+    assert totals == sorted(totals)
+    with pytest.raises(CheckmpiError, match="--scale expects"):
+        parse_scale("8,x")
+
+
+def test_p2p_profile_equivalent():
+    from checkmpi.p2p_profile import machine_from_p2p
+
+    m = machine_from_p2p([load(DATA / "p2p_pingpong.json"), load(DATA / "p2p_datatype.json")], (10e9, "test"))
+    assert m.intra.source.endswith("p2p_pingpong.json") and m.datatype is not None
+    assert m.pack_host.y.pack == 5e9 and m.pack_host.x.pack == pytest.approx(10e9 * 4 / 68)
+    assert m.barrier_seconds(4) == pytest.approx(2 * m.intra.segment(0).alpha)
+    loggp = machine_from_p2p([load(DATA / "p2p_loggp.json")], (10e9, "test"))
+    fit = load(DATA / "p2p_loggp.json").fits["loggp"]
+    assert loggp.intra.time(1000) == pytest.approx(fit["L"] + fit["o_s"] + fit["o_r"] + 1000 * fit["G"])
+    with pytest.raises(CheckmpiError, match="ping-pong result with a Hockney fit or a LogGP"):
+        machine_from_p2p([load(DATA / "p2p_ring.json")], (10e9, "test"))
+    assert math.isfinite(M.predict(catalog.load("step0", str(BUILD_BIN)), M.Case((2, 1, 1), (8, 8, 8)), m)[0].total)
+
+
+def test_case_defaults():
+    c = M.Case((2, 2, 2), (4, 4, 4))
+    assert (c.nprocs, c.rpn, c.real) == (8, 8, 4)
+    assert dataclasses.replace(c, ranks_per_node=16).rpn == 8

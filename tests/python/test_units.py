@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import DATA
+from conftest import BUILD_BIN, DATA
 
 from checkmpi import export, native, p2p_tables, tables
 from checkmpi.errors import CheckmpiError
@@ -384,8 +384,8 @@ def test_tables_fit_80_columns_without_cutting_numbers(monkeypatch):
     from checkmpi import report
 
     monkeypatch.setenv("COLUMNS", "80")
-    halos, p2ps = load_all([str(p) for p in sorted(DATA.glob("*.json"))])
-    rep = report.build(halos, p2ps, None)
+    halos, p2ps = load_all([str(p) for p in sorted([*DATA.glob("halo_*.json"), *DATA.glob("p2p_*.json")])])
+    rep = report.build(halos, p2ps, None, report.ModelInputs(bin_dir=str(BUILD_BIN)))
     console = tables.console()
     assert console.width == 80
     with console.capture() as captured:
@@ -393,7 +393,8 @@ def test_tables_fit_80_columns_without_cutting_numbers(monkeypatch):
     lines = captured.get().splitlines()
     assert max(len(line) for line in lines) <= 80
     assert "\u2026" not in captured.get()  # rich's ellipsis: a cell was cut
-    assert sum(line.startswith("Headline: ") for line in lines) == 2
+    assert sum(line.startswith("Headline: ") for line in lines) == len(halos)
+    assert " ".join(captured.get().split()).count("where the time goes, predicted vs measured") == len(halos)
 
 
 # ---- export -------------------------------------------------------------------------------------------
@@ -534,21 +535,22 @@ def test_input_procs_reads_the_grid_of_a_namelist(tmp_path):
     assert input_procs(str(tmp_path / "missing.input")) is None
 
 
-def test_predicted_vs_measured_table():
-    from checkmpi import model as M
+def test_explain_table():
+    """Predicted and measured phase by phase, the measured side straight from the run's timers."""
+    from checkmpi import report as R
 
     run = load(DATA / "halo_all_steps.json")
-    model = M.message_model([load(DATA / "p2p_pingpong.json")])
-    predictions = M.predict(M.case_of(run), M.select_strategies("all"), model, 10e9)
-    table = tables.predicted_vs_measured_table(run, predictions, model, (10e9, "test"))
-    assert len(table.rows) == 11
-    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[table.title.rsplit("(", 1)[1].rstrip(")")]
+    rep = R.build([run], [load(DATA / "p2p_pingpong.json")], None, R.ModelInputs(bin_dir=str(BUILD_BIN)))
+    table = next(t for t in rep.tables if "where the time goes" in t.title)
+    assert len(table.rows) == 2 * len(run.ran())
+    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[table.title.rsplit("(", 1)[1].split()[0]]
     doc = json.loads((DATA / "halo_all_steps.json").read_text())
-    entry, row, pred = doc["results"][7], table.rows[7], predictions[7]
+    entry, pred, meas = doc["results"][7], table.rows[14], table.rows[15]
     t, steps = entry["timers"], entry["steps"]
-    assert row[0] == "step7"
-    assert float(row[1]) == pytest.approx(pred.exchange * scale, abs=6e-4)
-    assert float(row[2]) == pytest.approx(t["comm"]["mean"] / steps * scale, abs=6e-4)
+    assert pred[:2] == ["step7", "pred."] and meas[:2] == ["", "meas."]
+    assert float(meas[2]) == pytest.approx(t["pack"]["mean"] / steps * scale, rel=0.01)
+    assert float(meas[3]) == pytest.approx(t["mpi"]["mean"] / steps * scale, rel=0.01)
+    assert float(meas[6]) == pytest.approx(t["compute"]["mean"] / steps * scale, rel=0.01)
     measured = (t["loop"]["mean"] - t["diag"]["mean"]) / steps
-    assert float(row[4]) == pytest.approx(measured * scale, abs=6e-4)
-    assert float(row[5]) == pytest.approx(pred.total / measured, abs=0.006)
+    assert float(meas[7]) == pytest.approx(measured * scale, rel=0.01)
+    assert float(meas[8]) == pytest.approx(measured / (float(pred[7]) / scale), rel=0.02)

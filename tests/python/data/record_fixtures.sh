@@ -22,6 +22,27 @@ run 4 "${halo[@]}" --lx 32 --ly 32 --lz 16 --proc_x 2 --proc_y 2 --proc_z 1 --it
 # Every strategy, three interleaved runs each.
 run 4 "${halo[@]}" --lx 32 --ly 32 --lz 16 --proc_x 2 --proc_y 2 --proc_z 1 --itfin 40 --icheck 20 \
   --strategy all --repeat 3 --json "$here/halo_all_steps.json"
+# Weak scaling for the projection's measured points: the same 12^3 block at 1, 2 and 4 ranks.
+for np in 1 2 4; do
+  read -r px py pz <<<"$(case $np in 1) echo 1 1 1 ;; 2) echo 2 1 1 ;; 4) echo 2 2 1 ;; esac)"
+  run $np "${halo[@]}" --lx $((12 * px)) --ly $((12 * py)) --lz $((12 * pz)) --proc_x "$px" --proc_y "$py" \
+    --proc_z "$pz" --itfin 20 --icheck 20 --strategy step2,step7,step8 --json "$here/halo_scale_np$np.json"
+done
+# A campaign's weak scale-up of the same block (its report JSON carries the measured points).
+cat >scale.toml <<'TOML'
+[campaign]
+name = "scale"
+[halo]
+strategies = ["step2", "step7", "step8"]
+itfin = 20
+[[sweep]]
+local = "12x12x12"
+np = [1, 2, 4]
+TOML
+python=${PYTHON:-$here/../../../.venv/bin/python}
+(cd "$here/../../.." && "$python" -m checkmpi campaign run "$work/scale.toml" --dir "$work/camp" --bin "$bin" \
+  && "$python" -m checkmpi campaign report "$work/camp" --json "$here/campaign_scale_report.json") >log.txt 2>&1 ||
+  { cat log.txt; exit 1; }
 p2p="$bin/checkmpi-p2p"
 run 2 "$p2p" pingpong -m 1:1048576 -i 200 -x 10 --json "$here/p2p_pingpong.json"
 run 2 "$p2p" bw -m 1:1048576 -i 10 -x 2 --json "$here/p2p_bw.json"
@@ -41,4 +62,5 @@ PYTHONPATH="$here/../../.." "$py" -m checkmpi calibrate --np 2 --quick --bin "$b
 sed -e "s|$work/||g" -e "s|$bin|build/bin|g" "$work/machine.json" >"$here/profiles/machine_2ranks.json"
 # Paths that differ between machines would only add noise to diffs.
 sed -i "s|\"outdir\": \"[^\"]*\"|\"outdir\": \"out\"|" "$here"/halo_*.json
+sed -i "s|$work/||g" "$here/campaign_scale_report.json"
 echo "fixtures recorded in $here from $bin"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The model against measurements: `checkmpi calibrate` writes this machine's
+# profile, then every strategy runs at each rank count and block size, the
+# rank counts and sizes interleaved within each round, ROUNDS rounds; the
+# summary prints predicted vs measured per strategy and phase (medians over
+# rounds) and how many strategies fall within [0.67, 1.5] of the prediction.
+#
+#   bench/model.sh [ROUNDS] [ITFIN]        default 3 rounds of 50 steps
+#
+# Environment: NPS (rank counts, default "1 2 4 8"), EDGES (cells per rank
+# along each axis, default "48 128"), MACHINE (an existing profile: skip the
+# calibrations, one per block size), CALIBRATE_NP (default the largest of NPS: barriers and copies of
+# oversubscribed ranks are measured too), CHECKMPI_BIN (default build/bin),
+# PYTHON (default .venv/bin/python), MPIEXEC (default mpiexec), KEEP (a folder
+# to keep the runs in).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3} itfin=${2:-50}
+bin=${CHECKMPI_BIN:-build/bin}
+py=${PYTHON:-.venv/bin/python}
+[ -x "$bin/checkmpi-halo" ] || { echo "bench: $bin/checkmpi-halo not found (build first)" >&2; exit 2; }
+launcher=${MPIEXEC:-mpiexec}
+flags=()
+"$launcher" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CHECKMPI_BIN=$bin
+if [ -n "${KEEP:-}" ]; then
+  out=$KEEP
+  mkdir -p "$out"
+else
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
+# One profile per block size: pack bandwidths are measured at the block they are for.
+machines=()
+if [ -n "${MACHINE:-}" ]; then
+  machines=("$MACHINE")
+else
+  cal_np=${CALIBRATE_NP:-$(echo ${NPS:-1 2 4 8} | tr ' ' '\n' | sort -n | tail -1)}
+  for edge in ${EDGES:-48 128}; do
+    "$py" -m checkmpi calibrate --np "$cal_np" --local "${edge}x${edge}x${edge}" -o "$out/machine-e$edge.json" \
+      >"$out/calibrate.log" 2>&1 || { cat "$out/calibrate.log"; exit 1; }
+    machines+=("$out/machine-e$edge.json")
+  done
+fi
+for r in $(seq "$rounds"); do
+  for np in ${NPS:-1 2 4 8}; do
+    read -r px py_ pz < <("$py" -c "from checkmpi.grid import dims_create; print(*dims_create($np))")
+    for edge in ${EDGES:-48 128}; do
+      "$launcher" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --backend host --no-input \
+        --lx $((edge * px)) --ly $((edge * py_)) --lz $((edge * pz)) --proc_x "$px" --proc_y "$py_" --proc_z "$pz" \
+        --itfin "$itfin" --icheck "$itfin" --warmup 3 --strategy all --memcpy-probe --outdir "$out/o" \
+        --json "$out/np$np-e$edge-r$r.json" >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
+    done
+  done
+done
+"$py" bench/model_summary.py "${machines[@]}" -- "$out"/np*-e*-r*.json

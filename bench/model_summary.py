@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""model_summary.py MACHINE.json... -- RUN.json...: bench/model.sh's table.
+
+Each case is predicted from the profile calibrated at the block nearest its own.
+
+Runs of the same rank count and block are rounds of one case; per case and
+strategy it prints the predicted and the measured (median over rounds) pack,
+MPI (with barriers and self-exchanges), unpack, compute and total per step,
+and measured/predicted, flagging ratios outside [0.67, 1.5]."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+from collections import defaultdict
+
+from checkmpi import catalog
+from checkmpi.machine import load_machine
+from checkmpi.model import predict
+from checkmpi.model_tables import measured_phases, predicted_phases
+from checkmpi.report import case_of
+from checkmpi.results import HaloRun, load
+
+LOW, HIGH = 0.67, 1.5
+PHASES = ("pack", "mpi", "unpack", "compute", "total")
+
+
+def main(argv: list[str]) -> int:
+    split = argv.index("--")
+    machines = [load_machine(p) for p in argv[1:split]]
+    cases: dict[tuple, list[HaloRun]] = defaultdict(list)
+    for path in argv[split + 1:]:
+        run = load(path)
+        assert isinstance(run, HaloRun)
+        cases[(run.nprocs, run.local)].append(run)
+    inside = total = 0
+    for m in machines:
+        print(f"# profile {m.path}: {m.context.get('host')}, block {m.pack_host.local}, {m.context['ranks']} ranks")
+    print("# us per step; pred. / meas. (median over rounds); ratio = measured / predicted")
+    for (nprocs, local), runs in sorted(cases.items()):
+        first = runs[0]
+        rows = catalog.rows_of_run(first)
+        ids = [s.id for s in first.ran() if s.id in rows]
+        cells = math.prod(local)
+        machine = min(machines, key=lambda m: abs(math.log(math.prod(m.pack_host.local) / cells)))
+        preds = {p.row.id: p for p in predict([_named(rows[i], i) for i in ids], case_of(first), machine)}
+        print(f"\n## {nprocs} ranks {'x'.join(map(str, first.dims))}, local {'x'.join(map(str, local))}, "
+              f"{len(runs)} rounds")
+        print(f"{'strategy':20}" + "".join(f"{p:>17}" for p in PHASES) + f"{'ratio':>7}")
+        for sid in ids:
+            meas = {k: statistics.median(measured_phases(_result(r, sid))[k] for r in runs) for k in PHASES}
+            pred = predicted_phases(preds[sid])
+            ratio = meas["total"] / pred["total"] if pred["total"] > 0 else float("nan")
+            ok = LOW <= ratio <= HIGH
+            inside += ok
+            total += 1
+            text = "".join(f"{pred[k] * 1e6:>8.1f}/{meas[k] * 1e6:<8.1f}" for k in PHASES)
+            print(f"{sid:20}{text} {ratio:6.2f}{'' if ok else ' *'}")
+    print(f"\n{inside} of {total} strategy cases within [{LOW}, {HIGH}] of the prediction (* outside)")
+    return 0
+
+
+def _named(row: catalog.Row, sid: str) -> catalog.Row:
+    import dataclasses
+
+    return dataclasses.replace(row, id=sid)
+
+
+def _result(run: HaloRun, sid: str):
+    return next(s for s in run.ran() if s.id == sid)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

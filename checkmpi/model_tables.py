@@ -1,0 +1,101 @@
+"""Tables of the model: predictions by phase, predicted vs measured by phase
+(explain), and the scale-up projection. Built as plain strings (tables.Table)
+that fit 80 columns."""
+
+from __future__ import annotations
+
+import math
+
+from checkmpi.machine import Machine
+from checkmpi.model import Prediction
+from checkmpi.projection import Point
+from checkmpi.results import HaloRun, StrategyResult, x_join
+from checkmpi.tables import Table, _short, measured_total, pick_unit
+
+
+def _t(value: float, scale: float) -> str:
+    return _short(value * scale, 2) if not math.isnan(value) else "-"
+
+
+def machine_caption(m: Machine) -> str:
+    ctx = m.context
+    if ctx.get("derived_from") == "p2p":
+        where = f"point-to-point fit from {m.intra.source}; {m.memory.source}"
+    else:
+        where = (f"machine profile {m.path} ({ctx.get('host', '?')}, {ctx.get('mpi_library', '?')[:40]}, "
+                 f"{ctx.get('created', '?')})")
+    extra = f"; datatype overhead from {m.datatype.source}" if m.datatype else ""
+    return f"model: {where}{extra}; see docs/model.md"
+
+
+def prediction_table(predictions: list[Prediction], machine: Machine, title: str) -> Table:
+    unit, scale = pick_unit(max((p.total for p in predictions), default=0.0))
+    headers = ["strategy", "pack", "MPI", "self", "unpack", "barrier", "compute", "hidden", "total"]
+    table = Table(f"{title} ({unit})", headers,
+                  caption=(f"per step on the busiest rank, in {unit}; MPI: messages to other ranks; self: to "
+                           f"itself; hidden: MPI time overlapped by compute; total = the rest less hidden. "
+                           + machine_caption(machine)))
+    for p in predictions:
+        t = p.terms
+        table.rows.append([p.row.id] + [_t(t[k], scale) for k in
+                          ("pack", "mpi", "self", "unpack", "barrier", "compute", "hidden")] + [_t(p.total, scale)])
+    return table
+
+
+def measured_phases(s: StrategyResult) -> dict[str, float]:
+    """Per step, mean over ranks: checkmpi-halo's pack, mpi (comm less pack and unpack: MPI calls,
+    self-exchanges, barriers, waits), unpack and compute timers, and the loop less diag."""
+    return {"pack": s.per_step("pack", "mean"), "mpi": s.per_step("mpi", "mean"),
+            "unpack": s.per_step("unpack", "mean"), "compute": s.per_step("compute", "mean"),
+            "total": measured_total(s)}
+
+
+def predicted_phases(p: Prediction) -> dict[str, float]:
+    t = p.terms
+    return {"pack": t["pack"], "mpi": p.visible_mpi, "barrier": t["barrier"], "unpack": t["unpack"],
+            "compute": t["compute"], "total": p.total}
+
+
+def explain_table(run: HaloRun, predictions: list[Prediction], machine: Machine) -> Table:
+    """Two rows per strategy, predicted and measured, phase by phase."""
+    measured = {s.id: s for s in run.ran()}
+    pairs = [(p, measured[p.row.id]) for p in predictions if p.row.id in measured]
+    unit, scale = pick_unit(max((max(p.total, measured_total(s)) for p, s in pairs), default=0.0))
+    headers = ["strategy", "", "pack", "MPI", "of it barrier", "unpack", "compute", "total", "meas./ pred."]
+    table = Table(f"{run.name}: where the time goes, predicted vs measured ({unit} per step)", headers,
+                  caption=("measured: checkmpi-halo's timers, mean over ranks; MPI = comm less pack and unpack "
+                           "(MPI calls, self-exchanges, barriers and waits; the barrier is not timed apart); "
+                           "predicted MPI less what compute hides; total measured = loop - diag. "
+                           + machine_caption(machine)), left_columns=2)
+    for p, s in pairs:
+        pred, meas = predicted_phases(p), measured_phases(s)
+        ratio = meas["total"] / pred["total"] if pred["total"] > 0 else math.nan
+        table.rows.append([s.id, "pred."] + [_t(pred[k], scale) for k in
+                          ("pack", "mpi", "barrier", "unpack", "compute", "total")] + [""])
+        table.rows.append(["", "meas."] + [_t(meas[k], scale) for k in ("pack", "mpi")] + [""]
+                          + [_t(meas[k], scale) for k in ("unpack", "compute", "total")] + [_short(ratio, 2)])
+        table.section_after.add(len(table.rows) - 1)
+    return table
+
+
+def placement_table(points: list[Point], ranks_per_node: int | None, local: tuple[int, int, int]) -> Table:
+    nodes = f"{ranks_per_node} ranks per node" if ranks_per_node else "every count on one node"
+    table = Table(f"Scale-up: grids and neighbours ({nodes}, local {x_join(local)})",
+                  ["ranks", "grid", "nodes", "busiest rank", "self", "on node", "off node"],
+                  caption="grid as MPI_Dims_create; ranks fill nodes in Cartesian order (last dimension fastest); "
+                          "the busiest rank has the most off-node neighbours")
+    for pt in points:
+        c = pt.links
+        table.rows.append([str(pt.nprocs), x_join(pt.procs), str(pt.nodes), str(pt.rank), str(c["self"]),
+                           str(c["intra"]), str(c["inter"])])
+    return table
+
+
+def projection_table(points: list[Point], machine: Machine) -> Table:
+    ids = [p.row.id for p in points[0].predictions] if points else []
+    unit, scale = pick_unit(max((p.total for pt in points for p in pt.predictions), default=0.0))
+    table = Table(f"Scale-up: predicted time per step ({unit})", ["strategy"] + [str(pt.nprocs) for pt in points],
+                  caption="columns: ranks; weak scaling (the same block per rank). " + machine_caption(machine))
+    for i, sid in enumerate(ids):
+        table.rows.append([sid] + [_t(pt.predictions[i].total, scale) for pt in points])
+    return table
