@@ -123,7 +123,7 @@ def test_report_no_plots(tmp_path):
 
 def test_report_at_80_columns(tmp_path):
     files = sorted(str(p) for p in [*DATA.glob("halo_*.json"), *DATA.glob("p2p_*.json")])
-    r = checkmpi("report", *files, "--no-plots", "--machine", str(DATA / "machine_2ranks.json"),
+    r = checkmpi("report", *files, "--no-plots", "--machine", str(DATA / "profiles" / "machine_2ranks.json"),
                  env={"COLUMNS": "80"})
     assert r.returncode == 0, r.stderr
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
@@ -206,7 +206,7 @@ def test_predict_with_a_machine_profile_and_a_composition(tmp_path):
 def test_predict_from_a_calibrated_profile(tmp_path):
     """The profile `checkmpi calibrate` recorded (fixture): oversubscribed ranks share the node's cores."""
     out = tmp_path / "p.json"
-    profile = str(DATA / "machine_2ranks.json")
+    profile = str(DATA / "profiles" / "machine_2ranks.json")
     r = checkmpi("predict", "--machine", profile, "--procs", "2x2x1", "--local", "16x16x16", "--ranks-per-node", "4",
                  "--strategy", "step7,mock", "--json", str(out))
     assert r.returncode == 0, r.stderr
@@ -259,7 +259,7 @@ def test_report_explains_and_projects_over_measured_runs(tmp_path):
 def test_report_overlays_a_campaigns_scale_up(tmp_path):
     campaign = str(DATA / "campaign_scale_report.json")
     doc = json.loads(Path(campaign).read_text())
-    r = checkmpi("report", "--campaign", campaign, "--machine", str(DATA / "machine_2ranks.json"), "--outdir",
+    r = checkmpi("report", "--campaign", campaign, "--machine", str(DATA / "profiles" / "machine_2ranks.json"), "--outdir",
                  str(tmp_path / "rep"))
     assert r.returncode == 0, r.stderr
     words = " ".join(r.stdout.split())
