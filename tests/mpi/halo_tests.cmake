@@ -9,13 +9,18 @@ foreach(case "1;1;1;1" "2;2;1;1" "2;1;2;1" "2;1;1;2" "4;2;2;1" "4;1;2;2" "8;2;2;
   list(GET case 3 pz)
   set(tag "np${np}_${px}x${py}x${pz}")
   checkmpi_script_test(halo_${tag}_forward_single halo_case.sh ${np} ${px} ${py} ${pz})
-  checkmpi_script_test(halo_${tag}_reverse_single_selfcopy halo_case.sh ${np} ${px} ${py} ${pz} --reverse --self-copy)
-  checkmpi_script_test(halo_${tag}_forward_double_selfcopy halo_case.sh ${np} ${px} ${py} ${pz} --precision double --self-copy)
   checkmpi_script_test(halo_${tag}_reverse_double halo_case.sh ${np} ${px} ${py} ${pz} --reverse --precision double)
   # CheckMPI's two-pass compute for the kernel strategies.
-  checkmpi_script_test(halo_${tag}_forward_single_twopass halo_case.sh ${np} ${px} ${py} ${pz} --compute two-pass)
   checkmpi_script_test(halo_${tag}_reverse_double_twopass_selfcopy halo_case.sh ${np} ${px} ${py} ${pz}
                        --compute two-pass --reverse --precision double --self-copy)
+  # MPICH busy-polls: 8 ranks on a 2-core CI machine take ~100 s a case, so
+  # there the three cases above cover the options at 8 ranks.
+  if(np EQUAL 8 AND MPIEXEC_EXECUTABLE MATCHES "mpich")
+    continue()
+  endif()
+  checkmpi_script_test(halo_${tag}_reverse_single_selfcopy halo_case.sh ${np} ${px} ${py} ${pz} --reverse --self-copy)
+  checkmpi_script_test(halo_${tag}_forward_double_selfcopy halo_case.sh ${np} ${px} ${py} ${pz} --precision double --self-copy)
+  checkmpi_script_test(halo_${tag}_forward_single_twopass halo_case.sh ${np} ${px} ${py} ${pz} --compute two-pass)
 endforeach()
 
 # Host kernels on two OpenMP threads per rank.
