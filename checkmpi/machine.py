@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 
 from checkmpi.errors import CheckmpiError
-from checkmpi.results import describe, schema_validator
+from checkmpi.results import describe, read_input, schema_validator
 
 MACHINE_SCHEMA = "checkmpi.machine/1"
 
@@ -180,14 +180,7 @@ def _reject_constant(name: str) -> float:
 def load_machine(path: str | Path) -> Machine:
     """Reads and validates a machine profile; CheckmpiError (one line, exit 2) on any problem."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CheckmpiError(f"machine profile '{p}' does not exist") from None
-    except IsADirectoryError:
-        raise CheckmpiError(f"machine profile '{p}' is a directory") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise CheckmpiError(f"cannot read machine profile '{p}': {getattr(e, 'strerror', None) or e}") from None
+    text = read_input(p, "machine profile")
     try:
         doc = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:

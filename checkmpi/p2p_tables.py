@@ -35,36 +35,36 @@ def _spread(r: dict, key: str, digits: int = 2) -> list[str]:
     return [num(d.median * US, digits), range_text(d.ci, US, digits), num(d.p95 * US, digits)]
 
 
-def _pingpong(run: P2PRun) -> list[Table]:
-    t = Table(f"{run.name}: ping-pong ({pair_text(run)}), latency in us",
-              ["Size (B)", "median", "95% CI", "p95", "max", "mean", "MB/s"],
-              caption="latency: half round trip; median, its 95% CI and p95 over timed blocks, mean over all "
-                      "iterations (OSU's figure); MB/s: size / median latency")
+def _times(r: dict) -> list[str]:
+    """median, 95% CI, p95, max and mean of a result's `latency`, in microseconds."""
+    return _spread(r, "latency") + [num(_stat(r, "latency", k) * US, 2) for k in ("max", "mean")]
+
+
+def _sized_times(title: str, caption: str, run: P2PRun) -> list[Table]:
+    """A row per message size: its times and size / median time."""
+    t = Table(title, ["Size (B)", "median", "95% CI", "p95", "max", "mean", "MB/s"], caption=caption)
     for r in run.results:
-        t.rows.append([str(int(r["size"]))] + _spread(r, "latency")
-                      + [num(_stat(r, "latency", k) * US, 2) for k in ("max", "mean")]
-                      + [num(opt_float(r["bandwidth"]) * MBS, 1)])
+        t.rows.append([str(int(r["size"]))] + _times(r) + [num(opt_float(r["bandwidth"]) * MBS, 1)])
     return [t]
+
+
+def _pingpong(run: P2PRun) -> list[Table]:
+    return _sized_times(f"{run.name}: ping-pong ({pair_text(run)}), latency in us",
+                        "latency: half round trip; median, its 95% CI and p95 over timed blocks, mean over all "
+                        "iterations (OSU's figure); MB/s: size / median latency", run)
 
 
 def _self(run: P2PRun) -> list[Table]:
-    t = Table(f"{run.name}: self-exchange (rank 0 to itself through MPI), time in us",
-              ["Size (B)", "median", "95% CI", "p95", "max", "mean", "MB/s"],
-              caption="time of one MPI_Sendrecv to itself; median, its 95% CI and p95 over timed blocks, mean over "
-                      "all iterations; MB/s: size / median time")
-    for r in run.results:
-        t.rows.append([str(int(r["size"]))] + _spread(r, "latency")
-                      + [num(_stat(r, "latency", k) * US, 2) for k in ("max", "mean")]
-                      + [num(opt_float(r["bandwidth"]) * MBS, 1)])
-    return [t]
+    return _sized_times(f"{run.name}: self-exchange (rank 0 to itself through MPI), time in us",
+                        "time of one MPI_Sendrecv to itself; median, its 95% CI and p95 over timed blocks, mean over "
+                        "all iterations; MB/s: size / median time", run)
 
 
 def _barrier(run: P2PRun) -> list[Table]:
     t = Table(f"{run.name}: MPI_Barrier latency in us", ["ranks", "median", "95% CI", "p95", "max", "mean"],
               caption="time per barrier, slowest rank; on the first N ranks of the job")
     for r in run.results:
-        t.rows.append([str(int(r["nprocs"]))] + _spread(r, "latency")
-                      + [num(_stat(r, "latency", k) * US, 2) for k in ("max", "mean")])
+        t.rows.append([str(int(r["nprocs"]))] + _times(r))
     return [t]
 
 

@@ -189,17 +189,22 @@ def schema_validator(schema: str) -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(json.loads(text))
 
 
+def read_input(p: Path, what: str) -> str:
+    """The text of an input file (`what`: "results file", ...); CheckmpiError (one line, exit 2) if unreadable."""
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CheckmpiError(f"{what} '{p}' does not exist") from None
+    except IsADirectoryError:
+        raise CheckmpiError(f"{what} '{p}' is a directory") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CheckmpiError(f"cannot read {what} '{p}': {getattr(e, 'strerror', None) or e}") from None
+
+
 def load(path: str | Path) -> HaloRun | P2PRun:
     """Reads one results file; CheckmpiError (one line, exit 2) on any problem."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CheckmpiError(f"results file '{p}' does not exist") from None
-    except IsADirectoryError:
-        raise CheckmpiError(f"results file '{p}' is a directory") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise CheckmpiError(f"cannot read results file '{p}': {getattr(e, 'strerror', None) or e}") from None
+    text = read_input(p, "results file")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:

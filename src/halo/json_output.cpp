@@ -7,18 +7,6 @@ namespace checkmpi {
 
 namespace {
 
-Json parts_json(const Parts& p) {
-  Json j = Json::object();
-  j["pack"] = name(p.packing);
-  j["buffers"] = name(p.buffers);
-  j["transport"] = name(p.transport);
-  j["schedule"] = name(p.schedule);
-  j["completion"] = name(p.completion);
-  j["overlap"] = name(p.overlap);
-  j["compute"] = name(p.compute);
-  return j;
-}
-
 Json by_direction(const std::size_t (&v)[3]) {
   Json j = Json::object();
   j["x"] = static_cast<unsigned long long>(v[0]);

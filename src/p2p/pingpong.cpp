@@ -8,6 +8,26 @@ namespace {
 
 constexpr int kDataTag = 1, kAckTag = 2, kSelfTag = 3;
 
+// One size of a timed sweep (pingpong, self), its times scaled by `factor`:
+// the JSON result, the table row and a tail note naming `what`. Returns the
+// median, for the Hockney fit.
+double report_time(ModeOutput& out, long long size, const Pooled& pooled, double factor, const char* what) {
+  const Samples& samples = pooled.all;
+  const Stats time = sample_stats(samples, factor);
+  Json r = Json::object();
+  r["size"] = size;
+  r["iterations"] = samples.iterations;
+  r["latency"] = stats_json(time);
+  r["bandwidth"] = double(size) / time.median;
+  r["block"] = samples.block;
+  r["repeats"] = repeats_json(out, format("%lld B", size), {{"latency", &pooled}}, factor);
+  note_tail(out, time, format("%lld B %s", size, what));
+  out.results.push(r);
+  out.table += format("%-10lld%18.2f%13.2f%13.2f%13.2f\n", size, time.mean * 1e6, time.min * 1e6, time.median * 1e6,
+                      time.max * 1e6);
+  return time.median;
+}
+
 }  // namespace
 
 void run_pingpong(const Session& s, ModeOutput& out) {
@@ -47,22 +67,8 @@ void run_pingpong(const Session& s, ModeOutput& out) {
       },
       [&](size_t k) {
         if (s.rank != 0) return;
-        const long long size = all_sizes[k];
-        const Samples& samples = pooled[k].all;
-        const Stats latency = sample_stats(samples, 0.5);  // half round trip
-        Json r = Json::object();
-        r["size"] = size;
-        r["iterations"] = samples.iterations;
-        r["latency"] = stats_json(latency);
-        r["bandwidth"] = double(size) / latency.median;
-        r["block"] = samples.block;
-        r["repeats"] = repeats_json(out, format("%lld B", size), {{"latency", &pooled[k]}}, 0.5);
-        note_tail(out, latency, format("%lld B latency", size));
-        out.results.push(r);
-        out.table += format("%-10lld%18.2f%13.2f%13.2f%13.2f\n", size, latency.mean * 1e6, latency.min * 1e6,
-                            latency.median * 1e6, latency.max * 1e6);
-        sizes.push_back(double(size));
-        medians.push_back(latency.median);
+        sizes.push_back(double(all_sizes[k]));
+        medians.push_back(report_time(out, all_sizes[k], pooled[k], 0.5, "latency"));  // half round trip
       });
   add_hockney(out, sizes, medians, "median latency");
 }
@@ -158,22 +164,9 @@ void run_self(const Session& s, ModeOutput& out) {
             [&](long long i) { return check.verify(*recv, 0, 0, i); }));
       },
       [&](size_t k) {
-        const long long size = all_sizes[k];
-        const Samples& samples = pooled[k].all;
-        const Stats time = sample_stats(samples);  // one whole exchange: send and receive
-        Json r = Json::object();
-        r["size"] = size;
-        r["iterations"] = samples.iterations;
-        r["latency"] = stats_json(time);
-        r["bandwidth"] = double(size) / time.median;
-        r["block"] = samples.block;
-        r["repeats"] = repeats_json(out, format("%lld B", size), {{"latency", &pooled[k]}});
-        note_tail(out, time, format("%lld B self-exchange", size));
-        out.results.push(r);
-        out.table += format("%-10lld%18.2f%13.2f%13.2f%13.2f\n", size, time.mean * 1e6, time.min * 1e6,
-                            time.median * 1e6, time.max * 1e6);
-        sizes.push_back(double(size));
-        medians.push_back(time.median);
+        sizes.push_back(double(all_sizes[k]));
+        // one whole exchange: send and receive
+        medians.push_back(report_time(out, all_sizes[k], pooled[k], 1.0, "self-exchange"));
       });
   add_hockney(out, sizes, medians, "median self-exchange time");
 }

@@ -176,8 +176,6 @@ std::string strategy_listing() {
   return out.str();
 }
 
-namespace {
-
 Json parts_json(const Parts& p) {
   Json j = Json::object();
   j["pack"] = name(p.packing);
@@ -189,6 +187,8 @@ Json parts_json(const Parts& p) {
   j["compute"] = name(p.compute);
   return j;
 }
+
+namespace {
 
 Json or_null(const std::string& text) { return text.empty() ? Json() : Json(text); }
 

@@ -84,4 +84,7 @@ std::string strategy_listing();
 // --json): ids, parts, availability and each row's PartTraits.
 Json catalog_json(const std::vector<const StrategyInfo*>& rows);
 
+// A strategy's parts as JSON, every part named (results' and the catalog's `parts`).
+Json parts_json(const Parts& p);
+
 }  // namespace checkmpi
