@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/decomposition.hpp"
 #include "core/halo.hpp"
@@ -35,6 +36,26 @@ struct FieldRange {
 
 inline Box interior_box(const Grid& g) { return Box{{1, 1, 1}, {g.l, g.m, g.n}}; }
 inline Box whole_box(const Grid& g) { return Box{{0, 0, 0}, {g.l + 1, g.m + 1, g.n + 1}}; }
+
+// The interior minus `inner`, as at most six disjoint boxes: slabs below and
+// above in z (whole planes), then in y within inner's z range (whole rows),
+// then in x within both.
+inline std::vector<Box> shell_boxes(const Grid& g, const Box& inner) {
+  const Box all = interior_box(g);
+  if (inner.empty()) return {all};
+  std::vector<Box> out;
+  Box core = all;  // narrowed to inner one direction at a time
+  for (int d = 2; d >= 0; --d) {
+    Box below = core, above = core;
+    below.hi[d] = inner.lo[d] - 1;
+    above.lo[d] = inner.hi[d] + 1;
+    for (const Box& b : {below, above})
+      if (!b.empty()) out.push_back(b);
+    core.lo[d] = inner.lo[d];
+    core.hi[d] = inner.hi[d];
+  }
+  return out;
+}
 
 // Streams of work. Kernels on one queue run in order; kernels on different
 // queues may run concurrently. The host backend runs every kernel at once,
@@ -96,6 +117,13 @@ class Backend {
   void shift(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& box, bool reverse,
              int queue) {
     shift(g, dst, src, {box, box, box}, reverse, queue);
+  }
+  // The same shift over every interior cell outside `inner` (step10's shell,
+  // after the inner cells were updated while messages flew), with the same
+  // licence on dst's halo cells. By default one shift per shell box.
+  virtual void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& inner,
+                           bool reverse, int queue) {
+    for (const Box& b : shell_boxes(g, inner)) shift(g, dst, src, b, reverse, queue);
   }
   virtual void wait(int queue) = 0;
   void wait_all() {

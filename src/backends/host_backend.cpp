@@ -145,11 +145,73 @@ void copy_runs(Real* dst, const Real* src, long offset, const Runs& r, bool stre
       }
       for (std::size_t i = 0; i < n; ++i) dst[at + i] = src[long(at + i) + offset];
     } else {
+      if (streaming && host_tuning()) {  // see kPrefetchRows
+        const std::size_t ahead = at + kPrefetchRows * r.row_step;
+        __builtin_prefetch(dst + ahead, 1, 0);
+        __builtin_prefetch(dst + ahead + n - 1, 1, 0);
+      }
       copy_elements(dst + at, src + long(at) + offset, n, streaming);
     }
     left -= n;
     within = 0;
     if (++row == r.rows) row = 0, ++plane;
+  }
+  finish_streaming(streaming);
+}
+
+// [begin, end) of one field's array.
+struct Span {
+  std::size_t begin, end;
+};
+
+// The interior outside `inner`, in memory order, as the spans between
+// inner's rows: from the interior's first cell to inner's first row, from
+// each inner row's end to the next one's start, and from the last one to the
+// interior's last cell. Halo cells inside a span (row ends, the halo rows
+// between planes) are overwritten by shift, which it may do: step10's shell
+// is then whole slabs and one run per pair of rows (x face of one row, the
+// two halo cells, x face of the next) rather than two short runs per row,
+// and a cache line shared by two faces is fetched once.
+std::vector<Span> shell_spans(const Grid& g, const Box& inner) {
+  const std::size_t first = g.index(1, 1, 1), last = g.index(g.l, g.m, g.n) + 1;
+  std::vector<Span> out;
+  std::size_t at = first;
+  if (!inner.empty())
+    for (int k = inner.lo[2]; k <= inner.hi[2]; ++k)
+      for (int j = inner.lo[1]; j <= inner.hi[1]; ++j) {
+        const std::size_t row = g.index(inner.lo[0], j, k);
+        if (row > at) out.push_back({at, row});
+        at = g.index(inner.hi[0], j, k) + 1;
+      }
+  if (last > at) out.push_back({at, last});
+  return out;
+}
+
+// dst[c] = src[c + offset] over the spans; `before[s]` is the cells of the
+// spans before span s (and the total at the end), so the cells are split
+// evenly over the threads. Inside a parallel region.
+template <class Real>
+void copy_spans(Real* dst, const Real* src, long offset, const std::vector<Span>& spans,
+                const std::vector<std::size_t>& before, bool streaming) {
+  const Share mine = my_share(before.back());
+  if (mine.begin == mine.end) return;
+  std::size_t s = std::size_t(std::upper_bound(before.begin(), before.end(), mine.begin) - before.begin()) - 1;
+  for (std::size_t done = mine.begin; done < mine.end; ++s) {
+    const std::size_t from = spans[s].begin + (done - before[s]);
+    const std::size_t n = std::min(spans[s].end, spans[s].begin + (mine.end - before[s])) - from;
+    if (n < 64) {  // the x faces: prefetch the spans a few rows on, whose lines are in memory
+      if (host_tuning() && s + kPrefetchSpans < spans.size()) {
+        const Span& ahead = spans[s + kPrefetchSpans];
+        __builtin_prefetch(dst + ahead.begin, 1, 0);
+        __builtin_prefetch(dst + ahead.end - 1, 1, 0);
+        __builtin_prefetch(src + long(ahead.begin) + offset, 0, 0);
+        __builtin_prefetch(src + long(ahead.end - 1) + offset, 0, 0);
+      }
+      for (std::size_t i = from; i < from + n; ++i) dst[i] = src[long(i) + offset];
+    } else {
+      copy_elements(dst + from, src + long(from) + offset, n, streaming);
+    }
+    done += n;
   }
   finish_streaming(streaming);
 }
@@ -257,9 +319,30 @@ class HostBackend final : public Backend<Real> {
     for (int f = 0; f < 3; ++f) copy_runs(dst[f], src[f], s * long(st[f]), rs[f], streaming);
   }
 
+  void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& inner, bool reverse,
+                   int) override {
+    if (shell_.grid != g.interior() || shell_.inner.lo != inner.lo || shell_.inner.hi != inner.hi) {
+      shell_ = {g.interior(), inner, shell_spans(g, inner), {0}};
+      for (const Span& sp : shell_.spans) shell_.before.push_back(shell_.before.back() + sp.end - sp.begin);
+    }
+    const auto st = g.stride();
+    const long s = reverse ? 1 : -1;
+    const bool streaming = streams(3 * shell_.before.back());
+#pragma omp parallel
+    for (int f = 0; f < 3; ++f) copy_spans(dst[f], src[f], s * long(st[f]), shell_.spans, shell_.before, streaming);
+  }
+
   void wait(int) override {}
 
  private:
+  // shift_shell's spans for the last grid and inner box it was given.
+  struct Shell {
+    std::array<int, 3> grid{};
+    Box inner;
+    std::vector<Span> spans;
+    std::vector<std::size_t> before;
+  } shell_;
+
   // Streaming (non-temporal) stores when a kernel writes more than the
   // caches could keep for the next step: they skip the read-for-ownership
   // of every destination line, a third of a cached copy's memory traffic.

@@ -69,6 +69,14 @@ inline void finish_streaming(bool streaming) {
 // x plane has one element per cache line, so without it every element waits
 // for its own line from memory.
 inline constexpr std::size_t kPrefetchAhead = 16;
+// Rows of a box this many ahead have the partial cache lines at their ends
+// prefetched for writing: a streaming copy writes those with ordinary
+// stores, and a store that misses the caches holds up every store behind it
+// (the streaming ones too) until its line has come from memory, once per
+// row unless the line was fetched earlier.
+inline constexpr std::size_t kPrefetchRows = 4;
+// Spans this many ahead are prefetched by the shell update (step10's x faces).
+inline constexpr std::size_t kPrefetchSpans = 8;
 
 // n elements `stride` apart to a contiguous run (a row of a plane).
 template <class Real>

@@ -16,23 +16,6 @@ Box inner_box(const Grid& g, long long border) {
   return b;
 }
 
-std::vector<Box> shell_boxes(const Grid& g, const Box& inner) {
-  const Box all = interior_box(g);
-  if (inner.empty()) return {all};
-  std::vector<Box> out;
-  Box core = all;  // narrowed to inner one direction at a time
-  for (int d = 2; d >= 0; --d) {
-    Box below = core, above = core;
-    below.hi[d] = inner.lo[d] - 1;
-    above.lo[d] = inner.hi[d] + 1;
-    for (const Box& b : {below, above})
-      if (!b.empty()) out.push_back(b);
-    core.lo[d] = inner.lo[d];
-    core.hi[d] = inner.hi[d];
-  }
-  return out;
-}
-
 std::array<Box, 3> halo_free_boxes(const Grid& g, bool reverse) {
   std::array<Box, 3> out;
   for (int f = 0; f < 3; ++f) {
@@ -72,7 +55,6 @@ void ComputeStep<Real>::setup(HaloState<Real>& s, Compute mode, Overlap overlap)
   flight_ = halo_free_boxes(s.grid, s.config.reverse);
   rest_ = halo_plane_boxes(s.grid, s.config.reverse);
   inner_ = inner_box(s.grid, s.config.border);
-  shell_ = shell_boxes(s.grid, inner_);
 }
 
 template <class Real>
@@ -115,7 +97,7 @@ void ComputeStep<Real>::after(HaloState<Real>& s) {
   if (overlap_ == Overlap::Interior) {
     shift_into_other(s, rest_);
   } else {
-    for (const Box& b : shell_) s.backend.shift(s.grid, other_, as_const(s.f), b, s.config.reverse, kComputeQueue);
+    s.backend.shift_shell(s.grid, other_, as_const(s.f), inner_, s.config.reverse, kComputeQueue);
     s.backend.wait(kComputeQueue);
   }
   swap(s);

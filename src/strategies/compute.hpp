@@ -4,7 +4,6 @@
 #pragma once
 
 #include <array>
-#include <vector>
 
 #include "strategies/strategy.hpp"
 
@@ -13,11 +12,6 @@ namespace checkmpi {
 // Interior cells with at least `border` interior cells between them and each
 // face: [1+border, N-border] along every direction (empty when 2*border >= N).
 Box inner_box(const Grid& g, long long border);
-
-// The interior minus `inner`, as at most six disjoint boxes: slabs below and
-// above in z (whole planes), then in y within inner's z range (whole rows),
-// then in x within both.
-std::vector<Box> shell_boxes(const Grid& g, const Box& inner);
 
 // Per field, the interior cells whose upstream neighbour is interior too
 // (forward: field1 i >= 2, field2 j >= 2, field3 k >= 2; reverse: <= N-1),
@@ -60,7 +54,6 @@ class ComputeStep {
   FieldPtrs<Real> owned_{};
   std::array<Box, 3> flight_{}, rest_{};  // interior overlap
   Box inner_;                             // masked overlap
-  std::vector<Box> shell_;
   int parity_ = 0;
 };
 

@@ -256,7 +256,7 @@ TYPED_TEST(CudaKernels, InnerThenShellOnOneQueue) {
           [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
             const Box inner = inner_box(g, 2);
             b.shift(g, dst, src, inner, reverse, kComputeQueue);
-            for (const Box& box : shell_boxes(g, inner)) b.shift(g, dst, src, box, reverse, kComputeQueue);
+            b.shift_shell(g, dst, src, inner, reverse, kComputeQueue);
           },
           "inner + shell", true);
 }

@@ -144,6 +144,29 @@ TEST_P(HostKernels, ShiftKeepsInteriorCellsOutsideTheBox) {
     }
 }
 
+// step10's two sweeps: the inner box, then everything around it (one run
+// per pair of rows on the host) give the whole shift, in both directions,
+// for thin and wide borders, on a small grid and one large enough for
+// streaming stores; the shell alone leaves the inner cells as they were.
+TEST_P(HostKernels, InnerThenShellIsTheWholeShift) {
+  for (const Grid& grid : {g, Grid{7, 5, 6}, Grid{131, 67, 45}})
+    for (long long border : {1, 2, 3, 10})
+      for (bool reverse : {false, true}) {
+        Fields<float> src = numbered(grid, 1.0f);
+        Fields<float> dst = numbered(grid, -5e5f);
+        const Fields<float> before = dst;
+        const Box inner = inner_box(grid, border);
+        backend->shift_shell(grid, dst.pointers(), as_const(src.pointers()), inner, reverse, kComputeQueue);
+        for (int f = 0; f < 3; ++f)
+          for (int k = inner.lo[2]; k <= inner.hi[2]; ++k)
+            for (int j = inner.lo[1]; j <= inner.hi[1]; ++j)
+              for (int i = inner.lo[0]; i <= inner.hi[0]; ++i)
+                ASSERT_EQ(dst.at(f, i, j, k), before.at(f, i, j, k)) << "border " << border;
+        backend->shift(grid, dst.pointers(), as_const(src.pointers()), inner, reverse, kComputeQueue);
+        expect_shifted(grid, dst, src, reverse);
+      }
+}
+
 TEST_P(HostKernels, PartialPackAndCopyPlane) {
   Fields<float> src = numbered(g, 1.0f);
   for (int dir = 0; dir < 3; ++dir) {
