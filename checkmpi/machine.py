@@ -77,6 +77,38 @@ class BarrierPoint:
 
 
 @dataclass(frozen=True)
+class WaitPoint:
+    """With `ranks` ranks of a node exchanging at once, what one completion (a blocking receive by
+    direction, the Waitall all at once) costs beyond the link, self and barrier terms: the wait for a
+    partner that is late or descheduled."""
+
+    ranks: int
+    by_direction: float
+    all_at_once: float
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """Per-completion waits measured by calibrate on a tiny block, every rank exchanging."""
+
+    points: tuple[WaitPoint, ...]  # sorted by ranks, at least one
+    source: str
+
+    def wait(self, ranks: int, by_direction: bool) -> float:
+        """Seconds per completion with `ranks` ranks on the node: linear in log2(ranks) between measured
+        points, the nearest point outside them (a node holds no more ranks than were measured)."""
+        pts = self.points
+        value = (lambda p: p.by_direction) if by_direction else (lambda p: p.all_at_once)
+        if ranks <= pts[0].ranks:
+            return value(pts[0])
+        for lo, hi in zip(pts, pts[1:]):
+            if ranks <= hi.ranks:
+                f = math.log2(ranks / lo.ranks) / math.log2(hi.ranks / lo.ranks)
+                return value(lo) + f * (value(hi) - value(lo))
+        return value(pts[-1])
+
+
+@dataclass(frozen=True)
 class Datatype:
     """Extra cost of a non-contiguous derived datatype over a contiguous message: o + O * s."""
 
@@ -142,6 +174,7 @@ class Machine:
     pack_host: Pack
     pack_cuda: Pack | None
     raw: dict[str, Any]
+    exchange: Exchange | None = None  # None: not measured (older profiles, --p2p inputs): no wait term
 
     @property
     def ranks_per_node(self) -> int:
@@ -153,6 +186,10 @@ class Machine:
 
     def pack(self, backend: str) -> Pack | None:
         return self.pack_host if backend == "host" else self.pack_cuda if backend == "cuda" else None
+
+    def exchange_wait(self, ranks: int, by_direction: bool) -> float:
+        """What one completion waits for its partners with `ranks` ranks on a node; 0 where not measured."""
+        return self.exchange.wait(ranks, by_direction) if self.exchange is not None else 0.0
 
     def barrier_seconds(self, ranks: int) -> float:
         """MPI_Barrier on `ranks` ranks: linear in log2(ranks) between measured points, the first point
@@ -187,6 +224,11 @@ def load_machine(path: str | Path) -> Machine:
         raise CheckmpiError(f"'{p}' is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
     except ValueError as e:  # NaN, Infinity
         raise CheckmpiError(f"malformed machine profile '{p}': {e}") from None
+    return machine_of(doc, p)
+
+
+def machine_of(doc: Any, p: Path) -> Machine:
+    """Validates a parsed profile (read from, or to be written to, `p`); CheckmpiError (exit 2) if it is not one."""
     if not isinstance(doc, dict) or not isinstance(doc.get("schema"), str):
         raise CheckmpiError(f"'{p}' is not a checkmpi machine profile (no \"schema\" key)")
     if doc["schema"] != MACHINE_SCHEMA:
@@ -197,7 +239,8 @@ def load_machine(path: str | Path) -> Machine:
         raise CheckmpiError(f"malformed machine profile '{p}': {describe(error)}")
     for where, items, key in (("links.intra.hockney", doc["links"]["intra"]["hockney"], "min_size"),
                               ("links.inter.hockney", (doc["links"]["inter"] or {}).get("hockney", []), "min_size"),
-                              ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks")):
+                              ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks"),
+                              ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks")):
         keys = [item[key] for item in items]
         if any(a >= b for a, b in zip(keys, keys[1:])):
             raise CheckmpiError(f"malformed machine profile '{p}': {where} is not sorted by {key} "
@@ -241,4 +284,11 @@ def _machine(p: Path, doc: dict[str, Any]) -> Machine:
         datatype=None if dt is None else Datatype(float(dt["o"]), float(dt["O"]), dt["source"]),
         memory=Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in doc["memory"]["copy"]),
                       doc["memory"]["source"]),
-        pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc)
+        pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc, exchange=_exchange(doc.get("exchange")))
+
+
+def _exchange(d: dict[str, Any] | None) -> Exchange | None:
+    if d is None:
+        return None
+    return Exchange(tuple(WaitPoint(int(p["ranks"]), float(p["by_direction"]["wait"]),
+                                    float(p["all_at_once"]["wait"])) for p in d["points"]), d["source"])

@@ -191,8 +191,8 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     t["compute"] = passes * 2.0 * 3 * cells * case.real / copy_bw  # read + write three fields per pass
     for phase in ("pack", "unpack", "mpi", "self", "compute"):
         t[phase] *= share
-    if share > 1 and row.traits["mpi"]:  # a rank waits for its descheduled partners at every completion
-        t["mpi"] += (6 if by_direction else 1) * m.barrier_seconds(case.rpn)
+    # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging.
+    t["mpi"] += completions(row, msgs) * m.exchange_wait(case.rpn, by_direction)
     if row.traits["overlaps"]:
         if passes == 2:  # the copy into the temporaries runs while the messages fly
             overlappable = t["compute"] / 2
@@ -204,6 +204,13 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     through = [msg for msg in msgs if msg.through_mpi]
     return Prediction(row, rank, placement.counts(kinds), sum(msg.count for msg in through),
                       sum(msg.count * msg.size for msg in through), t)
+
+
+def completions(row: Row, msgs: list[Message]) -> int:
+    """The calls per step that wait for another rank: by direction every receive from another rank
+    (MPI_Sendrecv or MPI_Recv), all at once the one completion of the exchange; none without such a message."""
+    remote = sum(msg.count for msg in msgs if msg.how in ("intra", "inter"))
+    return remote if row.parts["schedule"] == "by-direction" else min(remote, 1)
 
 
 def _pack_for(m: Machine, backend: str, ranks: int, cores: int) -> Pack:

@@ -15,8 +15,8 @@ import pytest
 from checkmpi import catalog, placement
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
-from checkmpi.machine import (BarrierPoint, CopyPoint, Datatype, Direction, Link, Machine, Memory, Pack, Segment,
-                              SelfExchange)
+from checkmpi.machine import (BarrierPoint, CopyPoint, Datatype, Direction, Exchange, Link, Machine, Memory, Pack,
+                              Segment, SelfExchange, WaitPoint)
 from checkmpi.results import load, schema_validator
 from conftest import BUILD_BIN, DATA
 
@@ -117,11 +117,42 @@ def test_oversubscribed_ranks_share_the_cores(rows):
     base = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=4, m=machine(cores=4))
     assert p.terms["compute"] == pytest.approx(2 * COMPUTE)
     assert p.terms["pack"] == pytest.approx(2 * base.terms["pack"])
-    # Half speed, and a wait for the descheduled partner (a barrier of the node's ranks) per completion.
-    assert p.terms["mpi"] == pytest.approx(2 * 2 * (1e-6 + MSG / 1e9) + 6 * 2e-6)
+    # Half speed (the waits for descheduled partners are the measured exchange's: none in this profile).
+    assert p.terms["mpi"] == pytest.approx(2 * 2 * (1e-6 + MSG / 1e9))
     assert p.terms["barrier"] == pytest.approx(3 * 2e-6)  # measured as is
     assert one(rows, "step7", procs=(4, 1, 1), ranks_per_node=4).terms["mpi"] == pytest.approx(
-        2 * (1e-6 + 2 * MSG / 1e9) + 2e-6)
+        2 * (1e-6 + 2 * MSG / 1e9))
+
+
+WAITS = Exchange((WaitPoint(2, 1e-6, 3e-6), WaitPoint(8, 4e-6, 9e-6)), "exchange")
+
+
+def test_each_completion_waits_as_measured_with_the_nodes_ranks(rows):
+    """One wait per receive from another rank by direction, one per step all at once, at the node's rank count
+    (linear in log2 of it between the measured 2 and 8: halfway at 4), added as measured (not scaled)."""
+    m = dataclasses.replace(machine(), exchange=WAITS)
+    assert m.exchange_wait(4, True) == pytest.approx(2.5e-6) and m.exchange_wait(4, False) == pytest.approx(6e-6)
+    assert m.exchange_wait(1, True) == 1e-6 and m.exchange_wait(64, False) == 9e-6  # outside: the nearest
+    assert machine().exchange_wait(4, True) == 0.0  # not measured: no wait
+    without = dict(procs=(4, 1, 1), ranks_per_node=4)
+    for sid, waits in (("step2", 2), ("step0", 6), ("step6", 2)):  # x: 2 signs, 1 or 3 messages each
+        p, q = one(rows, sid, m=m, **without), one(rows, sid, **without)
+        assert p.terms["mpi"] - q.terms["mpi"] == pytest.approx(waits * 2.5e-6), sid
+        assert p.total - q.total == pytest.approx(waits * 2.5e-6), sid
+    for sid in ("step7", "neighbor-alltoallv", "rma-pscw"):
+        assert one(rows, sid, m=m, **without).terms["mpi"] - one(rows, sid, **without).terms["mpi"] == \
+            pytest.approx(6e-6), sid
+    # 2x2x2 on 8 ranks: every direction goes to other ranks; on 1 rank none does; mock sends nothing through MPI.
+    p8 = one(rows, "step2", procs=(2, 2, 2), ranks_per_node=8, m=m)
+    assert p8.terms["mpi"] - one(rows, "step2", procs=(2, 2, 2), ranks_per_node=8).terms["mpi"] == \
+        pytest.approx(6 * 4e-6)
+    assert one(rows, "step2", procs=(1, 1, 1), ranks_per_node=1, m=m).terms == \
+        one(rows, "step2", procs=(1, 1, 1), ranks_per_node=1).terms
+    assert one(rows, "mock", m=m, **without).terms == one(rows, "mock", **without).terms
+    # Overlap hides the waits as it hides the rest of the MPI time.
+    p = one(rows, "step8", m=m, **without)
+    assert p.terms["hidden"] == pytest.approx(min(p.terms["mpi"] + p.terms["self"],
+                                                  2 * COMPUTE * 9 ** 3 / 1000))  # half a core each
 
 
 def test_copy_bandwidth_measured_at_the_block(rows):
