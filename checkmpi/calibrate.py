@@ -56,6 +56,8 @@ QUICK = Sizes({"pingpong": ["-m", "1:16384", "-i", "50", "-x", "5"],
 # latencies is the ranks waiting for each other; the strategies timed for each schedule.
 EXCHANGE_LOCAL: Triple = (8, 8, 8)
 EXCHANGE_STRATEGIES = {"by_direction": "step3", "all_at_once": "step7"}
+# The compute kernels' streaming rate, per kind (step2 shifts the fields in place, step3 into a second buffer).
+COMPUTE_STRATEGIES = {"in-place": "step2", "one-pass": "step3"}
 
 
 class Runner:
@@ -160,15 +162,20 @@ def calibrate(args: argparse.Namespace) -> int:
     ranks_per_node, nodes = int(barrier.context["ranks_per_node"]), int(barrier.context["nodes"])
 
     copies, pack_host = [], None
+    kernels: dict[str, list[dict[str, Any]]] = {kind: [] for kind in COMPUTE_STRATEGIES}
     pack_src = mem_src = ""
     for k in _doubling(ranks_per_node):
-        argv = _halo_argv("host", k, local, sizes.steps, folder, "step3") + ["--memcpy-probe"]
+        argv = _halo_argv("host", k, local, sizes.steps, folder, ",".join(COMPUTE_STRATEGIES.values())) + [
+            "--memcpy-probe"]
         halo, src, _ = runner.run("checkmpi-halo", k, argv,
                                   f"halo-host-{k}", f"memory and packing, {k} rank{'s' if k > 1 else ''} at once",
                                   per_node=k if nodes_allocated > 1 else None)
         if halo.memcpy_bandwidth is None or not halo.memcpy_bandwidth.mean > 0:
             raise CheckmpiError(f"checkmpi-halo wrote no memcpy probe to '{halo.path}'", EXIT_FAILED)
         copies.append({"ranks": k, "bandwidth": halo.memcpy_bandwidth.mean})
+        if k <= physical_cores():  # a core each: the model shares cores among more ranks itself
+            for kind, sid in COMPUTE_STRATEGIES.items():
+                kernels[kind].append({"ranks": k, "bandwidth": _compute_bandwidth(halo, sid)})
         mem_src += ("; " if mem_src else "") + src
         pack_host, pack_src = halo, src  # the last: every rank of the node packs at once
     assert pack_host is not None
@@ -186,6 +193,7 @@ def calibrate(args: argparse.Namespace) -> int:
         "barrier": barriers,
         "datatype": _datatype(dt, dt_src, notes),
         "memory": {"copy": copies, "source": mem_src},
+        "compute": {**kernels, "local": list(local), "source": mem_src},
         "pack": {"host": _pack_entry(pack_host, pack_src), "cuda": pack_cuda},
         "notes": notes,
     }
@@ -310,6 +318,16 @@ def _pack_entry(run: HaloRun, source: str) -> dict[str, Any]:
         entry[d] = {op: payload / t for op, t in times.items()}
     entry.update({"local": list(run.local), "source": source, "ranks": run.nprocs, "precision": run.precision})
     return entry
+
+
+def _compute_bandwidth(run: HaloRun, sid: str) -> float:
+    """Bytes the one-pass compute reads and writes per second per rank: 2 x 3 fields x cells x bytes per
+    element over the strategy's compute timer per step (mean over ranks)."""
+    r = next((s for s in run.ran() if s.id == sid), None)
+    seconds = r.per_step("compute", "mean") if r is not None else 0.0
+    if not seconds > 0:
+        raise CheckmpiError(f"'{run.path}': no compute time for {sid}", EXIT_FAILED)
+    return 2.0 * 3 * math.prod(run.local) * (8 if run.precision == "double" else 4) / seconds
 
 
 def _nonnegative(value: Any, where: str, notes: list[str]) -> float:

@@ -142,6 +142,17 @@ class Memory:
 
 
 @dataclass(frozen=True)
+class Kernels:
+    """The compute kernels' streaming rate per kind ('in-place', 'one-pass'), a core per rank, at block `local`."""
+
+    rates: dict[str, Memory]  # by kind: bytes read + written per second per rank versus ranks at once
+    local: tuple[int, int, int]
+
+    def bandwidth(self, kind: str, ranks: int) -> float:
+        return self.rates[kind].bandwidth(ranks)
+
+
+@dataclass(frozen=True)
 class Direction:
     pack: float  # payload bytes per second
     unpack: float
@@ -175,6 +186,7 @@ class Machine:
     pack_cuda: Pack | None
     raw: dict[str, Any]
     exchange: Exchange | None = None  # None: not measured (older profiles, --p2p inputs): no wait term
+    compute: Kernels | None = None  # None: not measured: compute streams at the copy bandwidth
 
     @property
     def ranks_per_node(self) -> int:
@@ -240,7 +252,9 @@ def machine_of(doc: Any, p: Path) -> Machine:
     for where, items, key in (("links.intra.hockney", doc["links"]["intra"]["hockney"], "min_size"),
                               ("links.inter.hockney", (doc["links"]["inter"] or {}).get("hockney", []), "min_size"),
                               ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks"),
-                              ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks")):
+                              ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks"),
+                              ("compute.in-place", (doc.get("compute") or {}).get("in-place", []), "ranks"),
+                              ("compute.one-pass", (doc.get("compute") or {}).get("one-pass", []), "ranks")):
         keys = [item[key] for item in items]
         if any(a >= b for a, b in zip(keys, keys[1:])):
             raise CheckmpiError(f"malformed machine profile '{p}': {where} is not sorted by {key} "
@@ -284,7 +298,16 @@ def _machine(p: Path, doc: dict[str, Any]) -> Machine:
         datatype=None if dt is None else Datatype(float(dt["o"]), float(dt["O"]), dt["source"]),
         memory=Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in doc["memory"]["copy"]),
                       doc["memory"]["source"]),
-        pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc, exchange=_exchange(doc.get("exchange")))
+        pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc, exchange=_exchange(doc.get("exchange")),
+        compute=_kernels(doc.get("compute")))
+
+
+def _kernels(d: dict[str, Any] | None) -> Kernels | None:
+    if d is None:
+        return None
+    rates = {kind: Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in d[kind]), d["source"])
+             for kind in ("in-place", "one-pass")}
+    return Kernels(rates, tuple(int(v) for v in d["local"]))  # type: ignore[arg-type]
 
 
 def _exchange(d: dict[str, Any] | None) -> Exchange | None:

@@ -133,9 +133,13 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     cores = int(m.context.get("cores_per_node") or case.rpn)
     share = max(1.0, case.rpn / cores)  # oversubscribed: each rank gets cores/rpn of a core
     copy_bw = m.memory.bandwidth(min(case.rpn, cores))
+    kind = "in-place" if row.parts["compute"] == "in-place" else "one-pass"
+    compute_bw = m.compute.bandwidth(kind, min(case.rpn, cores)) if m.compute is not None else copy_bw
     pack_bw = _pack_for(m, case.backend, min(case.rpn, cores), cores)
-    if case.copy_bandwidth:  # copies at this block run from where it fits: packing speeds up (or down) alike
-        pack_bw = _scaled(pack_bw, case.copy_bandwidth / copy_bw)
+    if case.copy_bandwidth:  # copies at this block run from where it fits: packing and compute speed up alike
+        factor = case.copy_bandwidth / copy_bw
+        pack_bw = _scaled(pack_bw, factor)
+        compute_bw *= factor
         copy_bw = case.copy_bandwidth
     msgs = messages(row, case, kinds)
     t = dict.fromkeys(PHASES, 0.0)
@@ -188,7 +192,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     l, mm, n = case.local
     cells = l * mm * n
     passes = row.traits["kernel_passes"][case.compute]
-    t["compute"] = passes * 2.0 * 3 * cells * case.real / copy_bw  # read + write three fields per pass
+    t["compute"] = passes * 2.0 * 3 * cells * case.real / compute_bw  # read + write three fields per pass
     for phase in ("pack", "unpack", "mpi", "self", "compute"):
         t[phase] *= share
     # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging.

@@ -127,6 +127,10 @@ def machine_table(m: Machine) -> Table:
         t.rows.append(["datatype overhead", f"o {m.datatype.o * 1e6:.3f} us, O {m.datatype.O * 1e9:.4f} ns/B"])
     t.rows.append(["memcpy per rank", ", ".join(f"{c.ranks} at once: {c.bandwidth / 1e9:.2f} GB/s"
                                                 for c in m.memory.copy)])
+    if m.compute:
+        for kind, rate in m.compute.rates.items():
+            t.rows.append([f"compute {kind} per rank ({x_join(m.compute.local)})",
+                           ", ".join(f"{c.ranks} at once: {c.bandwidth / 1e9:.2f} GB/s" for c in rate.copy)])
     for backend in ("host", "cuda"):
         p = m.pack(backend)
         if p is None:

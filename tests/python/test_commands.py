@@ -215,9 +215,9 @@ def test_predict_from_a_calibrated_profile(tmp_path):
     step7, mock = doc["predictions"]
     machine = json.loads(Path(profile).read_text())
     cores = machine["context"]["cores_per_node"]
-    copy = next(c["bandwidth"] for c in machine["memory"]["copy"] if c["ranks"] == cores)
+    kernel = next(c["bandwidth"] for c in machine["compute"]["one-pass"] if c["ranks"] == min(4, cores))
     share = max(1.0, 4 / cores)
-    assert step7["terms"]["compute"] == pytest.approx(share * 2 * 3 * 16 ** 3 * 4 / copy)
+    assert step7["terms"]["compute"] == pytest.approx(share * 2 * 3 * 16 ** 3 * 4 / kernel)
     assert mock["terms"]["mpi"] == 0.0 and mock["terms"]["pack"] == pytest.approx(step7["terms"]["pack"])
 
 

@@ -47,6 +47,10 @@ def check_profile(path: Path) -> None:
     for source in (m.intra.source, m.self_exchange.source, m.memory.source, host.source, m.datatype.source):
         assert source.startswith(("checkmpi-p2p ", "checkmpi-halo ")), source
     assert m.intra.time(1000) > m.intra.time(1) > 0
+    assert m.compute is not None and m.compute.local == (16, 16, 16)
+    for kind in ("in-place", "one-pass"):
+        assert [c.ranks for c in m.compute.rates[kind].copy] == [1, 2]
+        assert all(positive(c.bandwidth) for c in m.compute.rates[kind].copy)
     assert m.exchange is not None and [w.ranks for w in m.exchange.points] == [2]
     assert all(math.isfinite(w) and w >= 0 for w in (m.exchange.points[0].by_direction,
                                                      m.exchange.points[0].all_at_once))
@@ -104,6 +108,9 @@ def test_bad_files_are_refused_with_one_line(tmp_path):
     doc = profile()
     doc["barrier"] = [{"ranks": 4, "seconds": 1e-6}, {"ranks": 2, "seconds": 1e-6}]
     refused(write(tmp_path, doc), "barrier is not sorted by ranks")
+    doc = profile()
+    doc["compute"]["one-pass"] = doc["compute"]["one-pass"][::-1]
+    refused(write(tmp_path, doc), "compute.one-pass is not sorted by ranks")
     doc = profile()
     doc["exchange"]["points"] = doc["exchange"]["points"] * 2
     refused(write(tmp_path, doc), "exchange.points is not sorted by ranks")
@@ -192,10 +199,14 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
         assert got["seconds"] == pytest.approx(result.per_step("mpi", "mean"))
         assert 0 < got["links"] and got["wait"] == pytest.approx(max(0.0, got["seconds"] - got["links"]) / n)
     halo = load(folder / "halo-host-2.json")
-    step3 = halo.strategies[0]
+    step3 = next(r for r in halo.ran() if r.id == "step3")
     assert doc["pack"]["host"]["x"]["pack"] == pytest.approx(
         step3.raw["traits"]["halo_bytes"]["x"] * step3.steps / step3.timers["pack_x"].mean)
     assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(halo.memcpy_bandwidth.mean)
+    for kind, sid in (("in-place", "step2"), ("one-pass", "step3")):  # 2 x 3 fields x 16^3 floats per step
+        result = next(r for r in halo.ran() if r.id == sid)
+        assert doc["compute"][kind][1]["bandwidth"] == pytest.approx(
+            2 * 3 * 16 ** 3 * 4 / result.per_step("compute", "mean"))
     assert not list(tmp_path.glob("*.tmp.*"))  # written whole
 
 

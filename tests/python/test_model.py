@@ -15,8 +15,8 @@ import pytest
 from checkmpi import catalog, placement
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
-from checkmpi.machine import (BarrierPoint, CopyPoint, Datatype, Direction, Exchange, Link, Machine, Memory, Pack,
-                              Segment, SelfExchange, WaitPoint)
+from checkmpi.machine import (BarrierPoint, CopyPoint, Datatype, Direction, Exchange, Kernels, Link, Machine, Memory,
+                              Pack, Segment, SelfExchange, WaitPoint)
 from checkmpi.results import load, schema_validator
 from conftest import BUILD_BIN, DATA
 
@@ -153,6 +153,23 @@ def test_each_completion_waits_as_measured_with_the_nodes_ranks(rows):
     p = one(rows, "step8", m=m, **without)
     assert p.terms["hidden"] == pytest.approx(min(p.terms["mpi"] + p.terms["self"],
                                                   2 * COMPUTE * 9 ** 3 / 1000))  # half a core each
+
+
+def test_compute_streams_at_its_kernels_measured_rate(rows):
+    """With the kernels measured, in-place (step2) and one-pass (step3) compute at their own rates, a core per
+    rank (the point of min(ranks, cores) ranks), shared by oversubscribed ranks; a probe scales them."""
+    kernels = Kernels({"in-place": Memory((CopyPoint(1, 4e10), CopyPoint(2, 2e10)), "k"),
+                       "one-pass": Memory((CopyPoint(1, 2e10), CopyPoint(2, 1e10)), "k")}, (10, 10, 10))
+    m = dataclasses.replace(machine(), compute=kernels)
+    assert one(rows, "step2", m=m).terms["compute"] == pytest.approx(2 * 3 * 1000 * 4 / 2e10)
+    assert one(rows, "step3", m=m).terms["compute"] == pytest.approx(2 * 3 * 1000 * 4 / 1e10)
+    assert one(rows, "step3", procs=(1, 1, 1), ranks_per_node=1, m=m).terms["compute"] == pytest.approx(
+        2 * 3 * 1000 * 4 / 2e10)
+    assert one(rows, "step3", procs=(4, 1, 1), ranks_per_node=4, m=m).terms["compute"] == pytest.approx(
+        2 * 2 * 3 * 1000 * 4 / 1e10)  # 4 ranks on 2 cores: half a core each
+    assert one(rows, "step8", compute="two-pass", m=m).terms["compute"] == pytest.approx(2 * 2 * 3 * 1000 * 4 / 1e10)
+    # A memcpy probe at this block twice the profile's copy bandwidth (5 GB/s for 2 ranks): twice as fast.
+    assert one(rows, "step2", copy_bandwidth=1e10, m=m).terms["compute"] == pytest.approx(2 * 3 * 1000 * 4 / 4e10)
 
 
 def test_copy_bandwidth_measured_at_the_block(rows):
