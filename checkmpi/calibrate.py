@@ -56,8 +56,9 @@ QUICK = Sizes({"pingpong": ["-m", "1:16384", "-i", "50", "-x", "5"],
 # latencies is the ranks waiting for each other; the strategies timed for each schedule.
 EXCHANGE_LOCAL: Triple = (8, 8, 8)
 EXCHANGE_STRATEGIES = {"by_direction": "step3", "all_at_once": "step7"}
-# The compute kernels' streaming rate, per kind (step2 shifts the fields in place, step3 into a second buffer).
-COMPUTE_STRATEGIES = {"in-place": "step2", "one-pass": "step3"}
+# The compute kernels' streaming rate, per kind (machine.KERNELS): step2 shifts the fields in place, step3 into a
+# second buffer, step8 and step10 split that around the messages (interior and masked overlap).
+COMPUTE_STRATEGIES = {"in-place": "step2", "one-pass": "step3", "interior": "step8", "masked": "step10"}
 
 
 class Runner:
@@ -173,9 +174,8 @@ def calibrate(args: argparse.Namespace) -> int:
         if halo.memcpy_bandwidth is None or not halo.memcpy_bandwidth.mean > 0:
             raise CheckmpiError(f"checkmpi-halo wrote no memcpy probe to '{halo.path}'", EXIT_FAILED)
         copies.append({"ranks": k, "bandwidth": halo.memcpy_bandwidth.mean})
-        if k <= physical_cores():  # a core each: the model shares cores among more ranks itself
-            for kind, sid in COMPUTE_STRATEGIES.items():
-                kernels[kind].append({"ranks": k, "bandwidth": _compute_bandwidth(halo, sid)})
+        for kind, sid in COMPUTE_STRATEGIES.items():
+            kernels[kind].append({"ranks": k, "bandwidth": _compute_bandwidth(halo, sid)})
         mem_src += ("; " if mem_src else "") + src
         pack_host, pack_src = halo, src  # the last: every rank of the node packs at once
     assert pack_host is not None
@@ -321,8 +321,8 @@ def _pack_entry(run: HaloRun, source: str) -> dict[str, Any]:
 
 
 def _compute_bandwidth(run: HaloRun, sid: str) -> float:
-    """Bytes the one-pass compute reads and writes per second per rank: 2 x 3 fields x cells x bytes per
-    element over the strategy's compute timer per step (mean over ranks)."""
+    """The compute's bytes read and written per second per rank: 2 x 3 fields x cells x bytes per element
+    over the strategy's compute timer per step (mean over ranks)."""
     r = next((s for s in run.ran() if s.id == sid), None)
     seconds = r.per_step("compute", "mean") if r is not None else 0.0
     if not seconds > 0:

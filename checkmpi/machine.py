@@ -19,6 +19,9 @@ from checkmpi.errors import CheckmpiError
 from checkmpi.results import describe, read_input, schema_validator
 
 MACHINE_SCHEMA = "checkmpi.machine/1"
+# The compute kernels calibrate times: in place, into a second buffer, and split around the messages in flight
+# (the cells that need no halo first, or the inner block first).
+KERNELS = ("in-place", "one-pass", "interior", "masked")
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,7 @@ class Memory:
 
 @dataclass(frozen=True)
 class Kernels:
-    """The compute kernels' streaming rate per kind ('in-place', 'one-pass'), a core per rank, at block `local`."""
+    """The compute kernels' streaming rate per kind (KERNELS), versus ranks of a node at once, at block `local`."""
 
     rates: dict[str, Memory]  # by kind: bytes read + written per second per rank versus ranks at once
     local: tuple[int, int, int]
@@ -253,8 +256,7 @@ def machine_of(doc: Any, p: Path) -> Machine:
                               ("links.inter.hockney", (doc["links"]["inter"] or {}).get("hockney", []), "min_size"),
                               ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks"),
                               ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks"),
-                              ("compute.in-place", (doc.get("compute") or {}).get("in-place", []), "ranks"),
-                              ("compute.one-pass", (doc.get("compute") or {}).get("one-pass", []), "ranks")):
+                              *((f"compute.{k}", (doc.get("compute") or {}).get(k, []), "ranks") for k in KERNELS)):
         keys = [item[key] for item in items]
         if any(a >= b for a, b in zip(keys, keys[1:])):
             raise CheckmpiError(f"malformed machine profile '{p}': {where} is not sorted by {key} "
@@ -306,7 +308,7 @@ def _kernels(d: dict[str, Any] | None) -> Kernels | None:
     if d is None:
         return None
     rates = {kind: Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in d[kind]), d["source"])
-             for kind in ("in-place", "one-pass")}
+             for kind in KERNELS}
     return Kernels(rates, tuple(int(v) for v in d["local"]))  # type: ignore[arg-type]
 
 

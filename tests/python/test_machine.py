@@ -48,7 +48,7 @@ def check_profile(path: Path) -> None:
         assert source.startswith(("checkmpi-p2p ", "checkmpi-halo ")), source
     assert m.intra.time(1000) > m.intra.time(1) > 0
     assert m.compute is not None and m.compute.local == (16, 16, 16)
-    for kind in ("in-place", "one-pass"):
+    for kind in ("in-place", "one-pass", "interior", "masked"):
         assert [c.ranks for c in m.compute.rates[kind].copy] == [1, 2]
         assert all(positive(c.bandwidth) for c in m.compute.rates[kind].copy)
     assert m.exchange is not None and [w.ranks for w in m.exchange.points] == [2]
@@ -203,7 +203,7 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
     assert doc["pack"]["host"]["x"]["pack"] == pytest.approx(
         step3.raw["traits"]["halo_bytes"]["x"] * step3.steps / step3.timers["pack_x"].mean)
     assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(halo.memcpy_bandwidth.mean)
-    for kind, sid in (("in-place", "step2"), ("one-pass", "step3")):  # 2 x 3 fields x 16^3 floats per step
+    for kind, sid in (("in-place", "step2"), ("one-pass", "step3"), ("interior", "step8"), ("masked", "step10")):
         result = next(r for r in halo.ran() if r.id == sid)
         assert doc["compute"][kind][1]["bandwidth"] == pytest.approx(
             2 * 3 * 16 ** 3 * 4 / result.per_step("compute", "mean"))

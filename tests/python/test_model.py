@@ -112,16 +112,23 @@ def test_off_node_neighbours_use_the_inter_node_link(rows):
 
 
 def test_oversubscribed_ranks_share_the_cores(rows):
-    # 4 ranks on a 2-core node: the copy bandwidth of 2 ranks, and half a core each.
+    """4 ranks on a 2-core node: each phase at the rates of 4 ranks at once (a burst runs at a core's speed),
+    and while a rank waits in MPI its core runs the other rank's work: share - 1 = 1 times its own."""
     p = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=4)
     base = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=4, m=machine(cores=4))
-    assert p.terms["compute"] == pytest.approx(2 * COMPUTE)
-    assert p.terms["pack"] == pytest.approx(2 * base.terms["pack"])
-    # Half speed (the waits for descheduled partners are the measured exchange's: none in this profile).
-    assert p.terms["mpi"] == pytest.approx(2 * 2 * (1e-6 + MSG / 1e9))
-    assert p.terms["barrier"] == pytest.approx(3 * 2e-6)  # measured as is
-    assert one(rows, "step7", procs=(4, 1, 1), ranks_per_node=4).terms["mpi"] == pytest.approx(
-        2 * (1e-6 + 2 * MSG / 1e9))
+    assert p.terms["compute"] == pytest.approx(COMPUTE) == base.terms["compute"]
+    assert p.terms["pack"] == pytest.approx(base.terms["pack"])
+    links = 2 * (1e-6 + MSG / 1e9)
+    assert base.terms["mpi"] == pytest.approx(links)
+    work = sum(base.terms[k] for k in ("pack", "unpack", "mpi", "self", "compute"))
+    assert p.terms["mpi"] == pytest.approx(links + work)
+    assert p.total == pytest.approx(2 * base.total - base.terms["barrier"])  # the barriers measured as they are
+    q7, b7 = (one(rows, "step7", procs=(4, 1, 1), ranks_per_node=4, m=m) for m in (machine(), machine(cores=4)))
+    assert q7.terms["mpi"] == pytest.approx(b7.terms["mpi"] + sum(
+        b7.terms[k] for k in ("pack", "unpack", "mpi", "self", "compute")))
+    # mock: no MPI in its timers, so the others' turns fall outside them.
+    assert one(rows, "mock", procs=(4, 1, 1), ranks_per_node=4).terms == one(
+        rows, "mock", procs=(4, 1, 1), ranks_per_node=4, m=machine(cores=4)).terms
 
 
 WAITS = Exchange((WaitPoint(2, 1e-6, 3e-6), WaitPoint(8, 4e-6, 9e-6)), "exchange")
@@ -149,35 +156,45 @@ def test_each_completion_waits_as_measured_with_the_nodes_ranks(rows):
     assert one(rows, "step2", procs=(1, 1, 1), ranks_per_node=1, m=m).terms == \
         one(rows, "step2", procs=(1, 1, 1), ranks_per_node=1).terms
     assert one(rows, "mock", m=m, **without).terms == one(rows, "mock", **without).terms
-    # Overlap hides the waits as it hides the rest of the MPI time.
-    p = one(rows, "step8", m=m, **without)
-    assert p.terms["hidden"] == pytest.approx(min(p.terms["mpi"] + p.terms["self"],
-                                                  2 * COMPUTE * 9 ** 3 / 1000))  # half a core each
+    # Overlap hides the waits as it hides the rest of the MPI time (4 cores: no share of them in the MPI time).
+    p = one(rows, "step8", m=dataclasses.replace(machine(cores=4), exchange=WAITS), **without)
+    assert p.terms["hidden"] == pytest.approx(min(p.terms["mpi"] + p.terms["self"], COMPUTE * 9 ** 3 / 1000))
 
 
 def test_compute_streams_at_its_kernels_measured_rate(rows):
-    """With the kernels measured, in-place (step2) and one-pass (step3) compute at their own rates, a core per
-    rank (the point of min(ranks, cores) ranks), shared by oversubscribed ranks; a probe scales them."""
-    kernels = Kernels({"in-place": Memory((CopyPoint(1, 4e10), CopyPoint(2, 2e10)), "k"),
-                       "one-pass": Memory((CopyPoint(1, 2e10), CopyPoint(2, 1e10)), "k")}, (10, 10, 10))
+    """With the kernels measured, each strategy's compute runs at its kernel's rate (in place, one pass, split
+    for interior or masked overlap) with the node's ranks at once; a probe at another block scales them."""
+    def rates(one: float) -> Memory:  # 1 rank: `one`; 2 and 4 ranks at once: half of it
+        return Memory((CopyPoint(1, one), CopyPoint(2, one / 2), CopyPoint(4, one / 4)), "k")
+
+    kernels = Kernels({"in-place": rates(4e10), "one-pass": rates(2e10), "interior": rates(1e10),
+                       "masked": rates(8e9)}, (10, 10, 10))
     m = dataclasses.replace(machine(), compute=kernels)
-    assert one(rows, "step2", m=m).terms["compute"] == pytest.approx(2 * 3 * 1000 * 4 / 2e10)
-    assert one(rows, "step3", m=m).terms["compute"] == pytest.approx(2 * 3 * 1000 * 4 / 1e10)
-    assert one(rows, "step3", procs=(1, 1, 1), ranks_per_node=1, m=m).terms["compute"] == pytest.approx(
-        2 * 3 * 1000 * 4 / 2e10)
-    assert one(rows, "step3", procs=(4, 1, 1), ranks_per_node=4, m=m).terms["compute"] == pytest.approx(
-        2 * 2 * 3 * 1000 * 4 / 1e10)  # 4 ranks on 2 cores: half a core each
-    assert one(rows, "step8", compute="two-pass", m=m).terms["compute"] == pytest.approx(2 * 2 * 3 * 1000 * 4 / 1e10)
-    # A memcpy probe at this block twice the profile's copy bandwidth (5 GB/s for 2 ranks): twice as fast.
-    assert one(rows, "step2", copy_bandwidth=1e10, m=m).terms["compute"] == pytest.approx(2 * 3 * 1000 * 4 / 4e10)
+    bytes_ = 2 * 3 * 1000 * 4
+    for sid, rate in (("step2", 2e10), ("step3", 1e10), ("step8", 5e9), ("step10", 4e9)):
+        assert one(rows, sid, m=m).terms["compute"] == pytest.approx(bytes_ / rate), sid
+    assert one(rows, "step3", procs=(1, 1, 1), ranks_per_node=1, m=m).terms["compute"] == pytest.approx(bytes_ / 2e10)
+    # 4 ranks on 2 cores: the rate of 4 at once (bursts run at a core's speed); the waits take the share.
+    p = one(rows, "step3", procs=(4, 1, 1), ranks_per_node=4, m=m)
+    assert p.terms["compute"] == pytest.approx(bytes_ / 5e9)
+    assert one(rows, "step3", compute="two-pass", m=m).terms["compute"] == pytest.approx(2 * bytes_ / 1e10)
+    # Packing scales as the one-pass kernel between the profile's ranks (pack.host.ranks absent: the case's) and
+    # the case's.
+    assert p.terms["pack"] == pytest.approx(one(rows, "step3", procs=(4, 1, 1), ranks_per_node=4).terms["pack"])
+    # A memcpy probe at another block, twice the profile's copy bandwidth (5 GB/s for 2 ranks): twice as fast;
+    # at the profile's own block the profile's rates stand.
+    assert one(rows, "step2", local=(12, 10, 10), copy_bandwidth=1e10, m=m).terms["compute"] == pytest.approx(
+        1.2 * bytes_ / 4e10)
+    assert one(rows, "step2", copy_bandwidth=1e10, m=m).terms["compute"] == pytest.approx(bytes_ / 2e10)
 
 
 def test_copy_bandwidth_measured_at_the_block(rows):
-    # A memcpy probe at this block 4x the profile's: compute and packing 4x faster, messages as they were.
-    base, fast = one(rows, "step2"), one(rows, "step2", copy_bandwidth=4 * 5e9)
+    # A memcpy probe at another block 4x the profile's: compute and packing 4x faster, messages as they were.
+    base, fast = one(rows, "step2", local=(12, 10, 10)), one(rows, "step2", local=(12, 10, 10), copy_bandwidth=2e10)
     for phase in ("pack", "unpack", "compute"):
         assert fast.terms[phase] == pytest.approx(base.terms[phase] / 4)
     assert fast.terms["mpi"] == base.terms["mpi"]
+    assert one(rows, "step2", copy_bandwidth=2e10).terms == one(rows, "step2").terms  # the profile's block
 
 
 def test_self_copy_shared_memory_and_mock(rows):
