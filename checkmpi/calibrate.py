@@ -162,7 +162,7 @@ def calibrate(args: argparse.Namespace) -> int:
         barriers.append({"ranks": k, "seconds": float(r["latency"]["median"]), "source": bar_src})
     ranks_per_node, nodes = int(barrier.context["ranks_per_node"]), int(barrier.context["nodes"])
 
-    copies, pack_host = [], None
+    copies, pack_host, packs = [], None, []
     kernels: dict[str, list[dict[str, Any]]] = {kind: [] for kind in COMPUTE_STRATEGIES}
     pack_src = mem_src = ""
     for k in _doubling(ranks_per_node):
@@ -178,6 +178,7 @@ def calibrate(args: argparse.Namespace) -> int:
             kernels[kind].append({"ranks": k, "bandwidth": _compute_bandwidth(halo, sid)})
         mem_src += ("; " if mem_src else "") + src
         pack_host, pack_src = halo, src  # the last: every rank of the node packs at once
+        packs.append({"ranks": k, **{d: v for d, v in _pack_entry(halo, src).items() if d in "xyz"}})
     assert pack_host is not None
     doc = {
         "schema": MACHINE_SCHEMA,
@@ -194,7 +195,7 @@ def calibrate(args: argparse.Namespace) -> int:
         "datatype": _datatype(dt, dt_src, notes),
         "memory": {"copy": copies, "source": mem_src},
         "compute": {**kernels, "local": list(local), "source": mem_src},
-        "pack": {"host": _pack_entry(pack_host, pack_src), "cuda": pack_cuda},
+        "pack": {"host": {**_pack_entry(pack_host, pack_src), "by_ranks": packs}, "cuda": pack_cuda},
         "notes": notes,
     }
     doc["exchange"] = _exchange(runner, machine_of(doc, out), ranks_per_node, nodes_allocated > 1, sizes)

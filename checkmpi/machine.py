@@ -7,6 +7,7 @@ Schema `checkmpi.machine/1` (schemas/checkmpi.machine-1.schema.json, docs/model.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -170,9 +171,17 @@ class Pack:
     z: Direction
     local: tuple[int, int, int]
     source: str
+    by_ranks: tuple[tuple[int, Pack], ...] = ()  # (ranks at once, the bandwidths then), sorted; may be empty
 
     def direction(self, name: str) -> Direction:
         return {"x": self.x, "y": self.y, "z": self.z}[name]
+
+    def at(self, ranks: int) -> Pack | None:
+        """The bandwidths measured with the most ranks at once up to `ranks` (the fewest measured below
+        them); None without measurements per rank count."""
+        if not self.by_ranks:
+            return None
+        return next((p for k, p in reversed(self.by_ranks) if k <= ranks), self.by_ranks[0][1])
 
 
 @dataclass(frozen=True)
@@ -256,7 +265,9 @@ def machine_of(doc: Any, p: Path) -> Machine:
                               ("links.inter.hockney", (doc["links"]["inter"] or {}).get("hockney", []), "min_size"),
                               ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks"),
                               ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks"),
-                              *((f"compute.{k}", (doc.get("compute") or {}).get(k, []), "ranks") for k in KERNELS)):
+                              *((f"compute.{k}", (doc.get("compute") or {}).get(k, []), "ranks") for k in KERNELS),
+                              *((f"pack.{b}.by_ranks", (doc["pack"][b] or {}).get("by_ranks", []), "ranks")
+                                for b in ("host", "cuda"))):
         keys = [item[key] for item in items]
         if any(a >= b for a, b in zip(keys, keys[1:])):
             raise CheckmpiError(f"malformed machine profile '{p}': {where} is not sorted by {key} "
@@ -283,8 +294,14 @@ def _link(d: dict[str, Any] | None) -> Link | None:
 def _pack(d: dict[str, Any] | None) -> Pack | None:
     if d is None:
         return None
-    x, y, z = (Direction(float(d[k]["pack"]), float(d[k]["unpack"])) for k in ("x", "y", "z"))
-    return Pack(x, y, z, tuple(int(v) for v in d["local"]), d["source"])  # type: ignore[arg-type]
+    local = tuple(int(v) for v in d["local"])
+
+    def pack(e: dict[str, Any]) -> Pack:
+        x, y, z = (Direction(float(e[k]["pack"]), float(e[k]["unpack"])) for k in ("x", "y", "z"))
+        return Pack(x, y, z, local, d["source"])  # type: ignore[arg-type]
+
+    by_ranks = tuple((int(e["ranks"]), pack(e)) for e in d.get("by_ranks", []))
+    return dataclasses.replace(pack(d), by_ranks=by_ranks)
 
 
 def _machine(p: Path, doc: dict[str, Any]) -> Machine:

@@ -132,12 +132,13 @@ def predict(rows: list[Row], case: Case, machine: Machine) -> list[Prediction]:
 def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int, int], str]) -> Prediction:
     cores = int(m.context.get("cores_per_node") or case.rpn)
     share = max(1.0, case.rpn / cores)  # oversubscribed: each core runs rpn/cores ranks in turn
-    # Rates with the node's rpn ranks at once (their working sets share the caches and memory, in turn where
-    # they outnumber the cores: a burst of work runs at a core's speed).
-    copy_bw = m.memory.bandwidth(case.rpn)
+    # Rates with a core per rank, as many at once as the node runs (more ranks than cores take turns: a rank's
+    # work runs at a core's speed, measured without the turns of others inside it).
+    running = min(case.rpn, cores)
+    copy_bw = m.memory.bandwidth(running)
     kind = _kernel(row)
-    compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
-    pack_bw = _pack_for(m, case.backend, case.rpn)
+    compute_bw = m.compute.bandwidth(kind, running) if m.compute is not None else copy_bw
+    pack_bw = _pack_for(m, case.backend, running)
     if case.copy_bandwidth and tuple(case.local) != pack_bw.local:
         # Copies at another block than the profile's run from where it fits: packing and compute speed up alike.
         factor = case.copy_bandwidth / copy_bw
@@ -230,9 +231,12 @@ def completions(row: Row, msgs: list[Message]) -> int:
 
 
 def _pack_for(m: Machine, backend: str, ranks: int) -> Pack:
-    """The pack bandwidths with `ranks` ranks of a node at once: the profile measured them with
-    pack.<backend>.ranks ranks; scaled as the one-pass compute kernel (else the copy) scales between the two."""
+    """The pack bandwidths with `ranks` ranks of a node at once: as measured with that many (pack.<backend>.by_ranks),
+    else those measured with pack.<backend>.ranks ranks scaled as the one-pass compute kernel (else the copy)
+    scales between the two."""
     p = m.pack(backend) or m.pack_host
+    if (there := p.at(ranks)) is not None:
+        return there
     measured = int(((m.raw.get("pack") or {}).get(backend) or {}).get("ranks") or ranks)
     rate = (lambda k: m.compute.bandwidth("one-pass", k)) if m.compute is not None else m.memory.bandwidth
     return _scaled(p, rate(ranks) / rate(measured))
