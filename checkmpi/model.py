@@ -132,13 +132,12 @@ def predict(rows: list[Row], case: Case, machine: Machine) -> list[Prediction]:
 def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int, int], str]) -> Prediction:
     cores = int(m.context.get("cores_per_node") or case.rpn)
     share = max(1.0, case.rpn / cores)  # oversubscribed: each core runs rpn/cores ranks in turn
-    # Rates with a core per rank, as many at once as the node runs (more ranks than cores take turns: a rank's
-    # work runs at a core's speed, measured without the turns of others inside it).
-    running = min(case.rpn, cores)
-    copy_bw = m.memory.bandwidth(running)
+    # Rates as measured with the node's rpn ranks at once: their working sets share the caches and memory
+    # (and, where they outnumber the cores, the cores in turn).
+    copy_bw = m.memory.bandwidth(case.rpn)
     kind = _kernel(row)
-    compute_bw = m.compute.bandwidth(kind, running) if m.compute is not None else copy_bw
-    pack_bw = _pack_for(m, case.backend, running)
+    compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
+    pack_bw = _pack_for(m, case.backend, case.rpn)
     if case.copy_bandwidth and tuple(case.local) != pack_bw.local:
         # Copies at another block than the profile's run from where it fits: packing and compute speed up alike.
         factor = case.copy_bandwidth / copy_bw

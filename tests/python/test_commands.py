@@ -204,9 +204,8 @@ def test_predict_with_a_machine_profile_and_a_composition(tmp_path):
 
 
 def test_predict_from_a_calibrated_profile(tmp_path):
-    """The profile `checkmpi calibrate` recorded (fixture): 4 ranks compute at the kernel's rate with a core
-    each (2 at once on this 2-core machine: the profile's last point); oversubscribed, they wait for each other's
-    turns."""
+    """The profile `checkmpi calibrate` recorded (fixture): 4 ranks compute at the kernel's rate with 4 at once
+    (the profile's last point, 2); oversubscribed, they wait for each other's turns."""
     out = tmp_path / "p.json"
     profile = str(DATA / "profiles" / "machine_2ranks.json")
     r = checkmpi("predict", "--machine", profile, "--procs", "2x2x1", "--local", "16x16x16", "--ranks-per-node", "4",
