@@ -9,8 +9,9 @@
 #
 # Environment: NPS (rank counts, default "1 2 4 8"), EDGES (cells per rank
 # along each axis, default "48 128"), MACHINE (an existing profile: skip the
-# calibrations, one per block size), CALIBRATE_NP (default the largest of NPS: barriers and copies of
-# oversubscribed ranks are measured too), CHECKMPI_BIN (default build/bin),
+# calibrations, one per block size), CALIBRATE_NP (default the largest of
+# NPS: barriers, copies and exchange waits of oversubscribed ranks are
+# measured too), CHECKMPI_BIN (default build/bin),
 # PYTHON (default .venv/bin/python), MPIEXEC (default mpiexec), KEEP (a folder
 # to keep the runs in).
 set -euo pipefail

@@ -35,6 +35,7 @@ def main(argv: list[str]) -> int:
         assert isinstance(run, HaloRun)
         cases[(run.nprocs, run.local)].append(run)
     inside = total = 0
+    ratios: dict[str, dict[tuple, float]] = defaultdict(dict)  # strategy -> case -> measured / predicted
     for m in machines:
         print(f"# profile {m.path}: {m.context.get('host')}, block {m.pack_host.local}, {m.context['ranks']} ranks")
     print("# us per step; pred. / meas. (median over rounds); ratio = measured / predicted")
@@ -53,12 +54,28 @@ def main(argv: list[str]) -> int:
             pred = predicted_phases(preds[sid])
             ratio = meas["total"] / pred["total"] if pred["total"] > 0 else float("nan")
             ok = LOW <= ratio <= HIGH
+            ratios[sid][(nprocs, local)] = ratio
             inside += ok
             total += 1
             text = "".join(f"{pred[k] * 1e6:>8.1f}/{meas[k] * 1e6:<8.1f}" for k in PHASES)
             print(f"{sid:20}{text} {ratio:6.2f}{'' if ok else ' *'}")
     print(f"\n{inside} of {total} strategy cases within [{LOW}, {HIGH}] of the prediction (* outside)")
+    _matrix(ratios, sorted(cases))
     return 0
+
+
+def _matrix(ratios: dict[str, dict[tuple, float]], keys: list[tuple]) -> None:
+    """measured / predicted, strategy by case, and how many of each case fall in the band."""
+    names = [f"{n}r {local[0]}^3" if len(set(local)) == 1 else f"{n}r {'x'.join(map(str, local))}"
+             for n, local in keys]
+    print("\n# measured / predicted (* outside the band)")
+    print(f"{'strategy':20}" + "".join(f"{n:>10}" for n in names))
+    for sid, row in ratios.items():
+        cells = (f"{row[k]:.2f}{' ' if LOW <= row[k] <= HIGH else '*'}" if k in row else "- " for k in keys)
+        print(f"{sid:20}" + "".join(f"{c:>10}" for c in cells))
+    counts = (f"{sum(LOW <= r[k] <= HIGH for r in ratios.values() if k in r)}/"
+              f"{sum(k in r for r in ratios.values())} " for k in keys)
+    print(f"{'in band':20}" + "".join(f"{c:>10}" for c in counts))
 
 
 def _named(row: catalog.Row, sid: str) -> catalog.Row:

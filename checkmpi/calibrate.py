@@ -16,15 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from checkmpi import __version__
+from checkmpi import __version__, catalog, placement
 from checkmpi import tables as T
 from checkmpi.atomic import write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
 from checkmpi.grid import Triple, dims_create, parse_triple, physical_cores
 from checkmpi.jobs import ProgressLine, new_path
-from checkmpi.machine import MACHINE_SCHEMA, load_machine
+from checkmpi.machine import MACHINE_SCHEMA, Machine, load_machine, machine_of
+from checkmpi.model import completions, messages, predict
+from checkmpi.model_tables import machine_table
 from checkmpi.native import Launcher, failure, find_executable, find_launcher, mpi_command, run_native, say
-from checkmpi.results import HaloRun, P2PRun, load, run_folder, x_join
+from checkmpi.report import case_of
+from checkmpi.results import HaloRun, P2PRun, load, run_folder
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ class Sizes:
     p2p: dict[str, list[str]]
     local: Triple
     steps: int
+    exchange_steps: int  # of the tiny-block exchange (EXCHANGE_LOCAL)
 
 
 # About a minute on a laptop-class node (memcpy and packing on blocks past the caches); --quick:
@@ -42,12 +46,19 @@ FULL = Sizes({"pingpong": ["-m", "1:4194304", "-i", "1000", "-x", "50"],
               "loggp": ["-m", "1:1048576", "-i", "200", "-x", "10"],
               "datatype": ["-m", "4:1048576", "-i", "200", "-x", "10"],
               "self": ["-m", "1:4194304", "-i", "1000", "-x", "50"],
-              "barrier": ["-i", "1000", "-x", "200"]}, (128, 128, 128), 50)
+              "barrier": ["-i", "1000", "-x", "200"]}, (128, 128, 128), 50, 1000)
 QUICK = Sizes({"pingpong": ["-m", "1:16384", "-i", "50", "-x", "5"],
                "loggp": ["-m", "1:4096", "-i", "10", "-x", "2"],
                "datatype": ["-m", "4:4096", "-i", "10", "-x", "2"],
                "self": ["-m", "1:16384", "-i", "50", "-x", "5"],
-               "barrier": ["-i", "50", "-x", "5"]}, (16, 16, 16), 10)
+               "barrier": ["-i", "50", "-x", "5"]}, (16, 16, 16), 10, 20)
+# The exchange's block: messages of about a kilobyte, so that what its time holds beyond the link
+# latencies is the ranks waiting for each other; the strategies timed for each schedule.
+EXCHANGE_LOCAL: Triple = (8, 8, 8)
+EXCHANGE_STRATEGIES = {"by_direction": "step3", "all_at_once": "step7"}
+# The compute kernels' streaming rate, per kind (machine.KERNELS): step2 shifts the fields in place, step3 into a
+# second buffer, step8 and step10 split that around the messages (interior and masked overlap).
+COMPUTE_STRATEGIES = {"in-place": "step2", "one-pass": "step3", "interior": "step8", "masked": "step10"}
 
 
 class Runner:
@@ -55,6 +66,7 @@ class Runner:
 
     def __init__(self, args: argparse.Namespace, folder: Path):
         self.folder = folder
+        self.bin_dir = args.bin
         self.p2p_exe = find_executable("checkmpi-p2p", args.bin).path
         self.halo_exe = find_executable("checkmpi-halo", args.bin).path
         self.launcher: Launcher = find_launcher(args.launcher, self.p2p_exe)
@@ -142,21 +154,31 @@ def calibrate(args: argparse.Namespace) -> int:
                                "derived datatypes", per_node=pair_per_node)
     selfx, self_src, _ = runner.run("checkmpi-p2p", 1, ["self", *sizes.p2p["self"], *buffer], "self",
                                     "self-exchange")
-    barrier, bar_src, _ = runner.run("checkmpi-p2p", np, ["barrier", *sizes.p2p["barrier"]], "barrier", "barrier")
+    barriers = []  # each on k ranks with no others: idle ranks would take their cores' time
+    for k in _doubling(np)[1:]:
+        barrier, bar_src, _ = runner.run("checkmpi-p2p", k, ["barrier", *sizes.p2p["barrier"]], f"barrier-{k}",
+                                         "barrier")
+        r = next(r for r in barrier.results if int(r["nprocs"]) == k)
+        barriers.append({"ranks": k, "seconds": float(r["latency"]["median"]), "source": bar_src})
     ranks_per_node, nodes = int(barrier.context["ranks_per_node"]), int(barrier.context["nodes"])
 
-    copies, pack_host = [], None
+    copies, pack_host, packs = [], None, []
+    kernels: dict[str, list[dict[str, Any]]] = {kind: [] for kind in COMPUTE_STRATEGIES}
     pack_src = mem_src = ""
     for k in _doubling(ranks_per_node):
-        argv = _halo_argv("host", k, local, sizes.steps, folder) + ["--memcpy-probe"]
+        argv = _halo_argv("host", k, local, sizes.steps, folder, ",".join(COMPUTE_STRATEGIES.values())) + [
+            "--memcpy-probe"]
         halo, src, _ = runner.run("checkmpi-halo", k, argv,
                                   f"halo-host-{k}", f"memory and packing, {k} rank{'s' if k > 1 else ''} at once",
                                   per_node=k if nodes_allocated > 1 else None)
         if halo.memcpy_bandwidth is None or not halo.memcpy_bandwidth.mean > 0:
             raise CheckmpiError(f"checkmpi-halo wrote no memcpy probe to '{halo.path}'", EXIT_FAILED)
         copies.append({"ranks": k, "bandwidth": halo.memcpy_bandwidth.mean})
+        for kind, sid in COMPUTE_STRATEGIES.items():
+            kernels[kind].append({"ranks": k, "bandwidth": _compute_bandwidth(halo, sid)})
         mem_src += ("; " if mem_src else "") + src
         pack_host, pack_src = halo, src  # the last: every rank of the node packs at once
+        packs.append({"ranks": k, **{d: v for d, v in _pack_entry(halo, src).items() if d in "xyz"}})
     assert pack_host is not None
     doc = {
         "schema": MACHINE_SCHEMA,
@@ -169,16 +191,17 @@ def calibrate(args: argparse.Namespace) -> int:
                     "results": str(folder)},
         "links": {"intra": intra, "inter": inter},
         "self": _self(selfx, self_src, notes),
-        "barrier": [{"ranks": int(r["nprocs"]), "seconds": float(r["latency"]["median"]), "source": bar_src}
-                    for r in barrier.results],
+        "barrier": barriers,
         "datatype": _datatype(dt, dt_src, notes),
         "memory": {"copy": copies, "source": mem_src},
-        "pack": {"host": _pack_entry(pack_host, pack_src), "cuda": pack_cuda},
+        "compute": {**kernels, "local": list(local), "source": mem_src},
+        "pack": {"host": {**_pack_entry(pack_host, pack_src), "by_ranks": packs}, "cuda": pack_cuda},
         "notes": notes,
     }
+    doc["exchange"] = _exchange(runner, machine_of(doc, out), ranks_per_node, nodes_allocated > 1, sizes)
     write_text(out, json.dumps(doc, indent=1) + "\n")
     machine = load_machine(out)  # what predict will read: refuse to leave a profile it cannot
-    T.render(summary(machine), T.console())
+    T.render(machine_table(machine), T.console())
     say(f"machine profile: {out} (the tools' results in {folder})")
     return 0
 
@@ -233,18 +256,49 @@ def _doubling(n: int) -> list[int]:
     return ks + [n]
 
 
-def _halo_argv(backend: str, np: int, local: Triple, steps: int, folder: Path) -> list[str]:
+def _exchange(runner: Runner, base: Machine, ranks_per_node: int, several_nodes: bool,
+              sizes: Sizes) -> dict[str, Any] | None:
+    """Per-completion waits: with k = 2, 4, ... ranks of one node exchanging (every rank, a tiny
+    block, no barriers), each schedule's MPI time per step (mean over ranks) less what the link, self
+    and barrier terms of `base` predict for it, per completion (model.completions)."""
+    points = []
+    source = ""
+    for k in _doubling(ranks_per_node)[1:]:
+        argv = _halo_argv("host", k, EXCHANGE_LOCAL, sizes.exchange_steps, runner.folder,
+                          ",".join(EXCHANGE_STRATEGIES.values()), "exchange") + ["--sync", "none"]
+        run, src, _ = runner.run("checkmpi-halo", k, argv, f"exchange-{k}", f"neighbour exchange, {k} ranks",
+                                 per_node=k if several_nodes else None)
+        source += ("; " if source else "") + src
+        rows = catalog.rows_of_run(run, runner.bin_dir)
+        case = case_of(run)
+        rank, kinds = placement.busiest(case.procs, case.rpn)
+        point: dict[str, Any] = {"ranks": k}
+        for schedule, sid in EXCHANGE_STRATEGIES.items():
+            result = next((r for r in run.ran() if r.id == sid), None)
+            if result is None or sid not in rows:
+                raise CheckmpiError(f"no {sid} result in '{run.path}'", EXIT_FAILED)
+            seconds = result.per_step("mpi", "mean")
+            links = predict([rows[sid]], case, base)[0].visible_mpi
+            n = completions(rows[sid], messages(rows[sid], case, kinds))
+            point[schedule] = {"strategy": sid, "seconds": seconds, "links": links, "completions": n,
+                               "wait": max(0.0, seconds - links) / n}
+        points.append(point)
+    return {"local": list(EXCHANGE_LOCAL), "points": points, "source": source} if points else None
+
+
+def _halo_argv(backend: str, np: int, local: Triple, steps: int, folder: Path, strategy: str,
+               name: str = "halo") -> list[str]:
     dims = dims_create(np)
     size = [a * b for a, b in zip(local, dims)]
-    return ["--no-input", "--backend", backend, "--strategy", "step3", "--lx", str(size[0]), "--ly", str(size[1]),
+    return ["--no-input", "--backend", backend, "--strategy", strategy, "--lx", str(size[0]), "--ly", str(size[1]),
             "--lz", str(size[2]), "--proc_x", str(dims[0]), "--proc_y", str(dims[1]), "--proc_z", str(dims[2]),
             "--itfin", str(steps), "--icheck", str(steps), "--warmup", str(max(1, steps // 10)), "--outdir",
-            str(folder / f"halo-{backend}-{np}")]
+            str(folder / f"{name}-{backend}-{np}")]
 
 
 def _pack(runner: Runner, backend: str, local: Triple, steps: int) -> tuple[dict | None, str | None]:
     """The cuda backend's pack entry (one rank: one per GPU), or None and why not (no CUDA in the build, no GPU)."""
-    halo, src, code = runner.run("checkmpi-halo", 1, _halo_argv(backend, 1, local, steps, runner.folder),
+    halo, src, code = runner.run("checkmpi-halo", 1, _halo_argv(backend, 1, local, steps, runner.folder, "step3"),
                                  f"halo-{backend}", f"packing on the {backend} backend", allowed=(0, EXIT_USAGE))
     if code != 0:
         return None, src
@@ -265,6 +319,16 @@ def _pack_entry(run: HaloRun, source: str) -> dict[str, Any]:
         entry[d] = {op: payload / t for op, t in times.items()}
     entry.update({"local": list(run.local), "source": source, "ranks": run.nprocs, "precision": run.precision})
     return entry
+
+
+def _compute_bandwidth(run: HaloRun, sid: str) -> float:
+    """The compute's bytes read and written per second per rank: 2 x 3 fields x cells x bytes per element
+    over the strategy's compute timer per step (mean over ranks)."""
+    r = next((s for s in run.ran() if s.id == sid), None)
+    seconds = r.per_step("compute", "mean") if r is not None else 0.0
+    if not seconds > 0:
+        raise CheckmpiError(f"'{run.path}': no compute time for {sid}", EXIT_FAILED)
+    return 2.0 * 3 * math.prod(run.local) * (8 if run.precision == "double" else 4) / seconds
 
 
 def _nonnegative(value: Any, where: str, notes: list[str]) -> float:
@@ -322,35 +386,3 @@ def _datatype(run: P2PRun, source: str, notes: list[str]) -> dict[str, Any] | No
         return None
     return {"o": _nonnegative(fit.get("o"), "datatype.o", notes), "O": _nonnegative(fit.get("O"), "datatype.O", notes),
             "r2": fit.get("r2"), "source": source}
-
-
-def summary(m: Any) -> T.Table:
-    """The profile in one table: what each parameter is and its value."""
-    t = T.Table(f"Machine profile: {m.context['host']}, {m.context['nodes']} node(s), {m.context['ranks_per_node']} "
-                f"rank(s) per node, backend {m.context['backend']}", ["parameter", "value"], left_columns=2)
-    for name, link in (("intra-node", m.intra), ("inter-node", m.inter)):
-        if link is None:
-            t.rows.append([f"{name} link", "not measured (one node)"])
-            continue
-        for s in link.hockney:
-            t.rows.append([f"{name} Hockney {s.min_size}-{s.max_size} B",
-                           f"alpha {s.alpha * 1e6:.3f} us, beta {s.beta / 1e9:.2f} GB/s"])
-        if link.loggp:
-            g = link.loggp
-            t.rows.append([f"{name} LogGP", f"L {g.L * 1e6:.3f}, o_s {g.o_s * 1e6:.3f}, o_r {g.o_r * 1e6:.3f}, "
-                           f"g {g.g * 1e6:.3f} us, G {g.G * 1e9:.4f} ns/B"])
-    t.rows.append(["self-exchange", f"alpha {m.self_exchange.alpha * 1e6:.3f} us, "
-                   f"beta {m.self_exchange.beta / 1e9:.2f} GB/s"])
-    t.rows.append(["barrier", ", ".join(f"{b.ranks}: {b.seconds * 1e6:.2f} us" for b in m.barrier)])
-    if m.datatype:
-        t.rows.append(["datatype overhead", f"o {m.datatype.o * 1e6:.3f} us, O {m.datatype.O * 1e9:.4f} ns/B"])
-    t.rows.append(["memcpy per rank", ", ".join(f"{c.ranks} at once: {c.bandwidth / 1e9:.2f} GB/s"
-                                                for c in m.memory.copy)])
-    for backend in ("host", "cuda"):
-        p = m.pack(backend)
-        if p is None:
-            continue
-        t.rows.append([f"pack/unpack {backend} ({x_join(p.local)})",
-                       ", ".join(f"{d} {p.direction(d).pack / 1e9:.2f}/{p.direction(d).unpack / 1e9:.2f}"
-                                 for d in "xyz") + " GB/s"])
-    return t

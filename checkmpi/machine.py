@@ -7,6 +7,7 @@ Schema `checkmpi.machine/1` (schemas/checkmpi.machine-1.schema.json, docs/model.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -19,6 +20,9 @@ from checkmpi.errors import CheckmpiError
 from checkmpi.results import describe, read_input, schema_validator
 
 MACHINE_SCHEMA = "checkmpi.machine/1"
+# The compute kernels calibrate times: in place, into a second buffer, and split around the messages in flight
+# (the cells that need no halo first, or the inner block first).
+KERNELS = ("in-place", "one-pass", "interior", "masked")
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,38 @@ class BarrierPoint:
 
 
 @dataclass(frozen=True)
+class WaitPoint:
+    """With `ranks` ranks of a node exchanging at once, what one completion (a blocking receive by
+    direction, the Waitall all at once) costs beyond the link, self and barrier terms: the wait for a
+    partner that is late or descheduled."""
+
+    ranks: int
+    by_direction: float
+    all_at_once: float
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """Per-completion waits measured by calibrate on a tiny block, every rank exchanging."""
+
+    points: tuple[WaitPoint, ...]  # sorted by ranks, at least one
+    source: str
+
+    def wait(self, ranks: int, by_direction: bool) -> float:
+        """Seconds per completion with `ranks` ranks on the node: linear in log2(ranks) between measured
+        points, the nearest point outside them (a node holds no more ranks than were measured)."""
+        pts = self.points
+        value = (lambda p: p.by_direction) if by_direction else (lambda p: p.all_at_once)
+        if ranks <= pts[0].ranks:
+            return value(pts[0])
+        for lo, hi in zip(pts, pts[1:]):
+            if ranks <= hi.ranks:
+                f = math.log2(ranks / lo.ranks) / math.log2(hi.ranks / lo.ranks)
+                return value(lo) + f * (value(hi) - value(lo))
+        return value(pts[-1])
+
+
+@dataclass(frozen=True)
 class Datatype:
     """Extra cost of a non-contiguous derived datatype over a contiguous message: o + O * s."""
 
@@ -110,6 +146,17 @@ class Memory:
 
 
 @dataclass(frozen=True)
+class Kernels:
+    """The compute kernels' streaming rate per kind (KERNELS), versus ranks of a node at once, at block `local`."""
+
+    rates: dict[str, Memory]  # by kind: bytes read + written per second per rank versus ranks at once
+    local: tuple[int, int, int]
+
+    def bandwidth(self, kind: str, ranks: int) -> float:
+        return self.rates[kind].bandwidth(ranks)
+
+
+@dataclass(frozen=True)
 class Direction:
     pack: float  # payload bytes per second
     unpack: float
@@ -124,9 +171,17 @@ class Pack:
     z: Direction
     local: tuple[int, int, int]
     source: str
+    by_ranks: tuple[tuple[int, Pack], ...] = ()  # (ranks at once, the bandwidths then), sorted; may be empty
 
     def direction(self, name: str) -> Direction:
         return {"x": self.x, "y": self.y, "z": self.z}[name]
+
+    def at(self, ranks: int) -> Pack | None:
+        """The bandwidths measured with the most ranks at once up to `ranks` (the fewest measured below
+        them); None without measurements per rank count."""
+        if not self.by_ranks:
+            return None
+        return next((p for k, p in reversed(self.by_ranks) if k <= ranks), self.by_ranks[0][1])
 
 
 @dataclass(frozen=True)
@@ -142,6 +197,8 @@ class Machine:
     pack_host: Pack
     pack_cuda: Pack | None
     raw: dict[str, Any]
+    exchange: Exchange | None = None  # None: not measured (older profiles, --p2p inputs): no wait term
+    compute: Kernels | None = None  # None: not measured: compute streams at the copy bandwidth
 
     @property
     def ranks_per_node(self) -> int:
@@ -153,6 +210,10 @@ class Machine:
 
     def pack(self, backend: str) -> Pack | None:
         return self.pack_host if backend == "host" else self.pack_cuda if backend == "cuda" else None
+
+    def exchange_wait(self, ranks: int, by_direction: bool) -> float:
+        """What one completion waits for its partners with `ranks` ranks on a node; 0 where not measured."""
+        return self.exchange.wait(ranks, by_direction) if self.exchange is not None else 0.0
 
     def barrier_seconds(self, ranks: int) -> float:
         """MPI_Barrier on `ranks` ranks: linear in log2(ranks) between measured points, the first point
@@ -187,6 +248,11 @@ def load_machine(path: str | Path) -> Machine:
         raise CheckmpiError(f"'{p}' is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
     except ValueError as e:  # NaN, Infinity
         raise CheckmpiError(f"malformed machine profile '{p}': {e}") from None
+    return machine_of(doc, p)
+
+
+def machine_of(doc: Any, p: Path) -> Machine:
+    """Validates a parsed profile (read from, or to be written to, `p`); CheckmpiError (exit 2) if it is not one."""
     if not isinstance(doc, dict) or not isinstance(doc.get("schema"), str):
         raise CheckmpiError(f"'{p}' is not a checkmpi machine profile (no \"schema\" key)")
     if doc["schema"] != MACHINE_SCHEMA:
@@ -197,7 +263,11 @@ def load_machine(path: str | Path) -> Machine:
         raise CheckmpiError(f"malformed machine profile '{p}': {describe(error)}")
     for where, items, key in (("links.intra.hockney", doc["links"]["intra"]["hockney"], "min_size"),
                               ("links.inter.hockney", (doc["links"]["inter"] or {}).get("hockney", []), "min_size"),
-                              ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks")):
+                              ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks"),
+                              ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks"),
+                              *((f"compute.{k}", (doc.get("compute") or {}).get(k, []), "ranks") for k in KERNELS),
+                              *((f"pack.{b}.by_ranks", (doc["pack"][b] or {}).get("by_ranks", []), "ranks")
+                                for b in ("host", "cuda"))):
         keys = [item[key] for item in items]
         if any(a >= b for a, b in zip(keys, keys[1:])):
             raise CheckmpiError(f"malformed machine profile '{p}': {where} is not sorted by {key} "
@@ -224,8 +294,14 @@ def _link(d: dict[str, Any] | None) -> Link | None:
 def _pack(d: dict[str, Any] | None) -> Pack | None:
     if d is None:
         return None
-    x, y, z = (Direction(float(d[k]["pack"]), float(d[k]["unpack"])) for k in ("x", "y", "z"))
-    return Pack(x, y, z, tuple(int(v) for v in d["local"]), d["source"])  # type: ignore[arg-type]
+    local = tuple(int(v) for v in d["local"])
+
+    def pack(e: dict[str, Any]) -> Pack:
+        x, y, z = (Direction(float(e[k]["pack"]), float(e[k]["unpack"])) for k in ("x", "y", "z"))
+        return Pack(x, y, z, local, d["source"])  # type: ignore[arg-type]
+
+    by_ranks = tuple((int(e["ranks"]), pack(e)) for e in d.get("by_ranks", []))
+    return dataclasses.replace(pack(d), by_ranks=by_ranks)
 
 
 def _machine(p: Path, doc: dict[str, Any]) -> Machine:
@@ -241,4 +317,20 @@ def _machine(p: Path, doc: dict[str, Any]) -> Machine:
         datatype=None if dt is None else Datatype(float(dt["o"]), float(dt["O"]), dt["source"]),
         memory=Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in doc["memory"]["copy"]),
                       doc["memory"]["source"]),
-        pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc)
+        pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc, exchange=_exchange(doc.get("exchange")),
+        compute=_kernels(doc.get("compute")))
+
+
+def _kernels(d: dict[str, Any] | None) -> Kernels | None:
+    if d is None:
+        return None
+    rates = {kind: Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in d[kind]), d["source"])
+             for kind in KERNELS}
+    return Kernels(rates, tuple(int(v) for v in d["local"]))  # type: ignore[arg-type]
+
+
+def _exchange(d: dict[str, Any] | None) -> Exchange | None:
+    if d is None:
+        return None
+    return Exchange(tuple(WaitPoint(int(p["ranks"]), float(p["by_direction"]["wait"]),
+                                    float(p["all_at_once"]["wait"])) for p in d["points"]), d["source"])

@@ -131,11 +131,18 @@ def predict(rows: list[Row], case: Case, machine: Machine) -> list[Prediction]:
 
 def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int, int], str]) -> Prediction:
     cores = int(m.context.get("cores_per_node") or case.rpn)
-    share = max(1.0, case.rpn / cores)  # oversubscribed: each rank gets cores/rpn of a core
-    copy_bw = m.memory.bandwidth(min(case.rpn, cores))
-    pack_bw = _pack_for(m, case.backend, min(case.rpn, cores), cores)
-    if case.copy_bandwidth:  # copies at this block run from where it fits: packing speeds up (or down) alike
-        pack_bw = _scaled(pack_bw, case.copy_bandwidth / copy_bw)
+    share = max(1.0, case.rpn / cores)  # oversubscribed: each core runs rpn/cores ranks in turn
+    # Rates as measured with the node's rpn ranks at once: their working sets share the caches and memory
+    # (and, where they outnumber the cores, the cores in turn).
+    copy_bw = m.memory.bandwidth(case.rpn)
+    kind = _kernel(row)
+    compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
+    pack_bw = _pack_for(m, case.backend, case.rpn)
+    if case.copy_bandwidth and tuple(case.local) != pack_bw.local:
+        # Copies at another block than the profile's run from where it fits: packing and compute speed up alike.
+        factor = case.copy_bandwidth / copy_bw
+        pack_bw = _scaled(pack_bw, factor)
+        compute_bw *= factor
         copy_bw = case.copy_bandwidth
     msgs = messages(row, case, kinds)
     t = dict.fromkeys(PHASES, 0.0)
@@ -188,11 +195,10 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     l, mm, n = case.local
     cells = l * mm * n
     passes = row.traits["kernel_passes"][case.compute]
-    t["compute"] = passes * 2.0 * 3 * cells * case.real / copy_bw  # read + write three fields per pass
-    for phase in ("pack", "unpack", "mpi", "self", "compute"):
-        t[phase] *= share
-    if share > 1 and row.traits["mpi"]:  # a rank waits for its descheduled partners at every completion
-        t["mpi"] += (6 if by_direction else 1) * m.barrier_seconds(case.rpn)
+    t["compute"] = passes * 2.0 * 3 * cells * case.real / compute_bw  # read + write three fields per pass
+    work = sum(t[phase] for phase in ("pack", "unpack", "mpi", "self", "compute"))
+    # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging.
+    t["mpi"] += completions(row, msgs) * m.exchange_wait(case.rpn, by_direction)
     if row.traits["overlaps"]:
         if passes == 2:  # the copy into the temporaries runs while the messages fly
             overlappable = t["compute"] / 2
@@ -201,19 +207,38 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         else:  # the cells that need no halo
             overlappable = t["compute"] * math.prod(k - 1 for k in case.local) / cells
         t["hidden"] = min(t["mpi"] + t["self"], overlappable)
+    if row.traits["mpi"]:  # while it waits in MPI, its core runs the other ranks' work: share - 1 times its own
+        t["mpi"] += (share - 1.0) * work
     through = [msg for msg in msgs if msg.through_mpi]
     return Prediction(row, rank, placement.counts(kinds), sum(msg.count for msg in through),
                       sum(msg.count * msg.size for msg in through), t)
 
 
-def _pack_for(m: Machine, backend: str, ranks: int, cores: int) -> Pack:
-    """The pack bandwidths for `ranks` ranks of a node at once: the profile measured them with
-    pack.<backend>.ranks ranks (contention, and a CPU share where they outnumbered the cores);
-    scaled as the copy bandwidth scales between the two."""
+def _kernel(row: Row) -> str:
+    """The profile's compute kernel (machine.KERNELS) a row's compute and overlap parts run."""
+    overlap = row.parts["overlap"]
+    if overlap in ("interior", "masked"):
+        return overlap
+    return "in-place" if row.parts["compute"] == "in-place" else "one-pass"
+
+
+def completions(row: Row, msgs: list[Message]) -> int:
+    """The calls per step that wait for another rank: by direction every receive from another rank
+    (MPI_Sendrecv or MPI_Recv), all at once the one completion of the exchange; none without such a message."""
+    remote = sum(msg.count for msg in msgs if msg.how in ("intra", "inter"))
+    return remote if row.parts["schedule"] == "by-direction" else min(remote, 1)
+
+
+def _pack_for(m: Machine, backend: str, ranks: int) -> Pack:
+    """The pack bandwidths with `ranks` ranks of a node at once: as measured with that many (pack.<backend>.by_ranks),
+    else those measured with pack.<backend>.ranks ranks scaled as the one-pass compute kernel (else the copy)
+    scales between the two."""
     p = m.pack(backend) or m.pack_host
+    if (there := p.at(ranks)) is not None:
+        return there
     measured = int(((m.raw.get("pack") or {}).get(backend) or {}).get("ranks") or ranks)
-    factor = max(1.0, measured / cores) * m.memory.bandwidth(ranks) / m.memory.bandwidth(min(measured, cores))
-    return _scaled(p, factor)
+    rate = (lambda k: m.compute.bandwidth("one-pass", k)) if m.compute is not None else m.memory.bandwidth
+    return _scaled(p, rate(ranks) / rate(measured))
 
 
 def _scaled(p: Pack, factor: float) -> Pack:

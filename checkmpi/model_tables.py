@@ -99,3 +99,43 @@ def projection_table(points: list[Point], machine: Machine) -> Table:
     for i, sid in enumerate(ids):
         table.rows.append([sid] + [_t(pt.predictions[i].total, scale) for pt in points])
     return table
+
+
+def machine_table(m: Machine) -> Table:
+    """The profile in one table: what each parameter is and its value."""
+    t = Table(f"Machine profile: {m.context['host']}, {m.context['nodes']} node(s), {m.context['ranks_per_node']} "
+                f"rank(s) per node, backend {m.context['backend']}", ["parameter", "value"], left_columns=2)
+    for name, link in (("intra-node", m.intra), ("inter-node", m.inter)):
+        if link is None:
+            t.rows.append([f"{name} link", "not measured (one node)"])
+            continue
+        for s in link.hockney:
+            t.rows.append([f"{name} Hockney {s.min_size}-{s.max_size} B",
+                           f"alpha {s.alpha * 1e6:.3f} us, beta {s.beta / 1e9:.2f} GB/s"])
+        if link.loggp:
+            g = link.loggp
+            t.rows.append([f"{name} LogGP", f"L {g.L * 1e6:.3f}, o_s {g.o_s * 1e6:.3f}, o_r {g.o_r * 1e6:.3f}, "
+                           f"g {g.g * 1e6:.3f} us, G {g.G * 1e9:.4f} ns/B"])
+    t.rows.append(["self-exchange", f"alpha {m.self_exchange.alpha * 1e6:.3f} us, "
+                   f"beta {m.self_exchange.beta / 1e9:.2f} GB/s"])
+    t.rows.append(["barrier", ", ".join(f"{b.ranks}: {b.seconds * 1e6:.2f} us" for b in m.barrier)])
+    if m.exchange:
+        t.rows.append(["wait per completion", ", ".join(f"{w.ranks}: {w.by_direction * 1e6:.2f}/"
+                                                        f"{w.all_at_once * 1e6:.2f} us" for w in m.exchange.points)
+                       + " (by direction/all at once)"])
+    if m.datatype:
+        t.rows.append(["datatype overhead", f"o {m.datatype.o * 1e6:.3f} us, O {m.datatype.O * 1e9:.4f} ns/B"])
+    t.rows.append(["memcpy per rank", ", ".join(f"{c.ranks} at once: {c.bandwidth / 1e9:.2f} GB/s"
+                                                for c in m.memory.copy)])
+    if m.compute:
+        for kind, rate in m.compute.rates.items():
+            t.rows.append([f"compute {kind} per rank ({x_join(m.compute.local)})",
+                           ", ".join(f"{c.ranks} at once: {c.bandwidth / 1e9:.2f} GB/s" for c in rate.copy)])
+    for backend in ("host", "cuda"):
+        p = m.pack(backend)
+        if p is None:
+            continue
+        t.rows.append([f"pack/unpack {backend} ({x_join(p.local)})",
+                       ", ".join(f"{d} {p.direction(d).pack / 1e9:.2f}/{p.direction(d).unpack / 1e9:.2f}"
+                                 for d in "xyz") + " GB/s"])
+    return t

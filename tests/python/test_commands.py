@@ -204,7 +204,8 @@ def test_predict_with_a_machine_profile_and_a_composition(tmp_path):
 
 
 def test_predict_from_a_calibrated_profile(tmp_path):
-    """The profile `checkmpi calibrate` recorded (fixture): oversubscribed ranks share the node's cores."""
+    """The profile `checkmpi calibrate` recorded (fixture): 4 ranks compute at the kernel's rate with 4 at once
+    (the profile's last point, 2); oversubscribed, they wait for each other's turns."""
     out = tmp_path / "p.json"
     profile = str(DATA / "profiles" / "machine_2ranks.json")
     r = checkmpi("predict", "--machine", profile, "--procs", "2x2x1", "--local", "16x16x16", "--ranks-per-node", "4",
@@ -214,10 +215,11 @@ def test_predict_from_a_calibrated_profile(tmp_path):
     doc = json.loads(out.read_text())
     step7, mock = doc["predictions"]
     machine = json.loads(Path(profile).read_text())
-    cores = machine["context"]["cores_per_node"]
-    copy = next(c["bandwidth"] for c in machine["memory"]["copy"] if c["ranks"] == cores)
-    share = max(1.0, 4 / cores)
-    assert step7["terms"]["compute"] == pytest.approx(share * 2 * 3 * 16 ** 3 * 4 / copy)
+    kernel = machine["compute"]["one-pass"][-1]
+    assert kernel["ranks"] == 2
+    assert step7["terms"]["compute"] == pytest.approx(2 * 3 * 16 ** 3 * 4 / kernel["bandwidth"])
+    if machine["context"]["cores_per_node"] < 4:
+        assert step7["terms"]["mpi"] > step7["terms"]["compute"]  # waits for the other ranks' turns
     assert mock["terms"]["mpi"] == 0.0 and mock["terms"]["pack"] == pytest.approx(step7["terms"]["pack"])
 
 

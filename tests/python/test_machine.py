@@ -47,6 +47,14 @@ def check_profile(path: Path) -> None:
     for source in (m.intra.source, m.self_exchange.source, m.memory.source, host.source, m.datatype.source):
         assert source.startswith(("checkmpi-p2p ", "checkmpi-halo ")), source
     assert m.intra.time(1000) > m.intra.time(1) > 0
+    assert m.compute is not None and m.compute.local == (16, 16, 16)
+    for kind in ("in-place", "one-pass", "interior", "masked"):
+        assert [c.ranks for c in m.compute.rates[kind].copy] == [1, 2]
+        assert all(positive(c.bandwidth) for c in m.compute.rates[kind].copy)
+    assert m.exchange is not None and [w.ranks for w in m.exchange.points] == [2]
+    assert all(math.isfinite(w) and w >= 0 for w in (m.exchange.points[0].by_direction,
+                                                     m.exchange.points[0].all_at_once))
+    assert m.exchange.source.startswith("checkmpi-halo ") and "--sync none" in m.exchange.source
 
 
 def test_recorded_profile_loads_with_sane_values():
@@ -101,6 +109,15 @@ def test_bad_files_are_refused_with_one_line(tmp_path):
     doc["barrier"] = [{"ranks": 4, "seconds": 1e-6}, {"ranks": 2, "seconds": 1e-6}]
     refused(write(tmp_path, doc), "barrier is not sorted by ranks")
     doc = profile()
+    doc["compute"]["one-pass"] = doc["compute"]["one-pass"][::-1]
+    refused(write(tmp_path, doc), "compute.one-pass is not sorted by ranks")
+    doc = profile()
+    doc["exchange"]["points"] = doc["exchange"]["points"] * 2
+    refused(write(tmp_path, doc), "exchange.points is not sorted by ranks")
+    doc = profile()
+    doc["exchange"]["points"][0]["all_at_once"]["wait"] = -1e-6
+    refused(write(tmp_path, doc), "exchange.points[0].all_at_once.wait")
+    doc = profile()
     doc["memory"]["copy"][0]["bandwidth"] = -1.0
     refused(write(tmp_path, doc), "memory.copy[0].bandwidth")
     doc = profile()
@@ -128,6 +145,15 @@ def test_lookups_interpolate_as_documented(tmp_path):
     assert m.memory.bandwidth(1) == 20e9 and m.memory.bandwidth(2) == pytest.approx(15e9)
     assert m.memory.bandwidth(16) == 10e9
     assert m.self_exchange.time(0) == m.self_exchange.alpha
+    done = {"strategy": "s", "seconds": 0.0, "links": 0.0, "completions": 1}
+    doc["exchange"]["points"] = [{"ranks": r, "by_direction": dict(done, wait=d), "all_at_once": dict(done, wait=a)}
+                                 for r, d, a in ((2, 1e-6, 2e-6), (4, 3e-6, 4e-6), (16, 5e-6, 1e-6))]
+    m = load_machine(write(tmp_path, doc))
+    assert m.exchange_wait(1, True) == 1e-6 and m.exchange_wait(2, False) == 2e-6
+    assert m.exchange_wait(8, True) == pytest.approx(4e-6) and m.exchange_wait(8, False) == pytest.approx(2.5e-6)
+    assert m.exchange_wait(1000, True) == 5e-6  # past the last: the last
+    del doc["exchange"]  # a profile from before the exchange was measured: no wait
+    assert load_machine(write(tmp_path, doc)).exchange_wait(4, True) == 0.0
 
 
 def test_calibrate_bad_input_is_refused_before_running(tmp_path):
@@ -160,13 +186,27 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
     ping = load(folder / "pingpong.json")
     assert all(s["beta"] > 0 for s in doc["links"]["intra"]["hockney"])
     assert len(doc["links"]["intra"]["hockney"]) == len(ping.fits["hockney"]["segments"])
-    barrier = load(folder / "barrier.json")
+    barrier = load(folder / "barrier-2.json")
     assert doc["barrier"][0]["seconds"] == barrier.results[0]["latency"]["median"]
+    # The waits: each schedule's MPI time per step on a tiny block, less the link terms, per completion.
+    exchange = load(folder / "exchange-2.json")
+    assert exchange.local == (8, 8, 8) and exchange.config["sync"] == "none"
+    point = doc["exchange"]["points"][0]
+    for schedule, sid, n in (("by_direction", "step3", 2), ("all_at_once", "step7", 1)):
+        got = point[schedule]
+        result = next(r for r in exchange.ran() if r.id == sid)
+        assert (got["strategy"], got["completions"]) == (sid, n)
+        assert got["seconds"] == pytest.approx(result.per_step("mpi", "mean"))
+        assert 0 < got["links"] and got["wait"] == pytest.approx(max(0.0, got["seconds"] - got["links"]) / n)
     halo = load(folder / "halo-host-2.json")
-    step3 = halo.strategies[0]
+    step3 = next(r for r in halo.ran() if r.id == "step3")
     assert doc["pack"]["host"]["x"]["pack"] == pytest.approx(
         step3.raw["traits"]["halo_bytes"]["x"] * step3.steps / step3.timers["pack_x"].mean)
     assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(halo.memcpy_bandwidth.mean)
+    for kind, sid in (("in-place", "step2"), ("one-pass", "step3"), ("interior", "step8"), ("masked", "step10")):
+        result = next(r for r in halo.ran() if r.id == sid)
+        assert doc["compute"][kind][1]["bandwidth"] == pytest.approx(
+            2 * 3 * 16 ** 3 * 4 / result.per_step("compute", "mean"))
     assert not list(tmp_path.glob("*.tmp.*"))  # written whole
 
 

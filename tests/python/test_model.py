@@ -15,8 +15,8 @@ import pytest
 from checkmpi import catalog, placement
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
-from checkmpi.machine import (BarrierPoint, CopyPoint, Datatype, Direction, Link, Machine, Memory, Pack, Segment,
-                              SelfExchange)
+from checkmpi.machine import (BarrierPoint, CopyPoint, Datatype, Direction, Exchange, Kernels, Link, Machine, Memory,
+                              Pack, Segment, SelfExchange, WaitPoint)
 from checkmpi.results import load, schema_validator
 from conftest import BUILD_BIN, DATA
 
@@ -112,24 +112,101 @@ def test_off_node_neighbours_use_the_inter_node_link(rows):
 
 
 def test_oversubscribed_ranks_share_the_cores(rows):
-    # 4 ranks on a 2-core node: the copy bandwidth of 2 ranks, and half a core each.
+    """4 ranks on a 2-core node: each phase at the rates of 4 ranks at once (the profile's last point, 2), and
+    while a rank waits in MPI its core runs the other rank's work: share - 1 = 1 times its own."""
     p = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=4)
     base = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=4, m=machine(cores=4))
-    assert p.terms["compute"] == pytest.approx(2 * COMPUTE)
-    assert p.terms["pack"] == pytest.approx(2 * base.terms["pack"])
-    # Half speed, and a wait for the descheduled partner (a barrier of the node's ranks) per completion.
-    assert p.terms["mpi"] == pytest.approx(2 * 2 * (1e-6 + MSG / 1e9) + 6 * 2e-6)
-    assert p.terms["barrier"] == pytest.approx(3 * 2e-6)  # measured as is
-    assert one(rows, "step7", procs=(4, 1, 1), ranks_per_node=4).terms["mpi"] == pytest.approx(
-        2 * (1e-6 + 2 * MSG / 1e9) + 2e-6)
+    assert p.terms["compute"] == pytest.approx(COMPUTE) == base.terms["compute"]
+    assert p.terms["pack"] == pytest.approx(base.terms["pack"])
+    links = 2 * (1e-6 + MSG / 1e9)
+    assert base.terms["mpi"] == pytest.approx(links)
+    work = sum(base.terms[k] for k in ("pack", "unpack", "mpi", "self", "compute"))
+    assert p.terms["mpi"] == pytest.approx(links + work)
+    assert p.total == pytest.approx(2 * base.total - base.terms["barrier"])  # the barriers measured as they are
+    q7, b7 = (one(rows, "step7", procs=(4, 1, 1), ranks_per_node=4, m=m) for m in (machine(), machine(cores=4)))
+    assert q7.terms["mpi"] == pytest.approx(b7.terms["mpi"] + sum(
+        b7.terms[k] for k in ("pack", "unpack", "mpi", "self", "compute")))
+    # mock: no MPI in its timers, so the others' turns fall outside them.
+    assert one(rows, "mock", procs=(4, 1, 1), ranks_per_node=4).terms == one(
+        rows, "mock", procs=(4, 1, 1), ranks_per_node=4, m=machine(cores=4)).terms
+
+
+WAITS = Exchange((WaitPoint(2, 1e-6, 3e-6), WaitPoint(8, 4e-6, 9e-6)), "exchange")
+
+
+def test_each_completion_waits_as_measured_with_the_nodes_ranks(rows):
+    """One wait per receive from another rank by direction, one per step all at once, at the node's rank count
+    (linear in log2 of it between the measured 2 and 8: halfway at 4), added as measured (not scaled)."""
+    m = dataclasses.replace(machine(), exchange=WAITS)
+    assert m.exchange_wait(4, True) == pytest.approx(2.5e-6) and m.exchange_wait(4, False) == pytest.approx(6e-6)
+    assert m.exchange_wait(1, True) == 1e-6 and m.exchange_wait(64, False) == 9e-6  # outside: the nearest
+    assert machine().exchange_wait(4, True) == 0.0  # not measured: no wait
+    without = dict(procs=(4, 1, 1), ranks_per_node=4)
+    for sid, waits in (("step2", 2), ("step0", 6), ("step6", 2)):  # x: 2 signs, 1 or 3 messages each
+        p, q = one(rows, sid, m=m, **without), one(rows, sid, **without)
+        assert p.terms["mpi"] - q.terms["mpi"] == pytest.approx(waits * 2.5e-6), sid
+        assert p.total - q.total == pytest.approx(waits * 2.5e-6), sid
+    for sid in ("step7", "neighbor-alltoallv", "rma-pscw"):
+        assert one(rows, sid, m=m, **without).terms["mpi"] - one(rows, sid, **without).terms["mpi"] == \
+            pytest.approx(6e-6), sid
+    # 2x2x2 on 8 ranks: every direction goes to other ranks; on 1 rank none does; mock sends nothing through MPI.
+    p8 = one(rows, "step2", procs=(2, 2, 2), ranks_per_node=8, m=m)
+    assert p8.terms["mpi"] - one(rows, "step2", procs=(2, 2, 2), ranks_per_node=8).terms["mpi"] == \
+        pytest.approx(6 * 4e-6)
+    assert one(rows, "step2", procs=(1, 1, 1), ranks_per_node=1, m=m).terms == \
+        one(rows, "step2", procs=(1, 1, 1), ranks_per_node=1).terms
+    assert one(rows, "mock", m=m, **without).terms == one(rows, "mock", **without).terms
+    # Overlap hides the waits as it hides the rest of the MPI time (4 cores: no share of them in the MPI time).
+    p = one(rows, "step8", m=dataclasses.replace(machine(cores=4), exchange=WAITS), **without)
+    assert p.terms["hidden"] == pytest.approx(min(p.terms["mpi"] + p.terms["self"], COMPUTE * 9 ** 3 / 1000))
+
+
+def test_compute_streams_at_its_kernels_measured_rate(rows):
+    """With the kernels measured, each strategy's compute runs at its kernel's rate (in place, one pass, split
+    for interior or masked overlap) with the node's ranks at once; a probe at another block scales them."""
+    def rates(one: float) -> Memory:  # 1 rank: `one`; 2 and 4 ranks at once: half of it
+        return Memory((CopyPoint(1, one), CopyPoint(2, one / 2), CopyPoint(4, one / 4)), "k")
+
+    kernels = Kernels({"in-place": rates(4e10), "one-pass": rates(2e10), "interior": rates(1e10),
+                       "masked": rates(8e9)}, (10, 10, 10))
+    m = dataclasses.replace(machine(), compute=kernels)
+    bytes_ = 2 * 3 * 1000 * 4
+    for sid, rate in (("step2", 2e10), ("step3", 1e10), ("step8", 5e9), ("step10", 4e9)):
+        assert one(rows, sid, m=m).terms["compute"] == pytest.approx(bytes_ / rate), sid
+    assert one(rows, "step3", procs=(1, 1, 1), ranks_per_node=1, m=m).terms["compute"] == pytest.approx(bytes_ / 2e10)
+    # 4 ranks on 2 cores: the rate measured with 4 at once (the others' turns besides are waits in MPI).
+    p = one(rows, "step3", procs=(4, 1, 1), ranks_per_node=4, m=m)
+    assert p.terms["compute"] == pytest.approx(bytes_ / 5e9)
+    assert one(rows, "step3", compute="two-pass", m=m).terms["compute"] == pytest.approx(2 * bytes_ / 1e10)
+    # Packing scales as the one-pass kernel between the profile's ranks (pack.host.ranks absent: the case's) and
+    # the case's.
+    assert p.terms["pack"] == pytest.approx(one(rows, "step3", procs=(4, 1, 1), ranks_per_node=4).terms["pack"])
+    # A memcpy probe at another block, twice the profile's copy bandwidth (5 GB/s for 2 ranks): twice as fast;
+    # at the profile's own block the profile's rates stand.
+    assert one(rows, "step2", local=(12, 10, 10), copy_bandwidth=1e10, m=m).terms["compute"] == pytest.approx(
+        1.2 * bytes_ / 4e10)
+    assert one(rows, "step2", copy_bandwidth=1e10, m=m).terms["compute"] == pytest.approx(bytes_ / 2e10)
+
+
+def test_pack_bandwidths_measured_per_rank_count(rows):
+    """pack.host.by_ranks: the bandwidths of the most ranks at once up to the node's ranks, unscaled."""
+    slow = Pack(Direction(1e7, 1e7), Direction(1e8, 1e8), Direction(1e8, 1e8), (10, 10, 10), "pack")
+    base = machine().pack_host
+    m = dataclasses.replace(machine(), pack_host=dataclasses.replace(base, by_ranks=((1, base), (2, slow))))
+    assert one(rows, "step2", procs=(1, 1, 1), ranks_per_node=1, m=m).terms["pack"] == pytest.approx(
+        2 * MSG / 1e8 + 4 * MSG / 1e9)
+    for procs in ((2, 1, 1), (4, 1, 1)):  # 2 and 4 ranks: the last point, 2
+        assert one(rows, "step2", procs=procs, ranks_per_node=procs[0], m=m).terms["pack"] == pytest.approx(
+            2 * MSG / 1e7 + 4 * MSG / 1e8)
 
 
 def test_copy_bandwidth_measured_at_the_block(rows):
-    # A memcpy probe at this block 4x the profile's: compute and packing 4x faster, messages as they were.
-    base, fast = one(rows, "step2"), one(rows, "step2", copy_bandwidth=4 * 5e9)
+    # A memcpy probe at another block 4x the profile's: compute and packing 4x faster, messages as they were.
+    base, fast = one(rows, "step2", local=(12, 10, 10)), one(rows, "step2", local=(12, 10, 10), copy_bandwidth=2e10)
     for phase in ("pack", "unpack", "compute"):
         assert fast.terms[phase] == pytest.approx(base.terms[phase] / 4)
     assert fast.terms["mpi"] == base.terms["mpi"]
+    assert one(rows, "step2", copy_bandwidth=2e10).terms == one(rows, "step2").terms  # the profile's block
 
 
 def test_self_copy_shared_memory_and_mock(rows):
