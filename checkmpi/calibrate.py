@@ -322,13 +322,13 @@ def _pack_entry(run: HaloRun, source: str) -> dict[str, Any]:
 
 
 def _compute_bandwidth(run: HaloRun, sid: str) -> float:
-    """The compute's bytes read and written per second per rank: 2 x 3 fields x cells x bytes per element
-    over the strategy's compute timer per step (mean over ranks)."""
+    """The compute's bytes per second per rank: the bytes the tool credits a step's compute with
+    (compute_bytes_per_step) over the strategy's compute timer per step (mean over ranks)."""
     r = next((s for s in run.ran() if s.id == sid), None)
     seconds = r.per_step("compute", "mean") if r is not None else 0.0
-    if not seconds > 0:
+    if r is None or not seconds > 0:
         raise CheckmpiError(f"'{run.path}': no compute time for {sid}", EXIT_FAILED)
-    return 2.0 * 3 * math.prod(run.local) * (8 if run.precision == "double" else 4) / seconds
+    return r.compute_bytes_per_step / seconds
 
 
 def _nonnegative(value: Any, where: str, notes: list[str]) -> float:
