@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,15 +102,8 @@ class Exchange:
     def wait(self, ranks: int, by_direction: bool) -> float:
         """Seconds per completion with `ranks` ranks on the node: linear in log2(ranks) between measured
         points, the nearest point outside them (a node holds no more ranks than were measured)."""
-        pts = self.points
         value = (lambda p: p.by_direction) if by_direction else (lambda p: p.all_at_once)
-        if ranks <= pts[0].ranks:
-            return value(pts[0])
-        for lo, hi in zip(pts, pts[1:]):
-            if ranks <= hi.ranks:
-                f = math.log2(ranks / lo.ranks) / math.log2(hi.ranks / lo.ranks)
-                return value(lo) + f * (value(hi) - value(lo))
-        return value(pts[-1])
+        return _between(self.points, ranks, value, log=True)
 
 
 @dataclass(frozen=True)
@@ -135,14 +129,7 @@ class Memory:
     def bandwidth(self, ranks: int) -> float:
         """Per-rank copy bandwidth with `ranks` ranks copying at once: linear between measured points,
         the nearest point outside them."""
-        pts = self.copy
-        if ranks <= pts[0].ranks:
-            return pts[0].bandwidth
-        for lo, hi in zip(pts, pts[1:]):
-            if ranks <= hi.ranks:
-                f = (ranks - lo.ranks) / (hi.ranks - lo.ranks)
-                return lo.bandwidth + f * (hi.bandwidth - lo.bandwidth)
-        return pts[-1].bandwidth
+        return _between(self.copy, ranks, lambda p: p.bandwidth, log=False)
 
 
 @dataclass(frozen=True)
@@ -221,17 +208,26 @@ class Machine:
         pts = self.barrier
         if ranks <= 1 and pts[0].ranks > 1:
             return 0.0
-        if ranks <= pts[0].ranks:
-            return pts[0].seconds
-        for lo, hi in zip(pts, pts[1:]):
-            if ranks <= hi.ranks:
-                f = math.log2(ranks / lo.ranks) / math.log2(hi.ranks / lo.ranks)
-                return lo.seconds + f * (hi.seconds - lo.seconds)
-        if len(pts) == 1:
-            return pts[0].seconds
+        if ranks <= pts[-1].ranks or len(pts) == 1:
+            return _between(pts, ranks, lambda p: p.seconds, log=True)
         lo, hi = pts[-2], pts[-1]
         step = (hi.seconds - lo.seconds) / math.log2(hi.ranks / lo.ranks)
         return hi.seconds + max(step, 0.0) * math.log2(ranks / hi.ranks)
+
+
+def _between(pts: Sequence[Any], ranks: int, value: Callable[[Any], float], log: bool) -> float:
+    """value(point) at `ranks` from points sorted by `.ranks`: linear (in log2(ranks) with `log`) between
+    the measured points around it, the nearest point outside them."""
+    if ranks <= pts[0].ranks:
+        return value(pts[0])
+    for lo, hi in zip(pts, pts[1:]):
+        if ranks <= hi.ranks:
+            if log:
+                f = math.log2(ranks / lo.ranks) / math.log2(hi.ranks / lo.ranks)
+            else:
+                f = (ranks - lo.ranks) / (hi.ranks - lo.ranks)
+            return value(lo) + f * (value(hi) - value(lo))
+    return value(pts[-1])
 
 
 def _reject_constant(name: str) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from checkmpi.machine import Machine
+from checkmpi.machine import Machine, Memory
 from checkmpi.model import Prediction
 from checkmpi.projection import Point
 from checkmpi.results import HaloRun, StrategyResult, x_join
@@ -125,12 +125,10 @@ def machine_table(m: Machine) -> Table:
                        + " (by direction/all at once)"])
     if m.datatype:
         t.rows.append(["datatype overhead", f"o {m.datatype.o * 1e6:.3f} us, O {m.datatype.O * 1e9:.4f} ns/B"])
-    t.rows.append(["memcpy per rank", ", ".join(f"{c.ranks} at once: {c.bandwidth / 1e9:.2f} GB/s"
-                                                for c in m.memory.copy)])
+    t.rows.append(["memcpy per rank", _per_rank(m.memory)])
     if m.compute:
         for kind, rate in m.compute.rates.items():
-            t.rows.append([f"compute {kind} per rank ({x_join(m.compute.local)})",
-                           ", ".join(f"{c.ranks} at once: {c.bandwidth / 1e9:.2f} GB/s" for c in rate.copy)])
+            t.rows.append([f"compute {kind} per rank ({x_join(m.compute.local)})", _per_rank(rate)])
     for backend in ("host", "cuda"):
         p = m.pack(backend)
         if p is None:
@@ -139,3 +137,8 @@ def machine_table(m: Machine) -> Table:
                        ", ".join(f"{d} {p.direction(d).pack / 1e9:.2f}/{p.direction(d).unpack / 1e9:.2f}"
                                  for d in "xyz") + " GB/s"])
     return t
+
+
+def _per_rank(rates: Memory) -> str:
+    """Bandwidth per rank versus ranks at once: "1 at once: 20.10 GB/s, 2 at once: ..."."""
+    return ", ".join(f"{c.ranks} at once: {c.bandwidth / 1e9:.2f} GB/s" for c in rates.copy)
