@@ -56,9 +56,11 @@ QUICK = Sizes({"pingpong": ["-m", "1:16384", "-i", "50", "-x", "5"],
 # latencies is the ranks waiting for each other; the strategies timed for each schedule.
 EXCHANGE_LOCAL: Triple = (8, 8, 8)
 EXCHANGE_STRATEGIES = {"by_direction": "step3", "all_at_once": "step7"}
-# The compute kernels' streaming rate, per kind (machine.KERNELS): step2 shifts the fields in place, step3 into a
-# second buffer, step8 and step10 split that around the messages (interior and masked overlap).
-COMPUTE_STRATEGIES = {"in-place": "step2", "one-pass": "step3", "interior": "step8", "masked": "step10"}
+# The compute kernels' streaming rate, per kind (machine.KERNELS): step2 composed to shift the fields in place,
+# step3 into a second buffer, step8 and step10 split that around the messages (interior and masked overlap).
+# A composition's result carries it as its alias.
+COMPUTE_STRATEGIES = {"in-place": "pack=hand,transport=sendrecv,compute=in-place", "one-pass": "step3",
+                      "interior": "step8", "masked": "step10"}
 
 
 class Runner:
@@ -324,7 +326,7 @@ def _pack_entry(run: HaloRun, source: str) -> dict[str, Any]:
 def _compute_bandwidth(run: HaloRun, sid: str) -> float:
     """The compute's bytes per second per rank: the bytes the tool credits a step's compute with
     (compute_bytes_per_step) over the strategy's compute timer per step (mean over ranks)."""
-    r = next((s for s in run.ran() if s.id == sid), None)
+    r = next((s for s in run.ran() if sid in (s.id, s.alias)), None)
     seconds = r.per_step("compute", "mean") if r is not None else 0.0
     if r is None or not seconds > 0:
         raise CheckmpiError(f"'{run.path}': no compute time for {sid}", EXIT_FAILED)

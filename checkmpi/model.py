@@ -135,7 +135,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     # Rates as measured with the node's rpn ranks at once: their working sets share the caches and memory
     # (and, where they outnumber the cores, the cores in turn).
     copy_bw = m.memory.bandwidth(case.rpn)
-    kind = _kernel(row)
+    kind = _kernel(row, case.compute)
     compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
     pack_bw = _pack_for(m, case.backend, case.rpn)
     if case.copy_bandwidth and tuple(case.local) != pack_bw.local:
@@ -214,12 +214,12 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
                       sum(msg.count * msg.size for msg in through), t)
 
 
-def _kernel(row: Row) -> str:
-    """The profile's compute kernel (machine.KERNELS) a row's compute and overlap parts run."""
+def _kernel(row: Row, mode: str) -> str:
+    """The profile's compute kernel (machine.KERNELS) a row's compute and overlap parts run with --compute `mode`."""
     overlap = row.parts["overlap"]
     if overlap in ("interior", "masked"):
         return overlap
-    return "in-place" if row.parts["compute"] == "in-place" else "one-pass"
+    return "in-place" if row.traits["compute"][mode] == "in-place" else "one-pass"
 
 
 def completions(row: Row, msgs: list[Message]) -> int:

@@ -42,8 +42,9 @@ CommandLine halo_command_line() {
       {"watchdog", 0, true, "seconds without progress after which the job is diagnosed and aborted; 0: off "
                             "(default from the run's size, at least 60)"},
       {"force", 0, false, "run even if the estimate says the run takes more than an hour"},
-      {"compute", 0, true, "one-pass|two-pass: how the kernel strategies move the fields (default one-pass; "
-                           "two-pass is CheckMPI's copy-then-shift)"},
+      {"compute", 0, true, "one-pass|two-pass: how the strategies move the fields (default one-pass: every strategy "
+                           "into a second buffer; two-pass: CheckMPI's, host steps in place, kernel steps "
+                           "copy-then-shift)"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-error", 0, true, "test only: corrupt one cell for this strategy id", true},

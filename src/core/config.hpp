@@ -14,8 +14,9 @@ enum class SyncMode { Barrier, None };
 // --backend: where the fields live and the kernels of step3 on run. Auto is
 // cuda when the binary has CUDA and every rank sees a GPU, else host.
 enum class BackendRequest { Auto, Host, Cuda };
-// --compute: how the kernel strategies move the fields. One pass into a
-// second buffer, or CheckMPI's two-pass FAST variant (copy, then shift).
+// --compute: how the strategies move the fields. One pass into a second
+// buffer for every strategy, or CheckMPI's own compute: its host-packing
+// steps in place, its kernel steps in two passes (FAST: copy, then shift).
 enum class ComputeMode { OnePass, TwoPass };
 
 struct HaloConfig {

@@ -102,8 +102,9 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << (cfg.sync == SyncMode::Barrier ? "barrier" : "none") << "\n"
       << "  strategies     : " << names << "\n"
       << "  compute        : " << compute_mode_name(cfg.compute)
-      << (cfg.compute == ComputeMode::OnePass ? ": kernel strategies read each cell once into a second buffer"
-                                              : ": kernel strategies copy, then shift (CheckMPI's FAST variant)")
+      << (cfg.compute == ComputeMode::OnePass
+              ? ": every strategy reads each cell once into a second buffer"
+              : ": CheckMPI's: host-packing steps in place, kernel steps copy, then shift (FAST variant)")
       << "\n"
       << "  backend        : " << backend_line(backend) << "\n";
   if (!backend.why_host.empty() && cuda_built()) out << "                   (auto: " << backend.why_host << ")\n";

@@ -168,18 +168,21 @@ class AlltoallvCarrier final : public Carrier<Real> {
 };
 
 // Neighbor_alltoallw: per neighbour one struct datatype made of the three
-// fields' planes at their absolute addresses (the fields stay in place:
-// compute=in-place), sent from and received into MPI_BOTTOM.
+// fields' planes at their absolute addresses, sent from and received into
+// MPI_BOTTOM. One set of datatypes per buffer the fields live in (one-pass
+// swaps two), chosen by the engine's parity.
 template <class Real>
 class AlltoallwCarrier final : public Carrier<Real> {
  public:
   AlltoallwCarrier() {
-    for (auto& by_way : types_) by_way.fill(MPI_DATATYPE_NULL);
+    for (auto& by_parity : types_)
+      for (auto& by_way : by_parity) by_way.fill(MPI_DATATYPE_NULL);
   }
   ~AlltoallwCarrier() override {
-    for (auto& by_way : types_)
-      for (MPI_Datatype& t : by_way)
-        if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+    for (auto& by_parity : types_)
+      for (auto& by_way : by_parity)
+        for (MPI_Datatype& t : by_way)
+          if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
   }
 
   std::string note() const override { return swap_note(swap_); }
@@ -194,6 +197,23 @@ class AlltoallwCarrier final : public Carrier<Real> {
     HaloState<Real>& s = e.state();
     hood_ = std::make_unique<Neighbourhood>(s.dec);
     swap_ = matches_by_position(hood_->comm(), Transport::NeighborAlltoallw);
+    describe(s, s.f, types_[0]);
+    if (e.parts().compute == Compute::OnePass) describe(s, e.second_buffer(), types_[1]);
+  }
+
+  void post(Engine<Real>& e) override {
+    for (const Channel& c : e.channels())
+      if (e.local(c)) e.copy_locally(c);
+    const auto& types = types_[std::size_t(e.parity())];
+    MPI_Neighbor_alltoallw(MPI_BOTTOM, counts_[0].data(), displs_.data(), types[0].data(), MPI_BOTTOM,
+                           counts_[1].data(), displs_.data(), types[1].data(), hood_->comm());
+  }
+  void finish(Engine<Real>&) override {}  // received in place: nothing to unpack
+
+ private:
+  using Types = std::array<std::array<MPI_Datatype, 6>, 2>;  // [send, recv][slot]
+
+  void describe(const HaloState<Real>& s, const FieldPtrs<Real>& f, Types& types) {
     for (int slot = 0; slot < 6; ++slot) {
       const int dir = slot / 2;
       MPI_Datatype plane_type = make_plane_datatype(s.grid, dir, mpi_type<Real>());
@@ -202,28 +222,19 @@ class AlltoallwCarrier final : public Carrier<Real> {
         const Plane p = plane(s.grid, dir, way == 0 ? send_index(s.grid, dir, sign) : recv_index(s.grid, dir, sign));
         int lengths[3] = {1, 1, 1};
         MPI_Aint where[3];
-        MPI_Datatype types[3] = {plane_type, plane_type, plane_type};
-        for (int f = 0; f < 3; ++f) MPI_Get_address(s.f[f] + p.offset, &where[f]);
-        MPI_Type_create_struct(3, lengths, where, types, &types_[way][std::size_t(slot)]);
-        MPI_Type_commit(&types_[way][std::size_t(slot)]);
+        MPI_Datatype member[3] = {plane_type, plane_type, plane_type};
+        for (int field = 0; field < 3; ++field) MPI_Get_address(f[field] + p.offset, &where[field]);
+        MPI_Type_create_struct(3, lengths, where, member, &types[way][std::size_t(slot)]);
+        MPI_Type_commit(&types[way][std::size_t(slot)]);
         counts_[way][std::size_t(slot)] = s.copies_locally(dir) ? 0 : 1;
       }
       MPI_Type_free(&plane_type);
     }
   }
 
-  void post(Engine<Real>& e) override {
-    for (const Channel& c : e.channels())
-      if (e.local(c)) e.copy_locally(c);
-    MPI_Neighbor_alltoallw(MPI_BOTTOM, counts_[0].data(), displs_.data(), types_[0].data(), MPI_BOTTOM,
-                           counts_[1].data(), displs_.data(), types_[1].data(), hood_->comm());
-  }
-  void finish(Engine<Real>&) override {}  // received in place: nothing to unpack
-
- private:
   std::unique_ptr<Neighbourhood> hood_;
   std::array<bool, 3> swap_{};
-  std::array<std::array<MPI_Datatype, 6>, 2> types_{};
+  std::array<Types, 2> types_{};  // by parity: the fields as set up, and the second buffer
   std::array<std::array<int, 6>, 2> counts_{};
   std::array<MPI_Aint, 6> displs_{};  // all zero: the types hold the addresses
 };

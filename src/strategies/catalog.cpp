@@ -36,11 +36,11 @@ using C = Compute;
 const std::vector<StrategyInfo>& strategy_catalog() {
   static const std::vector<StrategyInfo> catalog{
       {0, "step0", "sendrecv-dtype", "MPI_Sendrecv per field, direction and sign with derived datatypes (18 calls)",
-       parts(P::Datatype, T::Sendrecv, C::InPlace), "", ""},
+       parts(P::Datatype, T::Sendrecv), "", ""},
       {1, "step1", "sendrecv-packx", "step0, x planes packed by hand per field",
-       parts(P::HandX, T::Sendrecv, C::InPlace), "", ""},
+       parts(P::HandX, T::Sendrecv), "", ""},
       {2, "step2", "sendrecv-pack", "all fields packed by hand into one buffer per direction and sign (6 calls)",
-       parts(P::Hand, T::Sendrecv, C::InPlace), "", ""},
+       parts(P::Hand, T::Sendrecv), "", ""},
       {3, "step3", "kernel-pack", "step2 with kernel packing, MPI on host buffers",
        parts(P::Kernel, T::Sendrecv, C::Auto, Overlap::None, Completion::Waitall, Buffers::Host), "", ""},
       {4, "step4", "kernel-pack-aware", "step3 with the backend's buffers handed to MPI (GPU-aware)",
@@ -61,7 +61,7 @@ const std::vector<StrategyInfo>& strategy_catalog() {
       {-1, "neighbor-alltoallv", "nbr-v", "kernel-packed buffers, one MPI_Neighbor_alltoallv per step",
        parts(P::Kernel, T::NeighborAlltoallv), "", ""},
       {-1, "neighbor-alltoallw", "nbr-w", "no packing: one MPI_Neighbor_alltoallw of datatypes on the fields",
-       parts(P::Datatype, T::NeighborAlltoallw, C::InPlace), "", ""},
+       parts(P::Datatype, T::NeighborAlltoallw), "", ""},
       {-1, "ineighbor-overlap", "inbr-overlap", "MPI_Ineighbor_alltoallv, cells that need no halo updated meanwhile",
        parts(P::Kernel, T::INeighborAlltoallv, C::Auto, Overlap::Interior), "", ""},
       {-1, "rma-fence", "put-fence", "MPI_Put into the neighbours' receive windows between MPI_Win_fence",
@@ -73,7 +73,7 @@ const std::vector<StrategyInfo>& strategy_catalog() {
       {-1, "partitioned", "psend", "MPI 4 partitioned send/receive, one partition per field marked ready when packed",
        parts(P::Kernel, T::Partitioned), "", ""},
       {-1, "mpi-pack", "sendrecv-mpi-pack", "step2 with MPI_Pack/MPI_Unpack of derived datatypes",
-       parts(P::MpiPack, T::Sendrecv, C::InPlace), "", ""},
+       parts(P::MpiPack, T::Sendrecv), "", ""},
       {-1, "mock", "no-mpi", "step7's packing, unpacking and compute, no MPI in the timed loop (the floor)",
        parts(P::Kernel, T::Mock), "", "halos delivered by an untimed exchange"},
   };
@@ -204,6 +204,10 @@ Json traits_json(const PartTraits& t) {
     dirs[std::string(1, "xyz"[d])] = dj;
   }
   j["directions"] = dirs;
+  Json compute = Json::object();
+  compute["one-pass"] = name(t.compute_one_pass);
+  compute["two-pass"] = name(t.compute_two_pass);
+  j["compute"] = compute;
   Json passes = Json::object();
   passes["one-pass"] = t.kernel_passes_one_pass;
   passes["two-pass"] = t.kernel_passes_two_pass;

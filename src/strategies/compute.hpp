@@ -42,6 +42,7 @@ class ComputeStep {
   // `next` (see Engine::adopt_fields).
   void adopt(HaloState<Real>& s, FieldPtrs<Real> current, FieldPtrs<Real> next);
   int parity() const { return parity_; }
+  FieldPtrs<Real> other() const { return other_; }
 
  private:
   void shift_into_other(HaloState<Real>& s, const std::array<Box, 3>& boxes);

@@ -88,6 +88,8 @@ class Engine final : public Strategy<Real> {
   void adopt_fields(FieldPtrs<Real> current, FieldPtrs<Real> next) { compute_.adopt(*s_, current, next); }
   // Number of buffer swaps so far, modulo 2 (the same on every rank).
   int parity() const { return compute_.parity(); }
+  // One-pass, at setup (parity 0): the second buffer, where the fields are at parity 1.
+  FieldPtrs<Real> second_buffer() const { return compute_.other(); }
 
  private:
   std::size_t count(const Channel& c) const;  // elements of the channel's message

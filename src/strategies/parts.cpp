@@ -141,9 +141,6 @@ std::string invalid_reason(const Parts& p) {
            "not transport=" + t;
   if (p.transport == Transport::NeighborAlltoallw) {
     if (p.packing != Packing::Datatype) return "transport=neighbor-alltoallw sends derived datatypes (pack=dtype)";
-    if (p.compute != Compute::InPlace)
-      return "transport=neighbor-alltoallw describes the fields by address: they must stay in place "
-             "(compute=in-place)";
   } else if (!by_direction(p.transport) && p.transport != Transport::IsendIrecv && !packs_messages(p.packing)) {
     return "transport=" + t + " sends packed messages (pack=hand, kernel or mpi-pack)";
   }
@@ -184,7 +181,9 @@ bool times_each_direction(Transport t) {
 Compute resolved_compute(const Parts& p, Compute run_default) {
   if (p.compute != Compute::Auto) return p.compute;
   if (p.overlap == Overlap::Masked || p.transport == Transport::ShmWindow) return Compute::OnePass;
-  return run_default == Compute::Auto ? Compute::OnePass : run_default;
+  if (run_default != Compute::TwoPass) return Compute::OnePass;
+  // CheckMPI's own compute: its host-packing steps (step0-step2) shift in place, its kernel steps copy, then shift.
+  return p.packing == Packing::Kernel || p.overlap != Overlap::None ? Compute::TwoPass : Compute::InPlace;
 }
 
 PartTraits part_traits(const Parts& p) {
@@ -199,8 +198,10 @@ PartTraits part_traits(const Parts& p) {
     dt.datatype = how == Packing::Datatype;
     dt.packed = how == Packing::Datatype ? "" : name(how);
   }
-  t.kernel_passes_one_pass = resolved_compute(p, Compute::OnePass) == Compute::TwoPass ? 2 : 1;
-  t.kernel_passes_two_pass = resolved_compute(p, Compute::TwoPass) == Compute::TwoPass ? 2 : 1;
+  t.compute_one_pass = resolved_compute(p, Compute::OnePass);
+  t.compute_two_pass = resolved_compute(p, Compute::TwoPass);
+  t.kernel_passes_one_pass = t.compute_one_pass == Compute::TwoPass ? 2 : 1;
+  t.kernel_passes_two_pass = t.compute_two_pass == Compute::TwoPass ? 2 : 1;
   t.overlaps = p.overlap != Overlap::None;
   t.mpi = p.transport != Transport::Mock;
   t.barriers = !t.mpi ? 0 : p.schedule == Schedule::ByDirection ? 3 : 1;

@@ -94,7 +94,8 @@ std::string unavailable_reason(const Parts& p);
 // exchange is untimed.
 bool times_each_direction(Transport t);
 
-// `compute` with Auto resolved by the run's --compute.
+// `compute` with Auto resolved by the run's --compute: one-pass; with two-pass CheckMPI's own compute
+// (in place for host packing without overlap, else two-pass). Masked overlap and shm-window are one-pass.
 Compute resolved_compute(const Parts& p, Compute run_default);
 
 // What a strategy does per step on one rank, as the engine set it up: the
@@ -121,6 +122,8 @@ struct DirectionTraits {
 
 struct PartTraits {
   DirectionTraits dir[3];
+  Compute compute_one_pass = Compute::OnePass;  // the compute it runs with --compute one-pass
+  Compute compute_two_pass = Compute::OnePass;  // ... with --compute two-pass
   int kernel_passes_one_pass = 1;  // sweeps over the fields per step with --compute one-pass
   int kernel_passes_two_pass = 1;  // ... with --compute two-pass
   bool overlaps = false;           // compute runs while messages are in flight

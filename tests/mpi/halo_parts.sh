@@ -22,6 +22,7 @@ json_is c.json 'doc["results"][0]["alias"] == "pack=kernel,transport=persistent,
 json_is c.json 'doc["results"][0]["parts"] == {"pack": "kernel", "buffers": "backend", "transport": "persistent",
   "schedule": "all-at-once", "completion": "waitany", "overlap": "interior", "compute": "one-pass"}'
 json_is c.json 'all(r["valid"] for r in doc["results"])'
+json_is c.json 'doc["results"][1]["parts"]["compute"] == "one-pass"'  # every row one-pass by default
 # Traits: z has one rank and --self-copy, so only x and y go through MPI.
 # Local 6x5x8: planes of 7x10 (x), 8x10 (y), 8x7 (z) cells, 3 fields, 2 signs, 4 bytes.
 json_is c.json 'doc["results"][0]["traits"] == {"messages": 4, "mpi_bytes": {"x": 1680, "y": 1920, "z": 0},
@@ -36,7 +37,7 @@ json_is r7.json '[r["strategy"] for r in doc["results"]] == ["step7"]'
 # compute: two kernel passes, in the header and config.
 run_mpi $np "${halo[@]}" --strategy step0,step7,neighbor-alltoallw --compute two-pass --json t.json --outdir t >t.txt 2>&1 ||
   fail "two-pass run: $(tail -3 t.txt)"
-grep -q "^  compute        : two-pass: kernel strategies copy, then shift (CheckMPI's FAST variant)$" t.txt ||
+grep -q "^  compute        : two-pass: CheckMPI's: host-packing steps in place, kernel steps copy, then shift (FAST variant)$" t.txt ||
   fail "header lacks the compute mode: $(grep compute t.txt)"
 json_is t.json 'doc["config"]["compute"] == "two-pass"'
 json_is t.json '[(r["traits"]["messages"], r["traits"]["kernel_passes"], r["parts"]["compute"]) for r in doc["results"]]

@@ -203,8 +203,10 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
     assert doc["pack"]["host"]["x"]["pack"] == pytest.approx(
         step3.raw["traits"]["halo_bytes"]["x"] * step3.steps / step3.timers["pack_x"].mean)
     assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(halo.memcpy_bandwidth.mean)
-    for kind, sid in (("in-place", "step2"), ("one-pass", "step3"), ("interior", "step8"), ("masked", "step10")):
-        result = next(r for r in halo.ran() if r.id == sid)
+    in_place = "pack=hand,transport=sendrecv,compute=in-place"
+    for kind, sid in (("in-place", in_place), ("one-pass", "step3"), ("interior", "step8"), ("masked", "step10")):
+        result = next(r for r in halo.ran() if sid in (r.id, r.alias))
+        assert result.raw["parts"]["compute"] == ("in-place" if kind == "in-place" else "one-pass")
         assert doc["compute"][kind][1]["bandwidth"] == pytest.approx(
             2 * 3 * 16 ** 3 * 4 / result.per_step("compute", "mean"))
     assert not list(tmp_path.glob("*.tmp.*"))  # written whole

@@ -107,8 +107,14 @@ TEST(Compositions, ComputeAutoFollowsTheRun) {
   EXPECT_EQ(resolved_compute(step7, Compute::TwoPass), Compute::TwoPass);
   const Parts step10 = select_strategies({"step10"})[0]->parts;  // double-buffered by definition
   EXPECT_EQ(resolved_compute(step10, Compute::TwoPass), Compute::OnePass);
-  const Parts step0 = select_strategies({"step0"})[0]->parts;
-  EXPECT_EQ(resolved_compute(step0, Compute::TwoPass), Compute::InPlace);
+  // Every row runs one pass by default; two-pass is CheckMPI's own compute: host-packing steps in place.
+  for (const char* id : {"step0", "step2", "neighbor-alltoallw", "mpi-pack"}) {
+    const Parts p = select_strategies({id})[0]->parts;
+    EXPECT_EQ(resolved_compute(p, Compute::OnePass), Compute::OnePass) << id;
+    EXPECT_EQ(resolved_compute(p, Compute::TwoPass), Compute::InPlace) << id;
+  }
+  const Parts interior = select_strategies({"pack=hand,transport=isend-irecv,overlap=interior"})[0]->parts;
+  EXPECT_EQ(resolved_compute(interior, Compute::TwoPass), Compute::TwoPass);  // in place cannot be split
 }
 
 }  // namespace
