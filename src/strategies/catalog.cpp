@@ -209,8 +209,8 @@ Json traits_json(const PartTraits& t) {
   compute["two-pass"] = name(t.compute_two_pass);
   j["compute"] = compute;
   Json passes = Json::object();
-  passes["one-pass"] = t.kernel_passes_one_pass;
-  passes["two-pass"] = t.kernel_passes_two_pass;
+  passes["one-pass"] = kernel_passes(t.compute_one_pass);
+  passes["two-pass"] = kernel_passes(t.compute_two_pass);
   j["kernel_passes"] = passes;
   j["overlaps"] = t.overlaps;
   j["barriers"] = t.barriers;

@@ -89,7 +89,7 @@ void Engine<Real>::setup(HaloState<Real>& s) {
   carrier_->setup(*this);
 
   traits_ = Traits{};
-  traits_.kernel_passes = p.compute == Compute::TwoPass ? 2 : 1;
+  traits_.kernel_passes = kernel_passes(p.compute);
   traits_.overlaps = p.overlap != Overlap::None;
   for (int d = 0; d < 3; ++d) traits_.halo_bytes[d] = 2 * 3 * plane_count(g, d) * sizeof(Real);
   for (const Channel& c : channels_)

@@ -200,8 +200,6 @@ PartTraits part_traits(const Parts& p) {
   }
   t.compute_one_pass = resolved_compute(p, Compute::OnePass);
   t.compute_two_pass = resolved_compute(p, Compute::TwoPass);
-  t.kernel_passes_one_pass = t.compute_one_pass == Compute::TwoPass ? 2 : 1;
-  t.kernel_passes_two_pass = t.compute_two_pass == Compute::TwoPass ? 2 : 1;
   t.overlaps = p.overlap != Overlap::None;
   t.mpi = p.transport != Transport::Mock;
   t.barriers = !t.mpi ? 0 : p.schedule == Schedule::ByDirection ? 3 : 1;

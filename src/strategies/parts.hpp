@@ -97,6 +97,8 @@ bool times_each_direction(Transport t);
 // `compute` with Auto resolved by the run's --compute: one-pass; with two-pass CheckMPI's own compute
 // (in place for host packing without overlap, else two-pass). Masked overlap and shm-window are one-pass.
 Compute resolved_compute(const Parts& p, Compute run_default);
+// Sweeps over the fields per step of a resolved compute.
+inline int kernel_passes(Compute c) { return c == Compute::TwoPass ? 2 : 1; }
 
 // What a strategy does per step on one rank, as the engine set it up: the
 // facts the Python layer's model reads instead of a copy of the catalog.
@@ -124,8 +126,6 @@ struct PartTraits {
   DirectionTraits dir[3];
   Compute compute_one_pass = Compute::OnePass;  // the compute it runs with --compute one-pass
   Compute compute_two_pass = Compute::OnePass;  // ... with --compute two-pass
-  int kernel_passes_one_pass = 1;  // sweeps over the fields per step with --compute one-pass
-  int kernel_passes_two_pass = 1;  // ... with --compute two-pass
   bool overlaps = false;           // compute runs while messages are in flight
   int barriers = 0;                // MPI_Barrier calls per step with --sync barrier
   int node_barriers = 0;           // barriers of the node's ranks every step, whatever --sync
