@@ -11,6 +11,7 @@ import math
 import os
 import shlex
 import socket
+import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,20 +39,21 @@ class Sizes:
     local: Triple
     steps: int
     exchange_steps: int  # of the tiny-block exchange (EXCHANGE_LOCAL)
+    halo_runs: int  # separate runs of the memory, compute and packing measurement per rank count: medians
 
 
-# About a minute on a laptop-class node (memcpy and packing on blocks past the caches); --quick:
+# A minute or two on a laptop-class node (memcpy and packing on blocks past the caches); --quick:
 # seconds, for tests.
 FULL = Sizes({"pingpong": ["-m", "1:4194304", "-i", "1000", "-x", "50"],
               "loggp": ["-m", "1:1048576", "-i", "200", "-x", "10"],
               "datatype": ["-m", "4:1048576", "-i", "200", "-x", "10"],
               "self": ["-m", "1:4194304", "-i", "1000", "-x", "50"],
-              "barrier": ["-i", "1000", "-x", "200"]}, (128, 128, 128), 50, 1000)
+              "barrier": ["-i", "1000", "-x", "200"]}, (128, 128, 128), 50, 1000, 3)
 QUICK = Sizes({"pingpong": ["-m", "1:16384", "-i", "50", "-x", "5"],
                "loggp": ["-m", "1:4096", "-i", "10", "-x", "2"],
                "datatype": ["-m", "4:4096", "-i", "10", "-x", "2"],
                "self": ["-m", "1:16384", "-i", "50", "-x", "5"],
-               "barrier": ["-i", "50", "-x", "5"]}, (16, 16, 16), 10, 20)
+               "barrier": ["-i", "50", "-x", "5"]}, (16, 16, 16), 10, 20, 2)
 # The exchange's block: messages of about a kilobyte, so that what its time holds beyond the link
 # latencies is the ranks waiting for each other; the strategies timed for each schedule.
 EXCHANGE_LOCAL: Triple = (8, 8, 8)
@@ -129,7 +131,8 @@ def calibrate(args: argparse.Namespace) -> int:
     pair_per_node = 2 if nodes_allocated > 1 and not hosts else None
 
     # The GPU first: with one, messages go from device buffers, as the cuda backend's halo exchange sends them.
-    pack_cuda, cuda_note = _pack(runner, "cuda", local, sizes.steps)
+    steps = halo_steps(sizes, local)
+    pack_cuda, cuda_note = _pack(runner, "cuda", local, steps)
     backend = "cuda" if pack_cuda else "host"
     buffer = ["--buffer", "cuda"] if backend == "cuda" else []
 
@@ -166,21 +169,28 @@ def calibrate(args: argparse.Namespace) -> int:
 
     copies, pack_host, packs = [], None, []
     kernels: dict[str, list[dict[str, Any]]] = {kind: [] for kind in COMPUTE_STRATEGIES}
-    pack_src = mem_src = ""
+    mem_src = ""
     for k in _doubling(ranks_per_node):
-        argv = _halo_argv("host", k, local, sizes.steps, folder, ",".join(COMPUTE_STRATEGIES.values())) + [
-            "--memcpy-probe"]
-        halo, src, _ = runner.run("checkmpi-halo", k, argv,
-                                  f"halo-host-{k}", f"memory and packing, {k} rank{'s' if k > 1 else ''} at once",
-                                  per_node=k if nodes_allocated > 1 else None)
-        if halo.memcpy_bandwidth is None or not halo.memcpy_bandwidth.mean > 0:
-            raise CheckmpiError(f"checkmpi-halo wrote no memcpy probe to '{halo.path}'", EXIT_FAILED)
-        copies.append({"ranks": k, "bandwidth": halo.memcpy_bandwidth.mean})
+        # Separate runs, medians: on a VM a run's memory rate can sit a third off the others' for its whole life.
+        halos, srcs = [], []
+        for i in range(1, sizes.halo_runs + 1):
+            argv = _halo_argv("host", k, local, steps, folder, ",".join(COMPUTE_STRATEGIES.values()),
+                              f"halo-{i}") + ["--memcpy-probe"]
+            halo, src, _ = runner.run("checkmpi-halo", k, argv, f"halo-host-{k}-{i}",
+                                      f"memory and packing, {k} rank{'s' if k > 1 else ''} at once, run {i}",
+                                      per_node=k if nodes_allocated > 1 else None)
+            if halo.memcpy_bandwidth is None or not halo.memcpy_bandwidth.mean > 0:
+                raise CheckmpiError(f"checkmpi-halo wrote no memcpy probe to '{halo.path}'", EXIT_FAILED)
+            halos.append(halo)
+            srcs.append(src)
+        src = "; ".join(srcs)
+        copies.append({"ranks": k, "bandwidth": statistics.median(h.memcpy_bandwidth.mean for h in halos)})
         for kind, sid in COMPUTE_STRATEGIES.items():
-            kernels[kind].append({"ranks": k, "bandwidth": _compute_bandwidth(halo, sid)})
+            kernels[kind].append({"ranks": k, "bandwidth": statistics.median(_compute_bandwidth(h, sid)
+                                                                             for h in halos)})
         mem_src += ("; " if mem_src else "") + src
-        pack_host, pack_src = halo, src  # the last: every rank of the node packs at once
-        packs.append({"ranks": k, **{d: v for d, v in _pack_entry(halo, src).items() if d in "xyz"}})
+        pack_host = _median_pack([_pack_entry(h, src) for h in halos])  # the last: every rank of the node at once
+        packs.append({"ranks": k, **{d: v for d, v in pack_host.items() if d in "xyz"}})
     assert pack_host is not None
     doc = {
         "schema": MACHINE_SCHEMA,
@@ -197,7 +207,7 @@ def calibrate(args: argparse.Namespace) -> int:
         "datatype": _datatype(dt, dt_src, notes),
         "memory": {"copy": copies, "source": mem_src},
         "compute": {**kernels, "local": list(local), "source": mem_src},
-        "pack": {"host": {**_pack_entry(pack_host, pack_src), "by_ranks": packs}, "cuda": pack_cuda},
+        "pack": {"host": {**pack_host, "by_ranks": packs}, "cuda": pack_cuda},
         "notes": notes,
     }
     doc["exchange"] = _exchange(runner, machine_of(doc, out), ranks_per_node, nodes_allocated > 1, sizes)
@@ -288,6 +298,14 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, several_nodes:
     return {"local": list(EXCHANGE_LOCAL), "points": points, "source": source} if points else None
 
 
+def halo_steps(sizes: Sizes, local: Triple) -> int:
+    """Steps of the memory, compute and packing runs: sizes.steps at its own block, more on a smaller one (up to
+    20 times), so that each run's timers hold about as much work and one preemption of a few milliseconds
+    cannot shift a small block's mean."""
+    scaled = round(sizes.steps * math.prod(sizes.local) / math.prod(local))
+    return max(sizes.steps, min(20 * sizes.steps, scaled))
+
+
 def _halo_argv(backend: str, np: int, local: Triple, steps: int, folder: Path, strategy: str,
                name: str = "halo") -> list[str]:
     dims = dims_create(np)
@@ -321,6 +339,12 @@ def _pack_entry(run: HaloRun, source: str) -> dict[str, Any]:
         entry[d] = {op: payload / t for op, t in times.items()}
     entry.update({"local": list(run.local), "source": source, "ranks": run.nprocs, "precision": run.precision})
     return entry
+
+
+def _median_pack(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Pack entries of separate runs of one measurement: the median of each direction's bandwidths."""
+    return {**entries[0], **{d: {op: statistics.median(e[d][op] for e in entries) for op in ("pack", "unpack")}
+                             for d in "xyz"}}
 
 
 def _compute_bandwidth(run: HaloRun, sid: str) -> float:
