@@ -10,6 +10,7 @@ import copy
 import json
 import re
 import math
+from statistics import mean
 from pathlib import Path
 
 import pytest
@@ -201,10 +202,6 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
     # Memory, compute and packing: the median of --quick's two separate runs per rank count, here their mean.
     halos = [load(folder / f"halo-host-2-{i}.json") for i in (1, 2)]
     assert not (folder / "halo-host-2-3.json").exists()
-
-    def mean(values) -> float:
-        values = list(values)
-        return sum(values) / len(values)
 
     step3s = [next(r for r in h.ran() if r.id == "step3") for h in halos]
     assert doc["pack"]["host"]["x"]["pack"] == pytest.approx(
