@@ -63,6 +63,14 @@ EXCHANGE_STRATEGIES = {"by_direction": "step3", "all_at_once": "step7"}
 # A composition's result carries it as its alias.
 COMPUTE_STRATEGIES = {"in-place": "pack=hand,transport=sendrecv,compute=in-place", "one-pass": "step3",
                       "interior": "step8", "masked": "step10"}
+# Timed in the same runs, at each direction's plane shape: MPI_Pack and MPI_Unpack of the planes' datatypes (what
+# MPI's datatype engine costs there), and the reads from a neighbour's shared-memory window with its node barrier.
+DATATYPE_STRATEGY = "mpi-pack"
+WINDOW_STRATEGY = "shm-window"
+# On a node with more ranks than cores, the others' turns a rank waits through, per kernel and schedule
+# (machine.TURN_KINDS): the compute kernels' strategies, and step7 for all at once without overlap.
+TURN_STRATEGIES = {**COMPUTE_STRATEGIES, "all-at-once": "step7"}
+HALO_STRATEGIES = ",".join([*TURN_STRATEGIES.values(), DATATYPE_STRATEGY, WINDOW_STRATEGY])
 
 
 class Runner:
@@ -167,15 +175,14 @@ def calibrate(args: argparse.Namespace) -> int:
         barriers.append({"ranks": k, "seconds": float(r["latency"]["median"]), "source": bar_src})
     ranks_per_node, nodes = int(barrier.context["ranks_per_node"]), int(barrier.context["nodes"])
 
-    copies, pack_host, packs = [], None, []
+    copies, pack_host, packs, halo_runs = [], None, [], {}
     kernels: dict[str, list[dict[str, Any]]] = {kind: [] for kind in COMPUTE_STRATEGIES}
     mem_src = ""
     for k in _doubling(ranks_per_node):
         # Separate runs, medians: on a VM a run's memory rate can sit a third off the others' for its whole life.
         halos, srcs = [], []
         for i in range(1, sizes.halo_runs + 1):
-            argv = _halo_argv("host", k, local, steps, folder, ",".join(COMPUTE_STRATEGIES.values()),
-                              f"halo-{i}") + ["--memcpy-probe"]
+            argv = _halo_argv("host", k, local, steps, folder, HALO_STRATEGIES, f"halo-{i}") + ["--memcpy-probe"]
             halo, src, _ = runner.run("checkmpi-halo", k, argv, f"halo-host-{k}-{i}",
                                       f"memory and packing, {k} rank{'s' if k > 1 else ''} at once, run {i}",
                                       per_node=k if nodes_allocated > 1 else None)
@@ -184,13 +191,18 @@ def calibrate(args: argparse.Namespace) -> int:
             halos.append(halo)
             srcs.append(src)
         src = "; ".join(srcs)
+        halo_runs[k] = (halos, src)
         copies.append({"ranks": k, "bandwidth": statistics.median(h.memcpy_bandwidth.mean for h in halos)})
         for kind, sid in COMPUTE_STRATEGIES.items():
             kernels[kind].append({"ranks": k, "bandwidth": statistics.median(_compute_bandwidth(h, sid)
                                                                              for h in halos)})
         mem_src += ("; " if mem_src else "") + src
-        pack_host = _median_pack([_pack_entry(h, src) for h in halos])  # the last: every rank of the node at once
-        packs.append({"ranks": k, **{d: v for d, v in pack_host.items() if d in "xyz"}})
+        # --sync's barriers, as the barrier measurement costs them, are not the window's own wait.
+        window = catalog.rows_of_run(halos[0], runner.bin_dir).get(WINDOW_STRATEGY)
+        sync = (window.traits["barriers"] if window else 0) * next((b["seconds"] for b in barriers if b["ranks"] == k),
+                                                                   0.0)
+        pack_host = _median_pack([_pack_entry(h, src, sync) for h in halos])  # the last: every rank at once
+        packs.append({"ranks": k, **{d: v for d, v in pack_host.items() if d in ("x", "y", "z", "window_wait")}})
     assert pack_host is not None
     doc = {
         "schema": MACHINE_SCHEMA,
@@ -211,6 +223,7 @@ def calibrate(args: argparse.Namespace) -> int:
         "notes": notes,
     }
     doc["exchange"] = _exchange(runner, machine_of(doc, out), ranks_per_node, nodes_allocated > 1, sizes)
+    doc["turns"] = _turns(halo_runs, machine_of(doc, out), physical_cores(), runner.bin_dir, list(local))
     write_text(out, json.dumps(doc, indent=1) + "\n")
     machine = load_machine(out)  # what predict will read: refuse to leave a profile it cannot
     T.render(machine_table(machine), T.console())
@@ -298,6 +311,31 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, several_nodes:
     return {"local": list(EXCHANGE_LOCAL), "points": points, "source": source} if points else None
 
 
+def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int, bin_dir: str | None,
+           local: list[int]) -> dict[str, Any]:
+    """With more ranks on the node than cores: per kernel and schedule, the others' turns a rank waits through per
+    step in units of its own work, from the memory and compute runs: TURN_STRATEGIES' measured step (loop less diag,
+    mean over ranks) less what `base` predicts for it without turns, over the work it predicts; the median over
+    the separate runs, not below 0."""
+    points, source = [], ""
+    for k, (halos, src) in runs.items():
+        if k <= cores:
+            continue
+        point: dict[str, Any] = {"ranks": k}
+        for kind, sid in TURN_STRATEGIES.items():
+            factors = []
+            for run in halos:
+                result = next((r for r in run.ran() if sid in (r.id, r.alias)), None)
+                if result is None:
+                    raise CheckmpiError(f"no {sid} result in '{run.path}'", EXIT_FAILED)
+                p = predict([catalog.rows_of_run(run, bin_dir)[result.id]], case_of(run), base)[0]
+                factors.append((T.measured_total(result) - (p.total - p.turns)) / p.work)
+            point[kind] = max(0.0, statistics.median(factors))
+        points.append(point)
+        source += ("; " if source else "") + src
+    return {"local": local, "points": points, "source": source or "the node was not oversubscribed"}
+
+
 def halo_steps(sizes: Sizes, local: Triple) -> int:
     """Steps of the memory, compute and packing runs: sizes.steps at its own block, more on a smaller one (up to
     20 times), so that each run's timers hold about as much work and one preemption of a few milliseconds
@@ -325,26 +363,40 @@ def _pack(runner: Runner, backend: str, local: Triple, steps: int) -> tuple[dict
     return _pack_entry(halo, src), None
 
 
-def _pack_entry(run: HaloRun, source: str) -> dict[str, Any]:
-    """Payload bytes per second of step3's pack and unpack kernels per direction (mean over ranks)."""
-    r = next((s for s in run.ran() if s.id == "step3"), None)
-    if r is None or not r.steps:
+def _pack_entry(run: HaloRun, source: str, sync: float = 0.0) -> dict[str, Any]:
+    """Payload bytes per second per direction (mean over ranks) of step3's pack and unpack kernels, and where the run
+    has them, mpi-pack's MPI_Pack and MPI_Unpack and shm-window's reads (its direction timer), with the window's
+    node barrier: shm-window's MPI time per step less its reads and `sync` (seconds of --sync's barriers)."""
+    ran = {r.id: r for r in run.ran()}
+    if not (r := ran.get("step3")) or not r.steps:
         raise CheckmpiError(f"no step3 result in '{run.path}'", EXIT_FAILED)
+    timers = {"pack": (r, "pack_{}"), "unpack": (r, "unpack_{}")}
+    if (dt := ran.get(DATATYPE_STRATEGY)) is not None:
+        timers.update({"mpi_pack": (dt, "pack_{}"), "mpi_unpack": (dt, "unpack_{}")})
+    if (win := ran.get(WINDOW_STRATEGY)) is not None:
+        timers["window"] = (win, "{}")
     entry: dict[str, Any] = {}
     for d in "xyz":
-        payload = float(r.raw["traits"]["halo_bytes"][d]) * r.steps
-        times = {op: r.timers[f"{op}_{d}"].mean for op in ("pack", "unpack")}
-        if not all(t > 0 for t in times.values()):
-            raise CheckmpiError(f"'{run.path}': step3's {d} pack or unpack timer is zero", EXIT_FAILED)
-        entry[d] = {op: payload / t for op, t in times.items()}
+        entry[d] = {}
+        for op, (result, name) in timers.items():
+            seconds = result.timers[name.format(d)].mean
+            if not seconds > 0:
+                raise CheckmpiError(f"'{run.path}': {result.id}'s {name.format(d)} timer is zero", EXIT_FAILED)
+            entry[d][op] = float(result.raw["traits"]["halo_bytes"][d]) * result.steps / seconds
+    if win is not None:
+        reads = sum(win.per_step(d, "mean") for d in "xyz")
+        entry["window_wait"] = max(0.0, win.per_step("mpi", "mean") - reads - sync)
     entry.update({"local": list(run.local), "source": source, "ranks": run.nprocs, "precision": run.precision})
     return entry
 
 
 def _median_pack(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """Pack entries of separate runs of one measurement: the median of each direction's bandwidths."""
-    return {**entries[0], **{d: {op: statistics.median(e[d][op] for e in entries) for op in ("pack", "unpack")}
-                             for d in "xyz"}}
+    """Pack entries of separate runs of one measurement: the median of each measured value."""
+    out = {**entries[0], **{d: {op: statistics.median(e[d][op] for e in entries) for op in entries[0][d]}
+                            for d in "xyz"}}
+    if "window_wait" in out:
+        out["window_wait"] = statistics.median(e["window_wait"] for e in entries)
+    return out
 
 
 def _compute_bandwidth(run: HaloRun, sid: str) -> float:

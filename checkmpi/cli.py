@@ -311,8 +311,8 @@ def _case(args: argparse.Namespace, procs, local, rpn):
 
 
 def _prediction_json(p) -> dict:
-    return {"strategy": p.row.id, "alias": p.row.alias, "total": p.total, "terms": p.terms,
-            "messages": p.messages, "bytes": p.bytes, "busiest_rank": p.rank, "links": p.links}
+    return {"strategy": p.row.id, "alias": p.row.alias, "total": p.total, "terms": p.terms, "work": p.work,
+            "turns": p.turns, "messages": p.messages, "bytes": p.bytes, "busiest_rank": p.rank, "links": p.links}
 
 
 def _calibrate(args: argparse.Namespace, extra: list[str]) -> int:

@@ -24,6 +24,9 @@ MACHINE_SCHEMA = "checkmpi.machine/1"
 # The compute kernels calibrate times: in place, into a second buffer, and split around the messages in flight
 # (the cells that need no halo first, or the inner block first).
 KERNELS = ("in-place", "one-pass", "interior", "masked")
+# Oversubscribed turns are measured per kernel and schedule: by direction in place or one pass, all at once
+# without overlap, and with each overlap.
+TURN_KINDS = ("in-place", "one-pass", "all-at-once", "interior", "masked")
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,25 @@ class Exchange:
 
 
 @dataclass(frozen=True)
+class TurnPoint:
+    ranks: int  # ranks of a node, more than its cores
+    factors: dict[str, float]  # by TURN_KINDS
+
+
+@dataclass(frozen=True)
+class Turns:
+    """Oversubscribed nodes: the other ranks' turns on its core that a rank waits through in MPI per step, in units
+    of its own work, per kernel and schedule (TURN_KINDS), as measured by calibrate."""
+
+    points: tuple[TurnPoint, ...]  # sorted by ranks, at least one
+    source: str
+
+    def factor(self, ranks: int, kind: str) -> float:
+        """Linear in log2(ranks) between measured points, the nearest point outside them."""
+        return _between(self.points, ranks, lambda p: p.factors[kind], log=True)
+
+
+@dataclass(frozen=True)
 class Datatype:
     """Extra cost of a non-contiguous derived datatype over a contiguous message: o + O * s."""
 
@@ -145,8 +167,13 @@ class Kernels:
 
 @dataclass(frozen=True)
 class Direction:
-    pack: float  # payload bytes per second
+    pack: float  # payload bytes per second, the pack kernels
     unpack: float
+    # Optional (None: not measured): MPI_Pack and MPI_Unpack of the plane's datatype (what MPI's datatype engine
+    # costs on that shape), and plane-to-plane reads from the neighbour's shared-memory window.
+    mpi_pack: float | None = None
+    mpi_unpack: float | None = None
+    window: float | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +186,7 @@ class Pack:
     local: tuple[int, int, int]
     source: str
     by_ranks: tuple[tuple[int, Pack], ...] = ()  # (ranks at once, the bandwidths then), sorted; may be empty
+    window_wait: float | None = None  # seconds per step of the window's node barrier (None: not measured)
 
     def direction(self, name: str) -> Direction:
         return {"x": self.x, "y": self.y, "z": self.z}[name]
@@ -186,6 +214,7 @@ class Machine:
     raw: dict[str, Any]
     exchange: Exchange | None = None  # None: not measured (older profiles, --p2p inputs): no wait term
     compute: Kernels | None = None  # None: not measured: compute streams at the copy bandwidth
+    turns: Turns | None = None  # None: not measured: a rank waits through its core's other ranks' work once each
 
     @property
     def ranks_per_node(self) -> int:
@@ -261,6 +290,7 @@ def machine_of(doc: Any, p: Path) -> Machine:
                               ("links.inter.hockney", (doc["links"]["inter"] or {}).get("hockney", []), "min_size"),
                               ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks"),
                               ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks"),
+                              ("turns.points", (doc.get("turns") or {}).get("points", []), "ranks"),
                               *((f"compute.{k}", (doc.get("compute") or {}).get(k, []), "ranks") for k in KERNELS),
                               *((f"pack.{b}.by_ranks", (doc["pack"][b] or {}).get("by_ranks", []), "ranks")
                                 for b in ("host", "cuda"))):
@@ -292,9 +322,14 @@ def _pack(d: dict[str, Any] | None) -> Pack | None:
         return None
     local = tuple(int(v) for v in d["local"])
 
+    def direction(e: dict[str, Any]) -> Direction:
+        extra = {k: float(e[k]) for k in ("mpi_pack", "mpi_unpack", "window") if k in e}
+        return Direction(float(e["pack"]), float(e["unpack"]), **extra)
+
     def pack(e: dict[str, Any]) -> Pack:
-        x, y, z = (Direction(float(e[k]["pack"]), float(e[k]["unpack"])) for k in ("x", "y", "z"))
-        return Pack(x, y, z, local, d["source"])  # type: ignore[arg-type]
+        x, y, z = (direction(e[k]) for k in ("x", "y", "z"))
+        wait = float(e["window_wait"]) if "window_wait" in e else None
+        return Pack(x, y, z, local, d["source"], window_wait=wait)  # type: ignore[arg-type]
 
     by_ranks = tuple((int(e["ranks"]), pack(e)) for e in d.get("by_ranks", []))
     return dataclasses.replace(pack(d), by_ranks=by_ranks)
@@ -314,7 +349,7 @@ def _machine(p: Path, doc: dict[str, Any]) -> Machine:
         memory=Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in doc["memory"]["copy"]),
                       doc["memory"]["source"]),
         pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc, exchange=_exchange(doc.get("exchange")),
-        compute=_kernels(doc.get("compute")))
+        compute=_kernels(doc.get("compute")), turns=_turns(doc.get("turns")))
 
 
 def _kernels(d: dict[str, Any] | None) -> Kernels | None:
@@ -330,3 +365,10 @@ def _exchange(d: dict[str, Any] | None) -> Exchange | None:
         return None
     return Exchange(tuple(WaitPoint(int(p["ranks"]), float(p["by_direction"]["wait"]),
                                     float(p["all_at_once"]["wait"])) for p in d["points"]), d["source"])
+
+
+def _turns(d: dict[str, Any] | None) -> Turns | None:
+    if d is None or not d["points"]:
+        return None
+    return Turns(tuple(TurnPoint(int(p["ranks"]), {k: float(p[k]) for k in TURN_KINDS}) for p in d["points"]),
+                 d["source"])

@@ -111,6 +111,8 @@ class Prediction:
     messages: int  # MPI messages per step
     bytes: int  # bytes they carry
     terms: dict[str, float] = field(default_factory=dict)  # PHASES, seconds per step
+    work: float = 0.0  # its own work per step: pack + unpack + mpi + self + compute, before waits
+    turns: float = 0.0  # of terms["mpi"]: its core's other ranks' turns it waits through (oversubscribed)
 
     @property
     def total(self) -> float:
@@ -149,11 +151,14 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
 
     def dtype_extra(size: int, d: int) -> float:
         """A non-contiguous datatype's cost over a contiguous message: MPI
-        gathers and scatters it as a pack and an unpack at the kernels' speed
-        would, plus the measured overhead over packing by hand, o + O*s."""
+        gathers and scatters it as MPI_Pack and MPI_Unpack do on that plane
+        where calibrate timed them, else as a pack and an unpack at the
+        kernels' speed would, plus the fitted overhead over packing by hand, o + O*s."""
         if d == 2:  # z planes are contiguous
             return 0.0
         bw = pack_bw.direction(XYZ[d])
+        if bw.mpi_pack is not None and bw.mpi_unpack is not None:
+            return size / bw.mpi_pack + size / bw.mpi_unpack
         over = m.datatype.o + m.datatype.O * size if m.datatype is not None else 0.0
         return size / bw.pack + size / bw.unpack + over
 
@@ -161,14 +166,17 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     for msg in msgs:
         bw = pack_bw.direction(XYZ[msg.dir])
         carried = msg.count * msg.size
-        if msg.packed and msg.how != "shared-memory":
+        if msg.packed == "mpi-pack" and bw.mpi_pack is not None and bw.mpi_unpack is not None:
+            t["pack"] += carried / bw.mpi_pack
+            t["unpack"] += carried / bw.mpi_unpack
+        elif msg.packed and msg.how != "shared-memory":
             t["pack"] += carried / bw.pack
             t["unpack"] += carried / bw.unpack
             if msg.packed == "mpi-pack" and m.datatype is not None:  # MPI_Pack walks three datatypes
                 t["pack"] += 3 * msg.count * m.datatype.o
                 t["unpack"] += 3 * msg.count * m.datatype.o
-        if msg.how == "shared-memory":  # read from the neighbour's plane: an unpack
-            t["unpack"] += carried / bw.unpack
+        if msg.how == "shared-memory":  # plane to plane from the neighbour's window, inside its MPI time
+            t["mpi"] += carried / (bw.window or bw.unpack)
         elif msg.how == "copy":
             t["self"] += 2.0 * carried / copy_bw
         elif msg.how == "self":
@@ -188,7 +196,8 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         if transport == "rma-pscw" and any(remote.values()):  # post/start, complete/wait
             t["mpi"] += 2 * max(m.link(k == "intra").segment(0).alpha for k, s in remote.items() if s)
     t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs)
-    t["barrier"] = row.traits["node_barriers"] * m.barrier_seconds(case.rpn)
+    node_wait = pack_bw.window_wait if pack_bw.window_wait is not None else m.barrier_seconds(case.rpn)
+    t["barrier"] = row.traits["node_barriers"] * node_wait
     if case.sync == "barrier":
         t["barrier"] += row.traits["barriers"] * m.barrier_seconds(case.nprocs)
 
@@ -207,11 +216,15 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         else:  # the cells that need no halo
             overlappable = t["compute"] * math.prod(k - 1 for k in case.local) / cells
         t["hidden"] = min(t["mpi"] + t["self"], overlappable)
-    if row.traits["mpi"]:  # while it waits in MPI, its core runs the other ranks' work: share - 1 times its own
-        t["mpi"] += (share - 1.0) * work
+    turns = 0.0
+    # While it waits in MPI, its core runs the other ranks' work; a node barrier timed with rpn ranks holds it.
+    measured_wait = row.traits["node_barriers"] > 0 and pack_bw.window_wait is not None
+    if row.traits["mpi"] and share > 1 and not measured_wait:
+        turns = (m.turns.factor(case.rpn, _turn_kind(row, kind)) if m.turns is not None else share - 1.0) * work
+        t["mpi"] += turns
     through = [msg for msg in msgs if msg.through_mpi]
     return Prediction(row, rank, placement.counts(kinds), sum(msg.count for msg in through),
-                      sum(msg.count * msg.size for msg in through), t)
+                      sum(msg.count * msg.size for msg in through), t, work, turns)
 
 
 def _kernel(row: Row, mode: str) -> str:
@@ -220,6 +233,14 @@ def _kernel(row: Row, mode: str) -> str:
     if overlap in ("interior", "masked"):
         return overlap
     return "in-place" if row.traits["compute"][mode] == "in-place" else "one-pass"
+
+
+def _turn_kind(row: Row, kernel: str) -> str:
+    """The profile's turns factor (machine.TURN_KINDS) for a row running `kernel`: by its overlap, else by
+    direction its kernel, else all at once."""
+    if kernel in ("interior", "masked") or row.parts["schedule"] == "by-direction":
+        return kernel
+    return "all-at-once"
 
 
 def completions(row: Row, msgs: list[Message]) -> int:
@@ -243,7 +264,7 @@ def _pack_for(m: Machine, backend: str, ranks: int) -> Pack:
 
 def _scaled(p: Pack, factor: float) -> Pack:
     def d(x: Direction) -> Direction:
-        return Direction(x.pack * factor, x.unpack * factor)
+        return Direction(*(None if v is None else v * factor for v in dataclasses.astuple(x)))
 
     return dataclasses.replace(p, x=d(p.x), y=d(p.y), z=d(p.z))
 

@@ -136,6 +136,18 @@ def machine_table(m: Machine) -> Table:
         t.rows.append([f"pack/unpack {backend} ({x_join(p.local)})",
                        ", ".join(f"{d} {p.direction(d).pack / 1e9:.2f}/{p.direction(d).unpack / 1e9:.2f}"
                                  for d in "xyz") + " GB/s"])
+        for name, keys in (("MPI_Pack/MPI_Unpack", ("mpi_pack", "mpi_unpack")), ("window reads", ("window",))):
+            rates = [[getattr(p.direction(d), k) for k in keys] for d in "xyz"]
+            if all(v is not None for r in rates for v in r):
+                t.rows.append([f"{name} {backend}", ", ".join(
+                    f"{d} " + "/".join(f"{v / 1e9:.2f}" for v in r) for d, r in zip("xyz", rates)) + " GB/s"])
+        if p.window_wait is not None:
+            t.rows.append(["window node barrier", ", ".join(
+                f"{k}: {q.window_wait * 1e6:.1f} us" for k, q in p.by_ranks if q.window_wait is not None)])
+    if m.turns:
+        for w in m.turns.points:
+            t.rows.append([f"turns, {w.ranks} ranks (x own work)", ", ".join(
+                f"{k} {v:.2f}" for k, v in w.factors.items())])
     return t
 
 

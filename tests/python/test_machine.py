@@ -17,7 +17,7 @@ import pytest
 from conftest import DATA, assert_clean_error, checkmpi
 
 from checkmpi.errors import CheckmpiError
-from checkmpi.machine import load_machine
+from checkmpi.machine import load_machine, machine_of
 from checkmpi.results import load
 
 PROFILE = DATA / "profiles" / "machine_2ranks.json"  # apart from the results files, which tests read all at once
@@ -207,6 +207,35 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
     assert doc["pack"]["host"]["x"]["pack"] == pytest.approx(
         mean(r.raw["traits"]["halo_bytes"]["x"] * r.steps / r.timers["pack_x"].mean for r in step3s))
     assert doc["pack"]["host"]["by_ranks"][1]["z"] == doc["pack"]["host"]["z"]
+    # MPI_Pack and MPI_Unpack from mpi-pack's timers, the window's reads from shm-window's direction timers, and
+    # its node barrier: shm-window's MPI time less the reads and its one --sync barrier (as calibrated on 2 ranks).
+    by_id = [{r.id: r for r in h.ran()} for h in halos]
+    for key, sid, timer in (("mpi_pack", "mpi-pack", "pack_y"), ("mpi_unpack", "mpi-pack", "unpack_y"),
+                            ("window", "shm-window", "y")):
+        assert doc["pack"]["host"]["y"][key] == pytest.approx(
+            mean(r[sid].raw["traits"]["halo_bytes"]["y"] * r[sid].steps / r[sid].timers[timer].mean for r in by_id))
+    waits = [max(0.0, r["shm-window"].per_step("mpi", "mean") - sum(r["shm-window"].per_step(d, "mean")
+                                                                     for d in "xyz") - doc["barrier"][0]["seconds"])
+             for r in by_id]
+    assert doc["pack"]["host"]["by_ranks"][1]["window_wait"] == pytest.approx(mean(waits))
+    assert "window_wait" in doc["pack"]["host"]["by_ranks"][0] and "mpi_pack" not in (doc["pack"]["cuda"] or {})
+    # Turns: none here (2 ranks, at least 2 cores). Had the node one core, each kind's factor would make the model
+    # give its strategy's measured step (the median of the two runs: their mean), not below the turn-less one.
+    from checkmpi import calibrate as C
+    from checkmpi.catalog import rows_of_run
+    from checkmpi.model import predict
+    from checkmpi.report import case_of
+    from checkmpi.tables import measured_total
+
+    assert doc["turns"]["points"] == [] and doc["turns"]["source"] == "the node was not oversubscribed"
+    turns = C._turns({2: (halos, "runs")}, load_machine(out), 1, str(halo_bin), [16, 16, 16])
+    one_core = machine_of({**doc, "turns": turns, "context": {**doc["context"], "cores_per_node": 1}}, out)
+    for kind, sid in C.TURN_STRATEGIES.items():
+        results = [next(r for r in h.ran() if sid in (r.id, r.alias)) for h in halos]
+        row = rows_of_run(halos[0], str(halo_bin))[results[0].id]
+        p = predict([row], case_of(halos[0]), one_core)[0]
+        assert p.turns == pytest.approx(turns["points"][0][kind] * p.work), kind
+        assert p.total == pytest.approx(max(mean(measured_total(r) for r in results), p.total - p.turns)), kind
     assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(mean(h.memcpy_bandwidth.mean for h in halos))
     in_place = "pack=hand,transport=sendrecv,compute=in-place"
     for kind, sid in (("in-place", in_place), ("one-pass", "step3"), ("interior", "step8"), ("masked", "step10")):

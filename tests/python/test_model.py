@@ -16,7 +16,7 @@ from checkmpi import catalog, placement
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
 from checkmpi.machine import (BarrierPoint, CopyPoint, Datatype, Direction, Exchange, Kernels, Link, Machine, Memory,
-                              Pack, Segment, SelfExchange, WaitPoint)
+                              Pack, Segment, SelfExchange, TurnPoint, Turns, WaitPoint)
 from checkmpi.results import load, schema_validator
 from conftest import BUILD_BIN, DATA
 
@@ -76,6 +76,35 @@ def test_datatypes_pay_the_measured_overhead_except_contiguous_z(rows):
     assert t["mpi"] == pytest.approx(6 * (1e-6 + PLANE / 1e9) + 6 * (2 * PLANE / 1e8))
 
 
+def measured_datatypes_and_window() -> Machine:
+    """machine() with MPI_Pack/MPI_Unpack and window reads timed: x 50/25/20 MB/s, y 0.5/0.25/0.2 GB/s, and a
+    node barrier of 7 us on 2 ranks (1 us alone)."""
+    def d(scale: float) -> Direction:
+        return Direction(1e9 * scale, 1e9 * scale, 5e8 * scale, 2.5e8 * scale, 2e8 * scale)
+
+    base = machine()
+    one_rank = dataclasses.replace(base.pack_host, x=d(1), y=d(1), z=d(1), window_wait=1e-6)
+    two = dataclasses.replace(base.pack_host, x=d(0.1), y=d(1), z=d(1), window_wait=7e-6)
+    return dataclasses.replace(base, pack_host=dataclasses.replace(two, by_ranks=((1, one_rank), (2, two))))
+
+
+def test_measured_mpi_pack_and_window_rates_replace_the_kernels_and_the_fit(rows):
+    m = measured_datatypes_and_window()
+    t = one(rows, "mpi-pack", m=m).terms  # x to the other rank, y and z to itself
+    assert t["pack"] == pytest.approx(2 * MSG / 5e7 + 4 * MSG / 5e8)
+    assert t["unpack"] == pytest.approx(2 * MSG / 2.5e7 + 4 * MSG / 2.5e8)
+    # Datatypes: MPI's gather and scatter at MPI_Pack's and MPI_Unpack's rates, no o + O*s; z contiguous.
+    t = one(rows, "step0", m=m).terms
+    assert t["mpi"] == pytest.approx(6 * (1e-6 + PLANE / 1e9) + 6 * (PLANE / 5e7 + PLANE / 2.5e7))
+    assert t["self"] == pytest.approx(12 * (5e-7 + PLANE / 2e9) + 6 * (PLANE / 5e8 + PLANE / 2.5e8))
+    # The window: reads at the window rate, the node barrier as measured with the node's ranks (1 alone).
+    t = one(rows, "shm-window", m=m).terms
+    assert t["mpi"] == pytest.approx(2 * MSG / 2e7 + 4 * MSG / 2e8)
+    assert t["barrier"] == pytest.approx(7e-6 + 1e-6)  # the node's and --sync's
+    t = one(rows, "shm-window", procs=(1, 1, 1), ranks_per_node=1, m=m).terms
+    assert t["mpi"] == pytest.approx(6 * MSG / 2e8) and t["barrier"] == pytest.approx(1e-6)
+
+
 def test_all_at_once_pays_one_latency_and_one_barrier(rows):
     t = one(rows, "step7").terms
     assert t["mpi"] == pytest.approx(1e-6 + 2 * MSG / 1e9)
@@ -129,6 +158,31 @@ def test_oversubscribed_ranks_share_the_cores(rows):
     # mock: no MPI in its timers, so the others' turns fall outside them.
     assert one(rows, "mock", procs=(4, 1, 1), ranks_per_node=4).terms == one(
         rows, "mock", procs=(4, 1, 1), ranks_per_node=4, m=machine(cores=4)).terms
+
+
+def test_measured_turns_replace_the_share_by_kernel_and_schedule(rows):
+    """With turns calibrated (4 and 8 ranks on 2 cores), a rank waits through factor x its own work, the factor of
+    its kernel and schedule at the node's rank count (log2-linear between points); a window's node barrier
+    timed with those ranks already holds them; none on a node with no more ranks than cores."""
+    factors = {4: {"in-place": 0.5, "one-pass": 0.7, "all-at-once": 0.4, "interior": 0.3, "masked": 0.2},
+               8: {"in-place": 1.5, "one-pass": 1.7, "all-at-once": 1.4, "interior": 1.3, "masked": 1.2}}
+    m = dataclasses.replace(machine(), turns=Turns(tuple(TurnPoint(k, f) for k, f in factors.items()), "turns"))
+    assert m.turns.factor(2, "masked") == 0.2 and m.turns.factor(16, "masked") == 1.2  # outside: the nearest
+    assert m.turns.factor(6, "one-pass") == pytest.approx(0.7 + math.log2(6 / 4))
+    case = dict(procs=(4, 1, 1), ranks_per_node=4)
+    for sid, kind in (("step2", "one-pass"), ("step7", "all-at-once"), ("persistent", "all-at-once"),
+                      ("step8", "interior"), ("step10", "masked"), ("ineighbor-overlap", "interior")):
+        p, fallback = one(rows, sid, m=m, **case), one(rows, sid, **case)
+        assert p.work == pytest.approx(fallback.work) and fallback.turns == pytest.approx(fallback.work)  # share - 1
+        assert p.turns == pytest.approx(factors[4][kind] * p.work), sid
+        assert p.terms["mpi"] - p.turns == pytest.approx(fallback.terms["mpi"] - fallback.turns), sid
+    assert one(rows, "step2", m=m, compute="two-pass", **case).turns == pytest.approx(
+        0.5 * one(rows, "step2", m=m, compute="two-pass", **case).work)  # step2 two-pass: in place
+    assert one(rows, "step2", m=m).turns == 0.0  # 2 ranks, 2 cores
+    windowed = dataclasses.replace(m, pack_host=dataclasses.replace(m.pack_host, window_wait=3e-6))
+    shm = one(rows, "shm-window", m=windowed, **case)
+    assert shm.turns == 0.0 and shm.terms["barrier"] == pytest.approx(3e-6 + 2e-6)  # node's as timed, --sync's
+    assert one(rows, "shm-window", m=m, **case).turns > 0  # its barrier not timed: the turns as for the others
 
 
 WAITS = Exchange((WaitPoint(2, 1e-6, 3e-6), WaitPoint(8, 4e-6, 9e-6)), "exchange")
@@ -215,8 +269,9 @@ def test_self_copy_shared_memory_and_mock(rows):
     t = one(rows, "step2", self_copy=True).terms
     assert t["self"] == pytest.approx(4 * 2 * MSG / 5e9)  # a local copy at the copy bandwidth
     shm = one(rows, "shm-window")
-    assert shm.messages == 0 and shm.terms["mpi"] == shm.terms["self"] == shm.terms["pack"] == 0.0
-    assert shm.terms["unpack"] == pytest.approx(2 * MSG / 1e8 + 4 * MSG / 1e9)  # halos read from the window
+    assert shm.messages == 0 and shm.terms["unpack"] == shm.terms["self"] == shm.terms["pack"] == 0.0
+    # Halos read from the window inside the MPI time: at the unpack bandwidths where no window rate was measured.
+    assert shm.terms["mpi"] == pytest.approx(2 * MSG / 1e8 + 4 * MSG / 1e9)
     assert shm.terms["barrier"] == pytest.approx(1e-6 + 1e-6)  # the node's barrier and --sync's
     mock = one(rows, "mock")
     assert mock.messages == 0 and mock.terms["mpi"] == mock.terms["barrier"] == mock.terms["self"] == 0.0
