@@ -189,19 +189,24 @@ std::vector<Span> shell_spans(const Grid& g, const Box& inner) {
 
 // dst[c] = src[c + offset] over the spans; `before[s]` is the cells of the
 // spans before span s (and the total at the end), so the cells are split
-// evenly over the threads. Inside a parallel region.
+// evenly over the threads. The spans are walked last to first: the shell
+// runs right after the inner sweep, whose last rows' ends (the lines the x
+// faces share with them) may still be in the caches. Inside a parallel region.
 template <class Real>
 void copy_spans(Real* dst, const Real* src, long offset, const std::vector<Span>& spans,
                 const std::vector<std::size_t>& before, bool streaming) {
   const Share mine = my_share(before.back());
   if (mine.begin == mine.end) return;
-  std::size_t s = std::size_t(std::upper_bound(before.begin(), before.end(), mine.begin) - before.begin()) - 1;
-  for (std::size_t done = mine.begin; done < mine.end; ++s) {
-    const std::size_t from = spans[s].begin + (done - before[s]);
-    const std::size_t n = std::min(spans[s].end, spans[s].begin + (mine.end - before[s])) - from;
-    if (n < 64) {  // the x faces: prefetch the spans a few rows on, whose lines are in memory
-      if (host_tuning() && s + kPrefetchSpans < spans.size()) {
-        const Span& ahead = spans[s + kPrefetchSpans];
+  const auto span_of = [&](std::size_t cell) {
+    return std::size_t(std::upper_bound(before.begin(), before.end(), cell) - before.begin()) - 1;
+  };
+  const std::size_t first = span_of(mine.begin);
+  for (std::size_t s = span_of(mine.end - 1) + 1; s-- > first;) {
+    const std::size_t from = spans[s].begin + (std::max(mine.begin, before[s]) - before[s]);
+    const std::size_t n = spans[s].begin + (std::min(mine.end, before[s + 1]) - before[s]) - from;
+    if (n < 64) {  // the x faces: prefetch the spans a few rows back, whose lines may be in memory
+      if (host_tuning() && s >= first + kPrefetchSpans) {
+        const Span& ahead = spans[s - kPrefetchSpans];
         __builtin_prefetch(dst + ahead.begin, 1, 0);
         __builtin_prefetch(dst + ahead.end - 1, 1, 0);
         __builtin_prefetch(src + long(ahead.begin) + offset, 0, 0);
@@ -211,7 +216,6 @@ void copy_spans(Real* dst, const Real* src, long offset, const std::vector<Span>
     } else {
       copy_elements(dst + from, src + long(from) + offset, n, streaming);
     }
-    done += n;
   }
   finish_streaming(streaming);
 }
@@ -329,7 +333,7 @@ class HostBackend final : public Backend<Real> {
     const long s = reverse ? 1 : -1;
     const bool streaming = streams(3 * shell_.before.back());
 #pragma omp parallel
-    for (int f = 0; f < 3; ++f) copy_spans(dst[f], src[f], s * long(st[f]), shell_.spans, shell_.before, streaming);
+    for (int f = 3; f-- > 0;) copy_spans(dst[f], src[f], s * long(st[f]), shell_.spans, shell_.before, streaming);
   }
 
   void wait(int) override {}
