@@ -28,7 +28,7 @@ from checkmpi.model import completions, messages, predict
 from checkmpi.model_tables import machine_table
 from checkmpi.native import Launcher, failure, find_executable, find_launcher, mpi_command, run_native, say
 from checkmpi.report import case_of
-from checkmpi.results import HaloRun, P2PRun, load, run_folder
+from checkmpi.results import HaloRun, P2PRun, StrategyResult, load, run_folder
 
 
 @dataclass(frozen=True)
@@ -299,8 +299,8 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, several_nodes:
         rank, kinds = placement.busiest(case.procs, case.rpn)
         point: dict[str, Any] = {"ranks": k}
         for schedule, sid in EXCHANGE_STRATEGIES.items():
-            result = next((r for r in run.ran() if r.id == sid), None)
-            if result is None or sid not in rows:
+            result = _result(run, sid)
+            if sid not in rows:
                 raise CheckmpiError(f"no {sid} result in '{run.path}'", EXIT_FAILED)
             seconds = result.per_step("mpi", "mean")
             links = predict([rows[sid]], case, base)[0].visible_mpi
@@ -322,13 +322,12 @@ def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int
         if k <= cores:
             continue
         point: dict[str, Any] = {"ranks": k}
+        rows = [catalog.rows_of_run(run, bin_dir) for run in halos]
         for kind, sid in TURN_STRATEGIES.items():
             factors = []
-            for run in halos:
-                result = next((r for r in run.ran() if sid in (r.id, r.alias)), None)
-                if result is None:
-                    raise CheckmpiError(f"no {sid} result in '{run.path}'", EXIT_FAILED)
-                p = predict([catalog.rows_of_run(run, bin_dir)[result.id]], case_of(run), base)[0]
+            for run, by_id in zip(halos, rows):
+                result = _result(run, sid)
+                p = predict([by_id[result.id]], case_of(run), base)[0]
                 factors.append((T.measured_total(result) - (p.total - p.turns)) / p.work)
             point[kind] = max(0.0, statistics.median(factors))
         points.append(point)
@@ -402,11 +401,19 @@ def _median_pack(entries: list[dict[str, Any]]) -> dict[str, Any]:
 def _compute_bandwidth(run: HaloRun, sid: str) -> float:
     """The compute's bytes per second per rank: the bytes the tool credits a step's compute with
     (compute_bytes_per_step) over the strategy's compute timer per step (mean over ranks)."""
-    r = next((s for s in run.ran() if sid in (s.id, s.alias)), None)
-    seconds = r.per_step("compute", "mean") if r is not None else 0.0
-    if r is None or not seconds > 0:
+    r = _result(run, sid)
+    seconds = r.per_step("compute", "mean")
+    if not seconds > 0:
         raise CheckmpiError(f"'{run.path}': no compute time for {sid}", EXIT_FAILED)
     return r.compute_bytes_per_step / seconds
+
+
+def _result(run: HaloRun, sid: str) -> StrategyResult:
+    """The result of strategy `sid` (an id, or a composition its result carries as alias) in `run`."""
+    r = next((s for s in run.ran() if sid in (s.id, s.alias)), None)
+    if r is None:
+        raise CheckmpiError(f"no {sid} result in '{run.path}'", EXIT_FAILED)
+    return r
 
 
 def _nonnegative(value: Any, where: str, notes: list[str]) -> float:
