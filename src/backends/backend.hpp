@@ -4,6 +4,7 @@
 // (OpenMP) and on a GPU (CUDA).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <memory>
@@ -118,12 +119,25 @@ class Backend {
              int queue) {
     shift(g, dst, src, {box, box, box}, reverse, queue);
   }
-  // The same shift over every interior cell outside `inner` (step10's shell,
-  // after the inner cells were updated while messages flew), with the same
-  // licence on dst's halo cells. By default one shift per shell box.
-  virtual void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& inner,
-                           bool reverse, int queue) {
-    for (const Box& b : shell_boxes(g, inner)) shift(g, dst, src, b, reverse, queue);
+  // The same shift over every interior cell of field f outside inner[f]
+  // (step10's shell, after the cells of inner[f] were updated while messages
+  // flew; an empty box: the whole interior), with the same licence on dst's
+  // halo cells. By default one shift per shell box.
+  virtual void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src,
+                           const std::array<Box, 3>& inner, bool reverse, int queue) {
+    std::array<std::vector<Box>, 3> shells;
+    std::size_t most = 0;
+    for (int f = 0; f < 3; ++f) most = std::max(most, (shells[f] = shell_boxes(g, inner[f])).size());
+    for (std::size_t i = 0; i < most; ++i) {
+      std::array<Box, 3> boxes{};  // empty where a field has fewer
+      for (int f = 0; f < 3; ++f)
+        if (i < shells[f].size()) boxes[f] = shells[f][i];
+      shift(g, dst, src, boxes, reverse, queue);
+    }
+  }
+  void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& inner, bool reverse,
+                   int queue) {
+    shift_shell(g, dst, src, {inner, inner, inner}, reverse, queue);
   }
   virtual void wait(int queue) = 0;
   void wait_all() {

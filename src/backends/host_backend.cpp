@@ -323,29 +323,41 @@ class HostBackend final : public Backend<Real> {
     for (int f = 0; f < 3; ++f) copy_runs(dst[f], src[f], s * long(st[f]), rs[f], streaming);
   }
 
-  void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& inner, bool reverse,
-                   int) override {
-    if (shell_.grid != g.interior() || shell_.inner.lo != inner.lo || shell_.inner.hi != inner.hi) {
-      shell_ = {g.interior(), inner, shell_spans(g, inner), {0}};
-      for (const Span& sp : shell_.spans) shell_.before.push_back(shell_.before.back() + sp.end - sp.begin);
-    }
+  void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const std::array<Box, 3>& inner,
+                   bool reverse, int) override {
+    std::size_t cells = 0;
+    for (int f = 0; f < 3; ++f) cells += shell_[f].around(g, inner[f]).before.back();
     const auto st = g.stride();
     const long s = reverse ? 1 : -1;
-    const bool streaming = streams(3 * shell_.before.back());
+    const bool streaming = streams(cells);
 #pragma omp parallel
-    for (int f = 3; f-- > 0;) copy_spans(dst[f], src[f], s * long(st[f]), shell_.spans, shell_.before, streaming);
+    for (int f = 3; f-- > 0;) copy_spans(dst[f], src[f], s * long(st[f]), shell_[f].spans, shell_[f].before, streaming);
   }
+  using Backend<Real>::shift_shell;
 
   void wait(int) override {}
 
  private:
-  // shift_shell's spans for the last grid and inner box it was given.
+  // shift_shell's spans of one field for the last grid and inner box it was
+  // given (an update cut short by the messages' arrival changes the box from
+  // step to step only in the field it was cut in).
   struct Shell {
     std::array<int, 3> grid{};
-    Box inner;
+    Box inner{{-1, -1, -1}, {-1, -1, -1}};
     std::vector<Span> spans;
     std::vector<std::size_t> before;
-  } shell_;
+    const Shell& around(const Grid& g, const Box& box) {
+      if (grid != g.interior() || inner.lo != box.lo || inner.hi != box.hi) {
+        grid = g.interior();
+        inner = box;
+        spans = shell_spans(g, box);
+        before.assign(1, 0);
+        for (const Span& sp : spans) before.push_back(before.back() + sp.end - sp.begin);
+      }
+      return *this;
+    }
+  };
+  std::array<Shell, 3> shell_;
 
   // Streaming (non-temporal) stores when a kernel writes more than the
   // caches could keep for the next step: they skip the read-for-ownership

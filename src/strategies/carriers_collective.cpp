@@ -148,6 +148,13 @@ class AlltoallvCarrier final : public Carrier<Real> {
                              counts_[1].data(), displs_[1].data(), t, comm);
   }
 
+  bool tells_arrival() const override { return nonblocking_; }
+  bool all_arrived(Engine<Real>&) override {
+    int flag = 1;
+    MPI_Request_get_status(request_, &flag, MPI_STATUS_IGNORE);
+    return flag != 0;
+  }
+
   void finish(Engine<Real>& e) override {
     if (nonblocking_) MPI_Wait(&request_, MPI_STATUS_IGNORE);
     for (const Channel& c : e.channels()) e.arrived(c, true);

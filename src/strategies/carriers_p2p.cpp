@@ -127,6 +127,17 @@ class RequestCarrier final : public Carrier<Real> {
     }
   }
 
+  // MPI_Request_get_status leaves the requests to finish().
+  bool tells_arrival() const override { return true; }
+  bool all_arrived(Engine<Real>&) override {
+    for (MPI_Request r : recvs_) {
+      int flag = 1;
+      MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE);
+      if (!flag) return false;
+    }
+    return true;
+  }
+
   // Waits for the messages and unpacks them: all after one MPI_Waitall, or
   // each as soon as it arrives (MPI_Waitany) while the others are still in
   // flight, its unpack left running on its queue.

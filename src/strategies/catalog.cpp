@@ -54,7 +54,7 @@ const std::vector<StrategyInfo>& strategy_catalog() {
        parts(P::Kernel, T::IsendIrecv, C::Auto, Overlap::Interior), "", ""},
       {9, "step9", "overlap-async", "step8 with per-direction queues; each message unpacked as it arrives",
        parts(P::Kernel, T::IsendIrecv, C::Auto, Overlap::Interior, Completion::Waitany), "", ""},
-      {10, "step10", "overlap-masked", "double buffer: inner cells updated while messages fly, then the border",
+      {10, "step10", "overlap-masked", "double buffer: inner cells updated while messages fly, then the rest",
        parts(P::Kernel, T::IsendIrecv, C::Auto, Overlap::Masked), "", ""},
       {-1, "persistent", "start-all", "step7 with MPI_Send_init/MPI_Recv_init once, MPI_Startall every step",
        parts(P::Kernel, T::Persistent), "", ""},

@@ -52,9 +52,15 @@ void ComputeStep<Real>::setup(HaloState<Real>& s, Compute mode, Overlap overlap)
     for (Real*& p : owned_) p = s.backend.allocate(s.grid.cells());
     other_ = owned_;
   }
-  flight_ = halo_free_boxes(s.grid, s.config.reverse);
+  const Box inner = inner_box(s.grid, s.config.border);
+  ahead_ = overlap == Overlap::Masked ? std::array<Box, 3>{inner, inner, inner}
+                                      : halo_free_boxes(s.grid, s.config.reverse);
+  done_ = ahead_;
   rest_ = halo_plane_boxes(s.grid, s.config.reverse);
-  inner_ = inner_box(s.grid, s.config.border);
+  // Slices of about 128 KiB of one field: a test of the messages costs a
+  // fraction of a microsecond, a slice some microseconds.
+  const auto plane_bytes = std::size_t(s.grid.l + 2) * std::size_t(s.grid.m + 2) * sizeof(Real);
+  slice_planes_ = int(std::max<std::size_t>(1, (std::size_t(128) << 10) / plane_bytes));
 }
 
 template <class Real>
@@ -79,11 +85,45 @@ template <class Real>
 void ComputeStep<Real>::in_flight(HaloState<Real>& s, bool async) {
   if (mode_ == Compute::TwoPass)  // the interior into the temporaries; halos are unpacked there
     s.backend.copy_box(s.grid, other_, as_const(s.f), interior_box(s.grid), kComputeQueue);
-  else if (overlap_ == Overlap::Interior)
-    s.backend.shift(s.grid, other_, as_const(s.f), flight_, s.config.reverse, kComputeQueue);
   else
-    s.backend.shift(s.grid, other_, as_const(s.f), inner_, s.config.reverse, kComputeQueue);
+    s.backend.shift(s.grid, other_, as_const(s.f), ahead_, s.config.reverse, kComputeQueue);
+  done_ = ahead_;
   if (!async) s.backend.wait(kComputeQueue);
+}
+
+template <class Real>
+bool ComputeStep<Real>::sliced(const HaloState<Real>& s) const {
+  return overlap_ != Overlap::None && mode_ != Compute::TwoPass && s.backend.kind() == BackendKind::Host;
+}
+
+template <class Real>
+void ComputeStep<Real>::begin_slices() {
+  done_ = {};  // empty boxes
+  slice_field_ = 0;
+}
+
+template <class Real>
+bool ComputeStep<Real>::next_slice(HaloState<Real>& s) {
+  const auto skip_empty = [&] {
+    while (slice_field_ < 3 && ahead_[std::size_t(slice_field_)].empty()) ++slice_field_;
+  };
+  skip_empty();
+  if (slice_field_ == 3) return false;
+  const Box& ahead = ahead_[std::size_t(slice_field_)];
+  Box& done = done_[std::size_t(slice_field_)];
+  if (done.empty()) {  // the field's first slice
+    done = ahead;
+    done.hi[2] = ahead.lo[2] - 1;
+  }
+  std::array<Box, 3> slice{};
+  Box& b = slice[std::size_t(slice_field_)] = ahead;
+  b.lo[2] = done.hi[2] + 1;
+  b.hi[2] = std::min(ahead.hi[2], done.hi[2] + slice_planes_);
+  s.backend.shift(s.grid, other_, as_const(s.f), slice, s.config.reverse, kComputeQueue);
+  done.hi[2] = b.hi[2];
+  if (done.hi[2] == ahead.hi[2]) ++slice_field_;
+  skip_empty();
+  return slice_field_ < 3;
 }
 
 template <class Real>
@@ -95,9 +135,14 @@ void ComputeStep<Real>::after(HaloState<Real>& s) {
     return;
   }
   if (overlap_ == Overlap::Interior) {
+    std::array<Box, 3> left = ahead_;  // what no slice did: the planes above the done ones
+    for (int f = 0; f < 3; ++f)
+      if (!done_[f].empty()) left[f].lo[2] = done_[f].hi[2] + 1;
+    if (!left[0].empty() || !left[1].empty() || !left[2].empty())
+      s.backend.shift(s.grid, other_, as_const(s.f), left, s.config.reverse, kComputeQueue);
     shift_into_other(s, rest_);
   } else {
-    s.backend.shift_shell(s.grid, other_, as_const(s.f), inner_, s.config.reverse, kComputeQueue);
+    s.backend.shift_shell(s.grid, other_, as_const(s.f), done_, s.config.reverse, kComputeQueue);
     s.backend.wait(kComputeQueue);
   }
   swap(s);

@@ -36,6 +36,17 @@ class ComputeStep {
   // on the compute queue and the rest waits for every queue first.
   void in_flight(HaloState<Real>& s, bool async);
   void after(HaloState<Real>& s);
+  // On a backend that runs its kernels in the caller's thread, the
+  // in-flight part can go in slices instead of in_flight(): a few planes of
+  // one field's in-flight box each, field after field, while the caller's
+  // test says the messages are still in flight. What no slice did is left to
+  // after(): the interior overlap's halo-free cells first, then the planes
+  // that need the halos; the masked update's in one sweep around what was
+  // done, where rows need not stop at the border. next_slice() returns false
+  // when every in-flight box is done.
+  bool sliced(const HaloState<Real>& s) const;
+  void begin_slices();
+  bool next_slice(HaloState<Real>& s);
   // Where received halos go: the fields the compute reads next.
   FieldPtrs<Real> unpack_target(HaloState<Real>& s) const;
   // The fields move into `current` (values copied) and the second buffer is
@@ -53,8 +64,10 @@ class ComputeStep {
   Backend<Real>* backend_ = nullptr;
   FieldPtrs<Real> other_{};  // one-pass: the second buffer; two-pass: the temporaries
   FieldPtrs<Real> owned_{};
-  std::array<Box, 3> flight_{}, rest_{};  // interior overlap
-  Box inner_;                             // masked overlap
+  std::array<Box, 3> ahead_{};  // per field, what may be updated in flight
+  std::array<Box, 3> done_{};   // and what was, this step
+  std::array<Box, 3> rest_{};   // interior overlap: the plane that needs the halo
+  int slice_field_ = 0, slice_planes_ = 1;
   int parity_ = 0;
 };
 

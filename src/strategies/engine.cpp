@@ -135,10 +135,7 @@ void Engine<Real>::step(HaloState<Real>& s) {
     Timed comm(t.comm);
     exchange_all_at_once(s);
   }
-  if (overlap) {
-    Timed compute(t.compute);
-    compute_.in_flight(s, async);
-  }
+  if (overlap) compute_in_flight(s, async);
   {
     Timed comm(t.comm);
     carrier_->finish(*this);
@@ -147,6 +144,28 @@ void Engine<Real>::step(HaloState<Real>& s) {
   Timed compute(t.compute);
   if (overlap) compute_.after(s);
   else compute_.whole(s);
+}
+
+// The compute while the messages fly. In slices, where the transport can
+// tell whether every halo is in: asking before each slice also lets MPI
+// progress the messages, and once they are in, the rest is left to after().
+template <class Real>
+void Engine<Real>::compute_in_flight(HaloState<Real>& s, bool async) {
+  StepTimers& t = s.timers;
+  if (!compute_.sliced(s) || !carrier_->tells_arrival()) {
+    Timed compute(t.compute);
+    compute_.in_flight(s, async);
+    return;
+  }
+  compute_.begin_slices();
+  for (;;) {
+    {
+      Timed comm(t.comm);
+      if (carrier_->all_arrived(*this)) return;
+    }
+    Timed compute(t.compute);
+    if (!compute_.next_slice(s)) return;
+  }
 }
 
 // Packs every direction and sign, posts all receives, then all sends. With

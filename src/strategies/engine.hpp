@@ -97,6 +97,7 @@ class Engine final : public Strategy<Real> {
   bool staged(const Channel& c) const { return staged_ && !local(c); }
   FieldPtrs<Real> target() { return compute_.unpack_target(*s_); }
   void exchange_all_at_once(HaloState<Real>& s);
+  void compute_in_flight(HaloState<Real>& s, bool async);
 
   StrategyInfo info_;
   std::unique_ptr<Carrier<Real>> carrier_;

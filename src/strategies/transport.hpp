@@ -45,10 +45,10 @@ class Carrier {
   // unpacking included, inside the direction's timer.
   virtual void exchange_direction(Engine<Real>&, int /*dir*/) {}
 
-  // Schedule all-at-once, in this order: begin; per direction (timed in it)
-  // its packing, then post_recvs; per direction post_sends; post; (the
-  // overlapped compute); finish, which must call e.arrived() for every
-  // carried channel; synchronise (with --sync barrier).
+  // Schedule all-at-once, in this order: begin; per direction (timed in it) its
+  // packing, then post_recvs; per direction post_sends; post; (the overlapped
+  // compute, which may ask all_arrived); finish, which must call e.arrived()
+  // for every carried channel; synchronise (with --sync barrier).
   virtual void begin(Engine<Real>&) {}
   // A transport that packs as it sends (partitioned) packs here itself.
   virtual bool packs_itself() const { return false; }
@@ -56,6 +56,10 @@ class Carrier {
   virtual void post_recvs(Engine<Real>&, int /*dir*/) {}
   virtual void post_sends(Engine<Real>&, int /*dir*/) {}
   virtual void post(Engine<Real>&) {}
+  // Whether every message to this rank has arrived, without waiting or
+  // unpacking (it may progress them); asked only where tells_arrival().
+  virtual bool tells_arrival() const { return false; }
+  virtual bool all_arrived(Engine<Real>&) { return false; }
   virtual void finish(Engine<Real>& e) = 0;
   virtual void synchronise(Engine<Real>& e);
 };

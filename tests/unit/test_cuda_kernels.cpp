@@ -261,6 +261,26 @@ TYPED_TEST(CudaKernels, InnerThenShellOnOneQueue) {
           "inner + shell", true);
 }
 
+// The same with a different inner box per field, as an update cut short by
+// the messages' arrival leaves them: one whole, one cut within its planes,
+// one not started (empty).
+TYPED_TEST(CudaKernels, InnerThenShellPerField) {
+  using Real = TypeParam;
+  for (const Grid& g : kGrids)
+    for (bool reverse : {false, true})
+      this->expect_same_fields(
+          g,
+          [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
+            const Box inner = inner_box(g, 1);
+            Box cut = inner;
+            cut.hi[2] = (inner.lo[2] + inner.hi[2]) / 2;
+            const std::array<Box, 3> done{inner, cut, Box{}};
+            b.shift(g, dst, src, done, reverse, kComputeQueue);
+            b.shift_shell(g, dst, src, done, reverse, kComputeQueue);
+          },
+          "inner + shell per field", true);
+}
+
 // copy between every kind of memory the strategies use (device, pinned
 // host), and the engine's staging pipeline: pack, then copy
 // to pinned memory on the same queue, one wait.

@@ -167,6 +167,41 @@ TEST_P(HostKernels, InnerThenShellIsTheWholeShift) {
       }
 }
 
+// Overlap on the host runs its in-flight boxes in slices and stops at the
+// first test that finds the halos in (step8: the halo-free cells, step10:
+// the inner box): wherever it stops (before the first slice, within a field,
+// between fields, after the last), what after() does completes exactly the
+// shift.
+TEST_P(HostKernels, OverlapCutShortAnywhereIsTheWholeShift) {
+  const Grid grid{131, 67, 45};  // 3 planes a slice: several slices per field
+  const Decomposition dec;
+  StepTimers timers;
+  for (Overlap overlap : {Overlap::Masked, Overlap::Interior})
+    for (bool reverse : {false, true}) {
+      HaloConfig config;
+      config.border = 3;
+      config.reverse = reverse;
+      const Fields<float> src = numbered(grid, 1.0f);
+      for (int cut = 0;; ++cut) {
+        Fields<float> f = src;
+        HaloState<float> s{dec, grid, f.pointers(), config, timers, *backend};
+        ComputeStep<float> compute;
+        compute.setup(s, Compute::OnePass, overlap);
+        ASSERT_TRUE(compute.sliced(s));
+        compute.begin_slices();
+        bool more = true;
+        for (int i = 0; i < cut && more; ++i) more = compute.next_slice(s);
+        compute.after(s);
+        Fields<float> got(grid);
+        for (int field = 0; field < 3; ++field)
+          std::copy(s.f[field], s.f[field] + grid.cells(), got.f[field].begin());
+        expect_shifted(grid, got, src, reverse);
+        if (HasFatalFailure()) FAIL() << name(overlap) << ": cut after " << cut << " slices";
+        if (!more) break;
+      }
+    }
+}
+
 TEST_P(HostKernels, PartialPackAndCopyPlane) {
   Fields<float> src = numbered(g, 1.0f);
   for (int dir = 0; dir < 3; ++dir) {
