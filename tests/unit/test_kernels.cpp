@@ -173,7 +173,7 @@ TEST_P(HostKernels, InnerThenShellIsTheWholeShift) {
 // between fields, after the last), what after() does completes exactly the
 // shift.
 TEST_P(HostKernels, OverlapCutShortAnywhereIsTheWholeShift) {
-  const Grid grid{131, 67, 45};  // 3 planes a slice: several slices per field
+  const Grid grid{131, 67, 45};  // 14 planes a slice: three or four slices per field
   const Decomposition dec;
   StepTimers timers;
   for (Overlap overlap : {Overlap::Masked, Overlap::Interior})
