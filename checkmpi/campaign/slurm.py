@@ -255,8 +255,13 @@ class SlurmCampaign:
         why = f"job {job_id} ended {state}" + (f" ({job['cancelled']})" if job.get("cancelled") else "")
         for run_id in job["runs"]:
             record = self.cdir.read_record(run_id)
-            if record is not None and (record.get("slurm") or {}).get("job_id") == job_id:
-                continue  # its step recorded it
+            if record is not None and (record.get("slurm") or {}).get("job_id") == job_id:  # its step recorded it
+                note = record.get("note") or ""
+                if state.startswith("CANCELLED") and record["status"] != "ok" and why not in note:
+                    # A step that failed as the job was cancelled (srun refused by a job being ended)
+                    # says so in srun's words; the cancellation was the cause.
+                    finish(self.cdir, record, record["status"], f"{why}: {note}" if note else why)
+                continue
             marker = self.cdir.marker(run_id)
             started = marker is not None and str(marker.get("job_id")) == job_id
             rec = new_record(self.cdir, self.spec, self.by_id[run_id], None, [job["nodes"]] if job["nodes"] else [],

@@ -12,11 +12,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from campaign_helpers import check_record, interrupt, records, rendered_table, start, validate_report, wait_for_records
 from conftest import MPICH_BIN, REPO, checkmpi
 from test_campaign_spec import ISSUE_SPEC
+
+from checkmpi.campaign.records import RUN_SCHEMA, CampaignDir
+from checkmpi.campaign.slurm import SlurmCampaign
 
 TIMEOUT = 300  # seconds for any one campaign command here
 
@@ -215,3 +219,21 @@ def test_mpich_runs_start_with_srun_and_pmi2(slurm, tmp_path):
     for rec in records(folder).values():
         check_record(folder, rec)
         assert rec["launch"]["launcher"] == "srun --mpi=pmi2" and rec["launch"]["mpi"] == "mpich"
+
+
+def test_a_step_that_failed_as_its_job_was_cancelled_is_told_so(tmp_path):
+    # The race the scancel test above can meet: the cancellation lands while a step's srun starts, and the
+    # step records srun's refusal itself. Collecting the job still names the cancellation, once.
+    cdir = CampaignDir(tmp_path)
+    cdir.runs_dir.mkdir(parents=True)
+    refused = {"schema": RUN_SCHEMA, "run": "a", "status": "not_started", "slurm": {"job_id": "7"},
+               "note": "srun: error: Unable to create step for job 7: Expired or invalid job"}
+    ok = {"schema": RUN_SCHEMA, "run": "b", "status": "ok", "note": None, "slurm": {"job_id": "7"}}
+    for rec in (refused, ok):
+        cdir.write_record(rec)
+    fake = SimpleNamespace(cdir=cdir, spec=None, by_id={}, _save=lambda k: None)
+    for _ in range(2):  # a resumed campaign collects it again
+        SlurmCampaign.collect(fake, 1, {"job_id": "7", "runs": ["a", "b"], "nodes": ""}, "CANCELLED")
+        rec = cdir.read_record("a")
+        assert (rec["status"], rec["note"]) == ("not_started", "job 7 ended CANCELLED: " + refused["note"])
+        assert cdir.read_record("b") == ok
