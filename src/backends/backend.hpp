@@ -120,9 +120,10 @@ class Backend {
     shift(g, dst, src, {box, box, box}, reverse, queue);
   }
   // The same shift over every interior cell of field f outside inner[f]
-  // (step10's shell, after the cells of inner[f] were updated while messages
-  // flew; an empty box: the whole interior), with the same licence on dst's
-  // halo cells. By default one shift per shell box.
+  // (what an overlapped step does once the halos are in, after the cells of
+  // inner[f] were updated while messages flew: step10's shell, step8's
+  // planes next to the halos; an empty box: the whole interior), with the
+  // same licence on dst's halo cells. By default one shift per shell box.
   virtual void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src,
                            const std::array<Box, 3>& inner, bool reverse, int queue) {
     std::array<std::vector<Box>, 3> shells;

@@ -164,26 +164,67 @@ struct Span {
   std::size_t begin, end;
 };
 
+// The first interior cell at or after `c`, and the last at or before `c`
+// (kNone when there is none).
+constexpr std::size_t kNone = ~std::size_t(0);
+struct Cell {
+  int i, j, k;
+};
+Cell cell_of(const Grid& g, std::size_t c) {
+  const auto st = g.stride();
+  return {int(c % st[1]), int(c % st[2] / st[1]), int(c / st[2])};
+}
+std::size_t interior_from(const Grid& g, std::size_t c) {
+  const auto [i, j, k] = cell_of(g, c);
+  if (k < 1) return g.index(1, 1, 1);
+  const std::size_t next_plane = k < g.n ? g.index(1, 1, k + 1) : kNone;
+  if (k > g.n) return kNone;
+  if (j < 1) return g.index(1, 1, k);
+  if (j > g.m) return next_plane;
+  if (i < 1) return g.index(1, j, k);
+  if (i > g.l) return j < g.m ? g.index(1, j + 1, k) : next_plane;
+  return c;
+}
+std::size_t interior_to(const Grid& g, std::size_t c) {
+  const auto [i, j, k] = cell_of(g, c);
+  if (k > g.n) return g.index(g.l, g.m, g.n);
+  const std::size_t last_plane = k > 1 ? g.index(g.l, g.m, k - 1) : kNone;
+  if (k < 1) return kNone;
+  if (j > g.m) return g.index(g.l, g.m, k);
+  if (j < 1) return last_plane;
+  if (i > g.l) return g.index(g.l, j, k);
+  if (i < 1) return j > 1 ? g.index(g.l, j - 1, k) : last_plane;
+  return c;
+}
+
 // The interior outside `inner`, in memory order, as the spans between
 // inner's rows: from the interior's first cell to inner's first row, from
 // each inner row's end to the next one's start, and from the last one to the
-// interior's last cell. Halo cells inside a span (row ends, the halo rows
-// between planes) are overwritten by shift, which it may do: step10's shell
-// is then whole slabs and one run per pair of rows (x face of one row, the
-// two halo cells, x face of the next) rather than two short runs per row,
-// and a cache line shared by two faces is fetched once.
+// interior's last cell. Each span is trimmed to its first and last interior
+// cells, and dropped when it has none (the halo cells between the rows of an
+// inner box as wide as the interior, or between its planes). Halo cells left
+// inside a span (row ends, the halo rows between planes) are overwritten by
+// shift, which it may do: step10's shell is then whole slabs and one run per
+// pair of rows (x face of one row, the two halo cells, x face of the next)
+// rather than two short runs per row, and a cache line shared by two faces
+// is fetched once.
 std::vector<Span> shell_spans(const Grid& g, const Box& inner) {
-  const std::size_t first = g.index(1, 1, 1), last = g.index(g.l, g.m, g.n) + 1;
   std::vector<Span> out;
-  std::size_t at = first;
-  if (!inner.empty())
+  std::size_t at = g.index(1, 1, 1);
+  const auto up_to = [&](std::size_t end) {  // the span [at, end)
+    if (end <= at) return;
+    const std::size_t a = interior_from(g, at), b = interior_to(g, end - 1);
+    if (a != kNone && b != kNone && a <= b) out.push_back({a, b + 1});
+  };
+  if (!inner.empty()) {
+    const bool wide = inner.lo[0] == 1 && inner.hi[0] == g.l;  // a plane's rows: one run but for halo cells
     for (int k = inner.lo[2]; k <= inner.hi[2]; ++k)
-      for (int j = inner.lo[1]; j <= inner.hi[1]; ++j) {
-        const std::size_t row = g.index(inner.lo[0], j, k);
-        if (row > at) out.push_back({at, row});
-        at = g.index(inner.hi[0], j, k) + 1;
+      for (int j = inner.lo[1]; j <= inner.hi[1]; j = wide ? inner.hi[1] + 1 : j + 1) {
+        up_to(g.index(inner.lo[0], j, k));
+        at = g.index(inner.hi[0], wide ? inner.hi[1] : j, k) + 1;
       }
-  if (last > at) out.push_back({at, last});
+  }
+  up_to(g.index(g.l, g.m, g.n) + 1);
   return out;
 }
 

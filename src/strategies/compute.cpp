@@ -26,16 +26,6 @@ std::array<Box, 3> halo_free_boxes(const Grid& g, bool reverse) {
   return out;
 }
 
-std::array<Box, 3> halo_plane_boxes(const Grid& g, bool reverse) {
-  std::array<Box, 3> out;
-  for (int f = 0; f < 3; ++f) {
-    out[f] = interior_box(g);
-    if (reverse) out[f].lo[f] = out[f].hi[f];
-    else out[f].hi[f] = out[f].lo[f];
-  }
-  return out;
-}
-
 template <class Real>
 ComputeStep<Real>::~ComputeStep() {
   if (backend_)
@@ -56,7 +46,6 @@ void ComputeStep<Real>::setup(HaloState<Real>& s, Compute mode, Overlap overlap)
   ahead_ = overlap == Overlap::Masked ? std::array<Box, 3>{inner, inner, inner}
                                       : halo_free_boxes(s.grid, s.config.reverse);
   done_ = ahead_;
-  rest_ = halo_plane_boxes(s.grid, s.config.reverse);
   // Slices of about 512 KiB of one field (tens of microseconds; a test of
   // the messages costs a fraction of one). 128 KiB and 2 MiB measured the
   // same on one rank's thread; fewer slices are fewer OpenMP fork-joins.
@@ -135,17 +124,8 @@ void ComputeStep<Real>::after(HaloState<Real>& s) {
     s.backend.wait(kComputeQueue);
     return;
   }
-  if (overlap_ == Overlap::Interior) {
-    std::array<Box, 3> left = ahead_;  // what no slice did: the planes above the done ones
-    for (int f = 0; f < 3; ++f)
-      if (!done_[f].empty()) left[f].lo[2] = done_[f].hi[2] + 1;
-    if (!left[0].empty() || !left[1].empty() || !left[2].empty())
-      s.backend.shift(s.grid, other_, as_const(s.f), left, s.config.reverse, kComputeQueue);
-    shift_into_other(s, rest_);
-  } else {
-    s.backend.shift_shell(s.grid, other_, as_const(s.f), done_, s.config.reverse, kComputeQueue);
-    s.backend.wait(kComputeQueue);
-  }
+  s.backend.shift_shell(s.grid, other_, as_const(s.f), done_, s.config.reverse, kComputeQueue);
+  s.backend.wait(kComputeQueue);
   swap(s);
 }
 

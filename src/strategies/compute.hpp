@@ -15,9 +15,8 @@ Box inner_box(const Grid& g, long long border);
 
 // Per field, the interior cells whose upstream neighbour is interior too
 // (forward: field1 i >= 2, field2 j >= 2, field3 k >= 2; reverse: <= N-1),
-// which need no halo, and the remaining plane of each field.
+// which need no halo; the rest is the plane next to the halo.
 std::array<Box, 3> halo_free_boxes(const Grid& g, bool reverse);
-std::array<Box, 3> halo_plane_boxes(const Grid& g, bool reverse);
 
 template <class Real>
 class ComputeStep {
@@ -32,18 +31,18 @@ class ComputeStep {
   // No overlap: the whole step's compute.
   void whole(HaloState<Real>& s);
   // Overlap: the part that runs while messages are in flight, and the rest
-  // once the halos are in. With `async` the in-flight part is left running
-  // on the compute queue and the rest waits for every queue first.
+  // once the halos are in (in one sweep around what was done: shift_shell).
+  // With `async` the in-flight part is left running on the compute queue
+  // and the rest waits for every queue first.
   void in_flight(HaloState<Real>& s, bool async);
   void after(HaloState<Real>& s);
   // On a backend that runs its kernels in the caller's thread, the
   // in-flight part can go in slices instead of in_flight(): a few planes of
   // one field's in-flight box each, field after field, while the caller's
   // test says the messages are still in flight. What no slice did is left to
-  // after(): the interior overlap's halo-free cells first, then the planes
-  // that need the halos; the masked update's in one sweep around what was
-  // done, where rows need not stop at the border. next_slice() returns false
-  // when every in-flight box is done.
+  // after(), whose sweep runs whole rows and planes where the cut left them
+  // (rows need not stop at the border, nor planes at the halo plane).
+  // next_slice() returns false when every in-flight box is done.
   bool sliced(const HaloState<Real>& s) const;
   void begin_slices();
   bool next_slice(HaloState<Real>& s);
@@ -66,7 +65,6 @@ class ComputeStep {
   FieldPtrs<Real> owned_{};
   std::array<Box, 3> ahead_{};  // per field, what may be updated in flight
   std::array<Box, 3> done_{};   // and what was, this step
-  std::array<Box, 3> rest_{};   // interior overlap: the plane that needs the halo
   int slice_field_ = 0, slice_planes_ = 1;
   int parity_ = 0;
 };

@@ -203,7 +203,7 @@ TYPED_TEST(CudaKernels, ShiftForwardAndReverse) {
 }
 
 // step8/step9's one-pass overlap: a different box per field (the cells that
-// need no halo), then the remaining plane of each field.
+// need no halo), then the shell around them: the plane next to each halo.
 TYPED_TEST(CudaKernels, ShiftPerFieldBoxes) {
   using Real = TypeParam;
   for (const Grid& g : kGrids)
@@ -212,9 +212,9 @@ TYPED_TEST(CudaKernels, ShiftPerFieldBoxes) {
           g,
           [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
             b.shift(g, dst, src, halo_free_boxes(g, reverse), reverse, kComputeQueue);
-            b.shift(g, dst, src, halo_plane_boxes(g, reverse), reverse, kComputeQueue);
+            b.shift_shell(g, dst, src, halo_free_boxes(g, reverse), reverse, kComputeQueue);
           },
-          "halo-free boxes, then halo planes", true);
+          "halo-free boxes, then the shell around them", true);
 }
 
 // Planes from one set of fields into another (shared-memory halos), and
