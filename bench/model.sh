@@ -2,10 +2,16 @@
 # The model against measurements: `checkmpi calibrate` writes this machine's
 # profile, then every strategy runs at each rank count and block size, the
 # rank counts and sizes interleaved within each round, ROUNDS rounds; the
-# summary prints predicted vs measured per strategy and phase (medians over
-# rounds) and how many strategies fall within [0.67, 1.5] of the prediction.
+# summary prints predicted vs measured per strategy and phase (each case's
+# best round, as the profile holds the best of calibrate's runs: noise only
+# slows a run down) and how many strategies fall within [0.67, 1.5] of the
+# prediction.
 #
 #   bench/model.sh [ROUNDS] [ITFIN]        default 3 rounds of 50 steps
+#
+# ITFIN steps at 128^3 per rank; a smaller block runs as many steps as
+# `checkmpi calibrate` gives it (as much work, up to 20 times ITFIN: 948 at
+# 48^3), so that a few scheduler slices cannot move its mean.
 #
 # Environment: NPS (rank counts, default "1 2 4 8"), EDGES (cells per rank
 # along each axis, default "48 128"), MACHINE (an existing profile: skip the
@@ -47,9 +53,11 @@ for r in $(seq "$rounds"); do
   for np in ${NPS:-1 2 4 8}; do
     read -r px py_ pz < <("$py" -c "from checkmpi.grid import dims_create; print(*dims_create($np))")
     for edge in ${EDGES:-48 128}; do
+      steps=$("$py" -c "import dataclasses as d, checkmpi.calibrate as c
+print(c.halo_steps(d.replace(c.FULL, steps=$itfin), ($edge, $edge, $edge)))")
       "$launcher" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --backend host --no-input \
         --lx $((edge * px)) --ly $((edge * py_)) --lz $((edge * pz)) --proc_x "$px" --proc_y "$py_" --proc_z "$pz" \
-        --itfin "$itfin" --icheck "$itfin" --warmup 3 --strategy all --memcpy-probe --outdir "$out/o" \
+        --itfin "$steps" --icheck "$steps" --warmup 3 --strategy all --memcpy-probe --outdir "$out/o" \
         --json "$out/np$np-e$edge-r$r.json" >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
     done
   done

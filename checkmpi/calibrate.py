@@ -11,7 +11,6 @@ import math
 import os
 import shlex
 import socket
-import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,7 @@ class Sizes:
     local: Triple
     steps: int
     exchange_steps: int  # of the tiny-block exchange (EXCHANGE_LOCAL)
-    halo_runs: int  # separate runs of the memory, compute and packing measurement per rank count: medians
+    halo_runs: int  # separate runs of the memory, compute and packing measurement per rank count: the best
 
 
 # A minute or two on a laptop-class node (memcpy and packing on blocks past the caches); --quick:
@@ -178,30 +177,34 @@ def calibrate(args: argparse.Namespace) -> int:
     copies, pack_host, packs, halo_runs = [], None, [], {}
     kernels: dict[str, list[dict[str, Any]]] = {kind: [] for kind in COMPUTE_STRATEGIES}
     mem_src = ""
-    for k in _doubling(ranks_per_node):
-        # Separate runs, medians: on a VM a run's memory rate can sit a third off the others' for its whole life.
-        halos, srcs = [], []
-        for i in range(1, sizes.halo_runs + 1):
+    # Separate runs, and the best of them (as STREAM reports its best rate): what disturbs a run (a slow spell of
+    # the VM's memory, a neighbour, a preemption) only ever slows it down, and on a VM a run's memory rate can sit
+    # a third off the others' for its whole life. Slow spells last seconds to a minute, so the rounds go over
+    # every rank count in turn: a spell hits one round of a rank count, not all of them.
+    counts = _doubling(ranks_per_node)
+    runs: dict[int, list[tuple[HaloRun, str]]] = {k: [] for k in counts}
+    for i in range(1, sizes.halo_runs + 1):
+        for k in counts:
             argv = _halo_argv("host", k, local, steps, folder, HALO_STRATEGIES, f"halo-{i}") + ["--memcpy-probe"]
             halo, src, _ = runner.run("checkmpi-halo", k, argv, f"halo-host-{k}-{i}",
                                       f"memory and packing, {k} rank{'s' if k > 1 else ''} at once, run {i}",
                                       per_node=k if nodes_allocated > 1 else None)
             if halo.memcpy_bandwidth is None or not halo.memcpy_bandwidth.mean > 0:
                 raise CheckmpiError(f"checkmpi-halo wrote no memcpy probe to '{halo.path}'", EXIT_FAILED)
-            halos.append(halo)
-            srcs.append(src)
-        src = "; ".join(srcs)
+            runs[k].append((halo, src))
+    for k in counts:
+        halos = [halo for halo, _ in runs[k]]
+        src = "; ".join(src for _, src in runs[k])
         halo_runs[k] = (halos, src)
-        copies.append({"ranks": k, "bandwidth": statistics.median(h.memcpy_bandwidth.mean for h in halos)})
+        copies.append({"ranks": k, "bandwidth": max(h.memcpy_bandwidth.mean for h in halos)})
         for kind, sid in COMPUTE_STRATEGIES.items():
-            kernels[kind].append({"ranks": k, "bandwidth": statistics.median(_compute_bandwidth(h, sid)
-                                                                             for h in halos)})
+            kernels[kind].append({"ranks": k, "bandwidth": max(_compute_bandwidth(h, sid) for h in halos)})
         mem_src += ("; " if mem_src else "") + src
         # --sync's barriers, as the barrier measurement costs them, are not the window's own wait.
         window = catalog.rows_of_run(halos[0], runner.bin_dir).get(WINDOW_STRATEGY)
         sync = (window.traits["barriers"] if window else 0) * next((b["seconds"] for b in barriers if b["ranks"] == k),
                                                                    0.0)
-        pack_host = _median_pack([_pack_entry(h, src, sync) for h in halos])  # the last: every rank at once
+        pack_host = _best_pack([_pack_entry(h, src, sync) for h in halos])  # the last: every rank at once
         packs.append({"ranks": k, **{d: v for d, v in pack_host.items() if d in ("x", "y", "z", "window_wait")}})
     assert pack_host is not None
     doc = {
@@ -315,7 +318,7 @@ def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int
            local: list[int]) -> dict[str, Any]:
     """With more ranks on the node than cores: per kernel and schedule, the others' turns a rank waits through per
     step in units of its own work, from the memory and compute runs: TURN_STRATEGIES' measured step (loop less diag,
-    mean over ranks) less what `base` predicts for it without turns, over the work it predicts; the median over
+    mean over ranks) less what `base` predicts for it without turns, over the work it predicts; the fewest over
     the separate runs, not below 0."""
     points, source = [], ""
     for k, (halos, src) in runs.items():
@@ -329,7 +332,7 @@ def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int
                 result = _result(run, sid)
                 p = predict([by_id[result.id]], case_of(run), base)[0]
                 factors.append((T.measured_total(result) - (p.total - p.turns)) / p.work)
-            point[kind] = max(0.0, statistics.median(factors))
+            point[kind] = max(0.0, min(factors))
         points.append(point)
         source += ("; " if source else "") + src
     return {"local": local, "points": points, "source": source or "the node was not oversubscribed"}
@@ -389,12 +392,12 @@ def _pack_entry(run: HaloRun, source: str, sync: float = 0.0) -> dict[str, Any]:
     return entry
 
 
-def _median_pack(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """Pack entries of separate runs of one measurement: the median of each measured value."""
-    out = {**entries[0], **{d: {op: statistics.median(e[d][op] for e in entries) for op in entries[0][d]}
-                            for d in "xyz"}}
+def _best_pack(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Pack entries of separate runs of one measurement: the best of each measured value (the highest rate, the
+    shortest wait)."""
+    out = {**entries[0], **{d: {op: max(e[d][op] for e in entries) for op in entries[0][d]} for d in "xyz"}}
     if "window_wait" in out:
-        out["window_wait"] = statistics.median(e["window_wait"] for e in entries)
+        out["window_wait"] = min(e["window_wait"] for e in entries)
     return out
 
 
