@@ -164,37 +164,37 @@ struct Span {
   std::size_t begin, end;
 };
 
-// The first interior cell at or after `c`, and the last at or before `c`
-// (kNone when there is none).
+// Cells of one field's array by coordinates, halo included: the first
+// interior cell at or after a cell and the last at or before it (kNone when
+// there is none), and the cell before one in memory order.
 constexpr std::size_t kNone = ~std::size_t(0);
 struct Cell {
   int i, j, k;
 };
-Cell cell_of(const Grid& g, std::size_t c) {
-  const auto st = g.stride();
-  return {int(c % st[1]), int(c % st[2] / st[1]), int(c / st[2])};
+std::size_t interior_from(const Grid& g, Cell c) {
+  if (c.k < 1) return g.index(1, 1, 1);
+  if (c.k > g.n) return kNone;
+  const std::size_t next_plane = c.k < g.n ? g.index(1, 1, c.k + 1) : kNone;
+  if (c.j < 1) return g.index(1, 1, c.k);
+  if (c.j > g.m) return next_plane;
+  if (c.i < 1) return g.index(1, c.j, c.k);
+  if (c.i > g.l) return c.j < g.m ? g.index(1, c.j + 1, c.k) : next_plane;
+  return g.index(c.i, c.j, c.k);
 }
-std::size_t interior_from(const Grid& g, std::size_t c) {
-  const auto [i, j, k] = cell_of(g, c);
-  if (k < 1) return g.index(1, 1, 1);
-  const std::size_t next_plane = k < g.n ? g.index(1, 1, k + 1) : kNone;
-  if (k > g.n) return kNone;
-  if (j < 1) return g.index(1, 1, k);
-  if (j > g.m) return next_plane;
-  if (i < 1) return g.index(1, j, k);
-  if (i > g.l) return j < g.m ? g.index(1, j + 1, k) : next_plane;
-  return c;
+std::size_t interior_to(const Grid& g, Cell c) {
+  if (c.k > g.n) return g.index(g.l, g.m, g.n);
+  if (c.k < 1) return kNone;
+  const std::size_t last_plane = c.k > 1 ? g.index(g.l, g.m, c.k - 1) : kNone;
+  if (c.j > g.m) return g.index(g.l, g.m, c.k);
+  if (c.j < 1) return last_plane;
+  if (c.i > g.l) return g.index(g.l, c.j, c.k);
+  if (c.i < 1) return c.j > 1 ? g.index(g.l, c.j - 1, c.k) : last_plane;
+  return g.index(c.i, c.j, c.k);
 }
-std::size_t interior_to(const Grid& g, std::size_t c) {
-  const auto [i, j, k] = cell_of(g, c);
-  if (k > g.n) return g.index(g.l, g.m, g.n);
-  const std::size_t last_plane = k > 1 ? g.index(g.l, g.m, k - 1) : kNone;
-  if (k < 1) return kNone;
-  if (j > g.m) return g.index(g.l, g.m, k);
-  if (j < 1) return last_plane;
-  if (i > g.l) return g.index(g.l, j, k);
-  if (i < 1) return j > 1 ? g.index(g.l, j - 1, k) : last_plane;
-  return c;
+Cell before(const Grid& g, Cell c) {
+  if (c.i > 0) return {c.i - 1, c.j, c.k};
+  if (c.j > 0) return {g.l + 1, c.j - 1, c.k};
+  return {g.l + 1, g.m + 1, c.k - 1};
 }
 
 // The interior outside `inner`, in memory order, as the spans between
@@ -210,21 +210,20 @@ std::size_t interior_to(const Grid& g, std::size_t c) {
 // is fetched once.
 std::vector<Span> shell_spans(const Grid& g, const Box& inner) {
   std::vector<Span> out;
-  std::size_t at = g.index(1, 1, 1);
-  const auto up_to = [&](std::size_t end) {  // the span [at, end)
-    if (end <= at) return;
-    const std::size_t a = interior_from(g, at), b = interior_to(g, end - 1);
+  Cell at{1, 1, 1};
+  const auto up_to = [&](Cell end) {  // the span [at, end), trimmed
+    const std::size_t a = interior_from(g, at), b = interior_to(g, before(g, end));
     if (a != kNone && b != kNone && a <= b) out.push_back({a, b + 1});
   };
   if (!inner.empty()) {
     const bool wide = inner.lo[0] == 1 && inner.hi[0] == g.l;  // a plane's rows: one run but for halo cells
     for (int k = inner.lo[2]; k <= inner.hi[2]; ++k)
       for (int j = inner.lo[1]; j <= inner.hi[1]; j = wide ? inner.hi[1] + 1 : j + 1) {
-        up_to(g.index(inner.lo[0], j, k));
-        at = g.index(inner.hi[0], wide ? inner.hi[1] : j, k) + 1;
+        up_to({inner.lo[0], j, k});
+        at = {inner.hi[0] + 1, wide ? inner.hi[1] : j, k};
       }
   }
-  up_to(g.index(g.l, g.m, g.n) + 1);
+  up_to({g.l + 1, g.m, g.n});
   return out;
 }
 
