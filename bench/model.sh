@@ -7,7 +7,7 @@
 # slows a run down) and how many strategies fall within [0.67, 1.5] of the
 # prediction.
 #
-#   bench/model.sh [ROUNDS] [ITFIN]        default 3 rounds of 50 steps
+#   bench/model.sh [ROUNDS] [ITFIN]        default 5 rounds of 50 steps
 #
 # ITFIN steps at 128^3 per rank; a smaller block runs as many steps as
 # `checkmpi calibrate` gives it (as much work, up to 20 times ITFIN: 948 at
@@ -22,7 +22,7 @@
 # to keep the runs in).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=${1:-3} itfin=${2:-50}
+rounds=${1:-5} itfin=${2:-50}
 bin=${CHECKMPI_BIN:-build/bin}
 py=${PYTHON:-.venv/bin/python}
 [ -x "$bin/checkmpi-halo" ] || { echo "bench: $bin/checkmpi-halo not found (build first)" >&2; exit 2; }
