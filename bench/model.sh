@@ -49,15 +49,18 @@ else
     machines+=("$out/machine-e$edge.json")
   done
 fi
+declare -A steps  # per block edge: as many steps as calibrate's runs at that block
+for edge in ${EDGES:-48 128}; do
+  steps[$edge]=$("$py" -c "import dataclasses as d, checkmpi.calibrate as c
+print(c.halo_steps(d.replace(c.FULL, steps=$itfin), ($edge, $edge, $edge)))")
+done
 for r in $(seq "$rounds"); do
   for np in ${NPS:-1 2 4 8}; do
     read -r px py_ pz < <("$py" -c "from checkmpi.grid import dims_create; print(*dims_create($np))")
     for edge in ${EDGES:-48 128}; do
-      steps=$("$py" -c "import dataclasses as d, checkmpi.calibrate as c
-print(c.halo_steps(d.replace(c.FULL, steps=$itfin), ($edge, $edge, $edge)))")
       "$launcher" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --backend host --no-input \
         --lx $((edge * px)) --ly $((edge * py_)) --lz $((edge * pz)) --proc_x "$px" --proc_y "$py_" --proc_z "$pz" \
-        --itfin "$steps" --icheck "$steps" --warmup 3 --strategy all --memcpy-probe --outdir "$out/o" \
+        --itfin "${steps[$edge]}" --icheck "${steps[$edge]}" --warmup 3 --strategy all --memcpy-probe --outdir "$out/o" \
         --json "$out/np$np-e$edge-r$r.json" >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
     done
   done
