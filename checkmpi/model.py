@@ -195,7 +195,6 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         transport = row.parts["transport"]
         if transport == "rma-pscw" and any(remote.values()):  # post/start, complete/wait
             t["mpi"] += 2 * max(m.link(k == "intra").segment(0).alpha for k, s in remote.items() if s)
-    t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs)
     node_wait = pack_bw.window_wait if pack_bw.window_wait is not None else m.barrier_seconds(case.rpn)
     t["barrier"] = row.traits["node_barriers"] * node_wait
     if case.sync == "barrier":
@@ -206,8 +205,10 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     passes = row.traits["kernel_passes"][case.compute]
     t["compute"] = passes * 2.0 * 3 * cells * case.real / compute_bw  # read + write three fields per pass
     work = sum(t[phase] for phase in ("pack", "unpack", "mpi", "self", "compute"))
-    # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging.
+    # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging;
+    # a fence is a barrier of all ranks, measured as it is (a wait, not work: the others' turns are in it).
     t["mpi"] += completions(row, msgs) * m.exchange_wait(case.rpn, by_direction)
+    t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs)
     if row.traits["overlaps"]:
         if passes == 2:  # the copy into the temporaries runs while the messages fly
             overlappable = t["compute"] / 2

@@ -282,6 +282,10 @@ def test_rma_synchronisation(rows):
     base = one(rows, "step7").terms["mpi"]
     assert one(rows, "rma-fence").terms["mpi"] == pytest.approx(base + 2 * 1e-6)  # two fences ~ barriers
     assert one(rows, "rma-pscw").terms["mpi"] == pytest.approx(base + 2 * 1e-6)  # post/start, complete/wait
+    # 4 ranks on 2 cores: a fence is a barrier measured as it is, with the others' turns in it: a wait, not work.
+    fence, step7 = (one(rows, sid, procs=(4, 1, 1), ranks_per_node=4) for sid in ("rma-fence", "step7"))
+    assert fence.work == pytest.approx(step7.work) and fence.turns == pytest.approx(step7.turns) and fence.turns > 0
+    assert fence.terms["mpi"] == pytest.approx(step7.terms["mpi"] + 2 * 2e-6)  # barrier(4)
 
 
 def test_placement_follows_the_cartesian_rank_order():
