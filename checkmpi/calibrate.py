@@ -67,8 +67,9 @@ COMPUTE_STRATEGIES = {"in-place": "pack=hand,transport=sendrecv,compute=in-place
 DATATYPE_STRATEGY = "mpi-pack"
 WINDOW_STRATEGY = "shm-window"
 # On a node with more ranks than cores, the others' turns a rank waits through, per kernel and schedule
-# (machine.TURN_KINDS): the compute kernels' strategies, and step7 for all at once without overlap.
-TURN_STRATEGIES = {**COMPUTE_STRATEGIES, "all-at-once": "step7"}
+# (machine.TURN_KINDS): the compute kernels' strategies, step7 for all at once without overlap, and mock (the
+# turns that land in its phases, its exchange being untimed).
+TURN_STRATEGIES = {**COMPUTE_STRATEGIES, "all-at-once": "step7", "mock": "mock"}
 HALO_STRATEGIES = ",".join([*TURN_STRATEGIES.values(), DATATYPE_STRATEGY, WINDOW_STRATEGY])
 
 

@@ -25,8 +25,8 @@ MACHINE_SCHEMA = "checkmpi.machine/1"
 # (the cells that need no halo first, or the inner block first).
 KERNELS = ("in-place", "one-pass", "interior", "masked")
 # Oversubscribed turns are measured per kernel and schedule: by direction in place or one pass, all at once
-# without overlap, and with each overlap.
-TURN_KINDS = ("in-place", "one-pass", "all-at-once", "interior", "masked")
+# without overlap, and with each overlap; and for mock, whose exchange is untimed (optional: older profiles).
+TURN_KINDS = ("in-place", "one-pass", "all-at-once", "interior", "masked", "mock")
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class Exchange:
 @dataclass(frozen=True)
 class TurnPoint:
     ranks: int  # ranks of a node, more than its cores
-    factors: dict[str, float]  # by TURN_KINDS
+    factors: dict[str, float]  # by TURN_KINDS (mock where measured)
 
 
 @dataclass(frozen=True)
@@ -123,8 +123,11 @@ class Turns:
     points: tuple[TurnPoint, ...]  # sorted by ranks, at least one
     source: str
 
-    def factor(self, ranks: int, kind: str) -> float:
-        """Linear in log2(ranks) between measured points, the nearest point outside them."""
+    def factor(self, ranks: int, kind: str) -> float | None:
+        """Linear in log2(ranks) between measured points, the nearest point outside them; None where `kind`
+        was not measured."""
+        if any(kind not in p.factors for p in self.points):
+            return None
         return _between(self.points, ranks, lambda p: p.factors[kind], log=True)
 
 
@@ -370,5 +373,5 @@ def _exchange(d: dict[str, Any] | None) -> Exchange | None:
 def _turns(d: dict[str, Any] | None) -> Turns | None:
     if d is None or not d["points"]:
         return None
-    return Turns(tuple(TurnPoint(int(p["ranks"]), {k: float(p[k]) for k in TURN_KINDS}) for p in d["points"]),
-                 d["source"])
+    points = tuple(TurnPoint(int(p["ranks"]), {k: float(p[k]) for k in TURN_KINDS if k in p}) for p in d["points"])
+    return Turns(points, d["source"])

@@ -112,7 +112,8 @@ class Prediction:
     bytes: int  # bytes they carry
     terms: dict[str, float] = field(default_factory=dict)  # PHASES, seconds per step
     work: float = 0.0  # its own work per step: pack + unpack + mpi + self + compute, before waits
-    turns: float = 0.0  # of terms["mpi"]: its core's other ranks' turns it waits through (oversubscribed)
+    turns: float = 0.0  # its core's other ranks' turns it waits through (oversubscribed): of terms["mpi"], for
+    # mock of its phases
 
     @property
     def total(self) -> float:
@@ -223,6 +224,11 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     if row.traits["mpi"] and share > 1 and not measured_wait:
         turns = (m.turns.factor(case.rpn, _turn_kind(row, kind)) if m.turns is not None else share - 1.0) * work
         t["mpi"] += turns
+    elif share > 1 and not row.traits["mpi"] and m.turns is not None and (f := m.turns.factor(case.rpn, "mock")):
+        # mock waits for the others outside its timers; the turns that preempt its phases land in each by its length.
+        turns = f * work
+        for phase in ("pack", "unpack", "compute"):
+            t[phase] += turns * t[phase] / work
     through = [msg for msg in msgs if msg.through_mpi]
     return Prediction(row, rank, placement.counts(kinds), sum(msg.count for msg in through),
                       sum(msg.count * msg.size for msg in through), t, work, turns)

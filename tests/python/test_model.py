@@ -183,6 +183,17 @@ def test_measured_turns_replace_the_share_by_kernel_and_schedule(rows):
     shm = one(rows, "shm-window", m=windowed, **case)
     assert shm.turns == 0.0 and shm.terms["barrier"] == pytest.approx(3e-6 + 2e-6)  # node's as timed, --sync's
     assert one(rows, "shm-window", m=m, **case).turns > 0  # its barrier not timed: the turns as for the others
+    # mock waits for the others outside its timers: without a factor of its own none; with one, the turns land in
+    # its phases, each by its length.
+    assert one(rows, "mock", m=m, **case).turns == 0.0
+    with_mock = {k: {**f, "mock": 0.6} for k, f in factors.items()}
+    mm = dataclasses.replace(m, turns=Turns(tuple(TurnPoint(k, f) for k, f in with_mock.items()), "turns"))
+    mock, bare = one(rows, "mock", m=mm, **case), one(rows, "mock", m=m, **case)
+    assert mock.turns == pytest.approx(0.6 * mock.work) and mock.work == pytest.approx(bare.work)
+    for phase in ("pack", "unpack", "compute"):
+        assert mock.terms[phase] == pytest.approx(1.6 * bare.terms[phase]), phase
+    assert mock.terms["mpi"] == 0.0 and mock.total == pytest.approx(1.6 * bare.total)
+    assert one(rows, "step7", m=mm, **case).terms == one(rows, "step7", m=m, **case).terms
 
 
 WAITS = Exchange((WaitPoint(2, 1e-6, 3e-6), WaitPoint(8, 4e-6, 9e-6)), "exchange")
