@@ -112,8 +112,7 @@ class Prediction:
     bytes: int  # bytes they carry
     terms: dict[str, float] = field(default_factory=dict)  # PHASES, seconds per step
     work: float = 0.0  # its own work per step: pack + unpack + mpi + self + compute, before waits
-    turns: float = 0.0  # its core's other ranks' turns it waits through (oversubscribed): of terms["mpi"], for
-    # mock of its phases
+    turns: float = 0.0  # its core's other ranks' turns (oversubscribed): in terms["mpi"], mock's in its phases
 
     @property
     def total(self) -> float:
