@@ -220,14 +220,15 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     turns = 0.0
     # While it waits in MPI, its core runs the other ranks' work; a node barrier timed with rpn ranks holds it.
     measured_wait = row.traits["node_barriers"] > 0 and pack_bw.window_wait is not None
-    if row.traits["mpi"] and share > 1 and not measured_wait:
-        turns = (m.turns.factor(case.rpn, _turn_kind(row, kind)) if m.turns is not None else share - 1.0) * work
-        t["mpi"] += turns
-    elif share > 1 and not row.traits["mpi"] and m.turns is not None and (f := m.turns.factor(case.rpn, "mock")):
-        # mock waits for the others outside its timers; the turns that preempt its phases land in each by its length.
-        turns = f * work
-        for phase in ("pack", "unpack", "compute"):
-            t[phase] += turns * t[phase] / work
+    if share > 1 and not measured_wait:
+        f = m.turns.factor(case.rpn, _turn_kind(row, kind)) if m.turns is not None else None
+        if row.traits["mpi"]:
+            turns = (share - 1.0 if f is None else f) * work
+            t["mpi"] += turns
+        elif f:  # mock waits outside its timers; the turns that preempt its phases land in each by its length
+            turns = f * work
+            for phase in ("pack", "unpack", "compute"):
+                t[phase] += turns * t[phase] / work
     through = [msg for msg in msgs if msg.through_mpi]
     return Prediction(row, rank, placement.counts(kinds), sum(msg.count for msg in through),
                       sum(msg.count * msg.size for msg in through), t, work, turns)
@@ -242,8 +243,10 @@ def _kernel(row: Row, mode: str) -> str:
 
 
 def _turn_kind(row: Row, kernel: str) -> str:
-    """The profile's turns factor (machine.TURN_KINDS) for a row running `kernel`: by its overlap, else by
-    direction its kernel, else all at once."""
+    """The profile's turns factor (machine.TURN_KINDS) for a row running `kernel`: mock's own without MPI, by its
+    overlap, else by direction its kernel, else all at once."""
+    if not row.traits["mpi"]:
+        return "mock"
     if kernel in ("interior", "masked") or row.parts["schedule"] == "by-direction":
         return kernel
     return "all-at-once"
