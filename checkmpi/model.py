@@ -29,7 +29,7 @@ class Case:
     sync: str = "barrier"
     border: int = 10
     ranks_per_node: int | None = None  # None: every rank on one node
-    compute: str = "one-pass"  # checkmpi-halo --compute
+    compute: str = "in-place"  # checkmpi-halo --compute, resolved (auto: the backend's default, in place on the host)
     self_copy: bool = False
     backend: str = "host"
     copy_bandwidth: float | None = None  # per rank, measured at this block (a halo run's memcpy probe)
@@ -196,7 +196,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         if transport == "rma-pscw" and any(remote.values()):  # post/start, complete/wait
             t["mpi"] += 2 * max(m.link(k == "intra").segment(0).alpha for k, s in remote.items() if s)
     node_wait = pack_bw.window_wait if pack_bw.window_wait is not None else m.barrier_seconds(case.rpn)
-    t["barrier"] = row.traits["node_barriers"] * node_wait
+    t["barrier"] = row.traits["node_barriers"][case.compute] * node_wait
     if case.sync == "barrier":
         t["barrier"] += row.traits["barriers"] * m.barrier_seconds(case.nprocs)
 
@@ -219,7 +219,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         t["hidden"] = min(t["mpi"] + t["self"], overlappable)
     turns = 0.0
     # While it waits in MPI, its core runs the other ranks' work; a node barrier timed with rpn ranks holds it.
-    measured_wait = row.traits["node_barriers"] > 0 and pack_bw.window_wait is not None
+    measured_wait = row.traits["node_barriers"][case.compute] > 0 and pack_bw.window_wait is not None
     if share > 1 and not measured_wait:
         f = m.turns.factor(case.rpn, _turn_kind(row, kind)) if m.turns is not None else None
         if row.traits["mpi"]:

@@ -14,6 +14,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/host_copy.hpp"
+#include "backends/host_in_place.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -374,6 +375,23 @@ class HostBackend final : public Backend<Real> {
     for (int f = 3; f-- > 0;) copy_spans(dst[f], src[f], s * long(st[f]), shell_[f].spans, shell_[f].before, streaming);
   }
   using Backend<Real>::shift_shell;
+
+  void shift_in_place(const Grid& g, FieldPtrs<Real> f, const std::array<Box, 3>& boxes, bool reverse,
+                      int) override {
+#pragma omp parallel
+    for (int k = 0; k < 3; ++k) shift_box_in_place(g, f[k], k, boxes[k], reverse, thread_index(), team_size());
+  }
+
+  // Every shell box of every field in one parallel region: each thread's
+  // pieces are independent of the others' in every box.
+  void shift_shell_in_place(const Grid& g, FieldPtrs<Real> f, const std::array<Box, 3>& done, bool reverse,
+                            int) override {
+    std::array<std::vector<Box>, 3> shells;
+    for (int k = 0; k < 3; ++k) shells[k] = in_place_shell_boxes(g, done[k], k, reverse);
+#pragma omp parallel
+    for (int k = 0; k < 3; ++k)
+      for (const Box& b : shells[k]) shift_box_in_place(g, f[k], k, b, reverse, thread_index(), team_size());
+  }
 
   void wait(int) override {}
 

@@ -83,6 +83,24 @@ void write_task_log(const StrategyResult& r, const Decomposition& dec, const Hal
   agree_output(dec.comm, log.finish());
 }
 
+namespace {
+
+// The header's compute line: the run's --compute, and the chosen strategies that run another compute.
+std::string compute_line(Compute run, const std::vector<const StrategyInfo*>& chosen) {
+  std::string line = compute_name(run);
+  if (run == Compute::InPlace) line += ": each field shifted in its own array, swept against its direction";
+  else if (run == Compute::OnePass) line += ": each cell read once into a second buffer";
+  else line += ": CheckMPI's: host-packing steps in place, kernel steps copy, then shift (FAST variant)";
+  std::string other;
+  for (const auto* s : chosen) {
+    const Compute c = resolved_compute(s->parts, run);
+    if (c != run && run != Compute::TwoPass) other += (other.empty() ? "" : ", ") + s->id + " " + compute_name(c);
+  }
+  return other.empty() ? line : line + " (except " + other + ")";
+}
+
+}  // namespace
+
 void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
                   const std::vector<const StrategyInfo*>& chosen, const BackendChoice& backend) {
   std::ostringstream out;
@@ -90,6 +108,7 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + s->id;
   out << "checkmpi-halo " << ctx.version << " (revision " << ctx.git_revision << ")\n"
       << "  MPI library    : " << ctx.mpi_library << "\n"
+      << "  CPU            : " << cpu_text(ctx) << "\n"
       << "  ranks          : " << ctx.nprocs << " on " << ctx.nodes << " node(s), at most "
       << ctx.ranks_per_node << " per node\n"
       << "  global size    : lx=" << cfg.lx << " ly=" << cfg.ly << " lz=" << cfg.lz << "\n"
@@ -101,11 +120,7 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << (cfg.reverse ? "reverse" : "forward") << " propagation, sync "
       << (cfg.sync == SyncMode::Barrier ? "barrier" : "none") << "\n"
       << "  strategies     : " << names << "\n"
-      << "  compute        : " << compute_mode_name(cfg.compute)
-      << (cfg.compute == ComputeMode::OnePass
-              ? ": every strategy reads each cell once into a second buffer"
-              : ": CheckMPI's: host-packing steps in place, kernel steps copy, then shift (FAST variant)")
-      << "\n"
+      << "  compute        : " << compute_line(cfg.compute, chosen) << "\n"
       << "  backend        : " << backend_line(backend) << "\n";
   if (!backend.why_host.empty() && cuda_built()) out << "                   (auto: " << backend.why_host << ")\n";
   if (backend.kind == BackendKind::Cuda) {

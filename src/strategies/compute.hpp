@@ -18,6 +18,12 @@ Box inner_box(const Grid& g, long long border);
 // which need no halo; the rest is the plane next to the halo.
 std::array<Box, 3> halo_free_boxes(const Grid& g, bool reverse);
 
+// Masked overlap in place: per field, the inner box extended to the
+// interior's downstream end along the field's direction (those cells read
+// only interior cells, and must be shifted before the inner box is, which
+// reads the first of them).
+std::array<Box, 3> in_place_masked_boxes(const Grid& g, long long border, bool reverse);
+
 template <class Real>
 class ComputeStep {
  public:
@@ -49,7 +55,7 @@ class ComputeStep {
   // Where received halos go: the fields the compute reads next.
   FieldPtrs<Real> unpack_target(HaloState<Real>& s) const;
   // The fields move into `current` (values copied) and the second buffer is
-  // `next` (see Engine::adopt_fields).
+  // `next`, null in place (see Engine::adopt_fields).
   void adopt(HaloState<Real>& s, FieldPtrs<Real> current, FieldPtrs<Real> next);
   int parity() const { return parity_; }
   FieldPtrs<Real> other() const { return other_; }

@@ -321,7 +321,7 @@ def test_catalog_lists_every_row_schema_valid():
     exe = BUILD_BIN / "checkmpi-halo"
     doc = json.loads(subprocess.run([str(exe), "--list-strategies", "--json", "-"], capture_output=True, text=True,
                                     check=True, timeout=60).stdout)
-    assert not list(schema_validator("checkmpi.catalog/1").iter_errors(doc))
+    assert not list(schema_validator("checkmpi.catalog/2").iter_errors(doc))
     text = subprocess.run([str(exe), "--list-strategies"], capture_output=True, text=True, check=True,
                           timeout=60).stdout
     listed = [line.split()[0] for line in text.split("\n\n")[0].splitlines()[1:] if line and not line[0].isspace()]
