@@ -53,6 +53,13 @@ def planes(local: Triple) -> Triple:
     return (m + 2) * (n + 2), (l + 2) * (n + 2), (l + 2) * (m + 2)
 
 
+def field_bytes(local: Triple, real: int) -> int:
+    """The working set of a step's compute: the three fields' arrays per rank, halos included, as checkmpi-halo
+    writes it (config.field_bytes)."""
+    l, m, n = local
+    return 3 * (l + 2) * (m + 2) * (n + 2) * real
+
+
 @dataclass(frozen=True)
 class Message:
     """The messages of one direction and sign on one rank."""
@@ -136,11 +143,17 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     share = max(1.0, case.rpn / cores)  # oversubscribed: each core runs rpn/cores ranks in turn
     # Rates as measured with the node's rpn ranks at once: their working sets share the caches and memory
     # (and, where they outnumber the cores, the cores in turn).
-    copy_bw = m.memory.bandwidth(case.rpn)
     kind = _kernel(row, case.compute)
-    compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
     pack_bw = _pack_for(m, case.backend, case.rpn)
-    if case.copy_bandwidth and tuple(case.local) != pack_bw.local:
+    if m.blocks is not None and case.backend == "host":
+        # Measured at blocks around the run's: the rates for its working set, where it sits in the caches.
+        at = m.blocks.at(field_bytes(case.local, case.real), case.rpn)
+        copy_bw, compute_bw = at.copy, at.compute[kind]
+        pack_bw = dataclasses.replace(pack_bw, x=at.x, y=at.y, z=at.z)
+    else:
+        copy_bw = m.memory.bandwidth(case.rpn)
+        compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
+    if m.blocks is None and case.copy_bandwidth and tuple(case.local) != pack_bw.local:
         # Copies at another block than the profile's run from where it fits: packing and compute speed up alike.
         factor = case.copy_bandwidth / copy_bw
         pack_bw = _scaled(pack_bw, factor)
@@ -195,7 +208,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         transport = row.parts["transport"]
         if transport == "rma-pscw" and any(remote.values()):  # post/start, complete/wait
             t["mpi"] += 2 * max(m.link(k == "intra").segment(0).alpha for k, s in remote.items() if s)
-    node_wait = pack_bw.window_wait if pack_bw.window_wait is not None else m.barrier_seconds(case.rpn)
+    node_wait = pack_bw.window_wait if pack_bw.window_wait is not None else m.barrier_seconds(case.rpn)  # each
     t["barrier"] = row.traits["node_barriers"][case.compute] * node_wait
     if case.sync == "barrier":
         t["barrier"] += row.traits["barriers"] * m.barrier_seconds(case.nprocs)
@@ -212,8 +225,11 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     if row.traits["overlaps"]:
         if passes == 2:  # the copy into the temporaries runs while the messages fly
             overlappable = t["compute"] / 2
-        elif row.parts["overlap"] == "masked":
-            overlappable = t["compute"] * math.prod(max(0, k - 2 * case.border) for k in case.local) / cells
+        elif row.parts["overlap"] == "masked":  # in place, each field's inner box reaches its downstream face
+            b = case.border
+            in_flight = [math.prod(k - (b if d == f and kind == "masked" else 2 * b) for d, k in enumerate(case.local))
+                         for f in range(3)] if all(k > 2 * b for k in case.local) else [0]
+            overlappable = t["compute"] * sum(in_flight) / 3 / cells
         else:  # the cells that need no halo
             overlappable = t["compute"] * math.prod(k - 1 for k in case.local) / cells
         t["hidden"] = min(t["mpi"] + t["self"], overlappable)
@@ -235,11 +251,13 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
 
 
 def _kernel(row: Row, mode: str) -> str:
-    """The profile's compute kernel (machine.KERNELS) a row's compute and overlap parts run with --compute `mode`."""
+    """The profile's compute kernel (machine.KERNELS) a row's compute and overlap parts run with --compute `mode`
+    (two-pass with the one-pass kernels, twice)."""
+    in_place = row.traits["compute"][mode] == "in-place"
     overlap = row.parts["overlap"]
     if overlap in ("interior", "masked"):
-        return overlap
-    return "in-place" if row.traits["compute"][mode] == "in-place" else "one-pass"
+        return overlap if in_place else f"{overlap}-one-pass"
+    return "in-place" if in_place else "one-pass"
 
 
 def _turn_kind(row: Row, kernel: str) -> str:
@@ -247,7 +265,10 @@ def _turn_kind(row: Row, kernel: str) -> str:
     overlap, else by direction its kernel, else all at once."""
     if not row.traits["mpi"]:
         return "mock"
-    if kernel in ("interior", "masked") or row.parts["schedule"] == "by-direction":
+    overlap = kernel.removesuffix("-one-pass")
+    if overlap in ("interior", "masked"):
+        return overlap
+    if row.parts["schedule"] == "by-direction":
         return kernel
     return "all-at-once"
 

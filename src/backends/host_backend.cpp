@@ -386,11 +386,14 @@ class HostBackend final : public Backend<Real> {
   // pieces are independent of the others' in every box.
   void shift_shell_in_place(const Grid& g, FieldPtrs<Real> f, const std::array<Box, 3>& done, bool reverse,
                             int) override {
-    std::array<std::vector<Box>, 3> shells;
-    for (int k = 0; k < 3; ++k) shells[k] = in_place_shell_boxes(g, done[k], k, reverse);
+    std::array<std::vector<ShellPart>, 3> shells;
+    for (int k = 0; k < 3; ++k) shells[k] = in_place_shell_parts(g, done[k], k, reverse, host_threads());
 #pragma omp parallel
     for (int k = 0; k < 3; ++k)
-      for (const Box& b : shells[k]) shift_box_in_place(g, f[k], k, b, reverse, thread_index(), team_size());
+      for (const ShellPart& p : shells[k]) {
+        if (p.gap_lo > p.gap_hi) shift_box_in_place(g, f[k], k, p.box, reverse, thread_index(), team_size());
+        else shift_faces_in_place(g, f[k], k, p.box, p.gap_lo, p.gap_hi, reverse, thread_index(), team_size());
+      }
   }
 
   void wait(int) override {}

@@ -20,4 +20,24 @@ namespace checkmpi {
 template <class Real>
 void shift_box_in_place(const Grid& g, Real* a, int axis, const Box& box, bool reverse, int t, int T);
 
+// The same over the two x faces of a box's rows, x < gap_lo and x > gap_hi,
+// for field2 or field3 (axis 1 or 2; the faces' lines along the axis are
+// whole in them): one run per pair of rows, the right face of a row, the two
+// halo cells after it and the left face of the next, rather than two short
+// runs per row. Field2's planes are shared out (as many as threads at least:
+// `faces_fit`), field3's runs.
+bool faces_fit(const Box& box, int axis, int T);
+template <class Real>
+void shift_faces_in_place(const Grid& g, Real* a, int axis, const Box& box, int gap_lo, int gap_hi, bool reverse,
+                          int t, int T);
+
+// An in-place shell (in_place_shell_boxes) as the host sweeps it: a box, or
+// with gap_lo <= gap_hi a box's x faces (the two x slabs the decomposition
+// gives field2 and field3, joined).
+struct ShellPart {
+  Box box;
+  int gap_lo = 1, gap_hi = 0;
+};
+std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int axis, bool reverse, int T);
+
 }  // namespace checkmpi

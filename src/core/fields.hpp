@@ -63,6 +63,10 @@ void initialise(Fields<Real>& fs, const InitialProfiles<Real>& p) {
       }
 }
 
+// The working set of a step's compute: the three fields' arrays of a rank,
+// halos included.
+inline std::size_t field_bytes(const Grid& g, std::size_t real) { return 3 * g.cells() * real; }
+
 // Bytes a step's shift must move, what its compute is credited with: each
 // interior cell of the three fields read once and written once.
 inline std::size_t shift_bytes(const Grid& g, std::size_t real) {

@@ -79,6 +79,8 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["require_gpu_aware"] = cfg.require_gpu_aware;
   config["stage"] = cfg.stage;
   config["compute"] = compute_name(cfg.compute);
+  config["field_bytes"] = static_cast<unsigned long long>(
+      field_bytes(dec.grid, cfg.precision == Precision::Single ? 4 : 8));
   config["noise_thresholds"] = noise_thresholds_json();
   root["config"] = config;
   Json list = Json::array();

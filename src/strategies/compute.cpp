@@ -57,7 +57,13 @@ void ComputeStep<Real>::setup(HaloState<Real>& s, Compute mode, Overlap overlap)
   if (overlap == Overlap::Interior) ahead_ = halo_free_boxes(s.grid, s.config.reverse);
   else if (mode == Compute::InPlace) ahead_ = in_place_masked_boxes(s.grid, s.config.border, s.config.reverse);
   else ahead_ = {inner, inner, inner};
-  done_ = ahead_;
+  good_ = ahead_;
+  if (overlap == Overlap::Interior && mode == Compute::InPlace) {
+    // Field1's rows whole, one run per plane rather than one per row: the cell next to the halo takes a stale
+    // halo value (after its old value was read), and after() shifts that plane again from the halo received.
+    ahead_[0] = interior_box(s.grid);
+  }
+  done_ = good_;
   // Slices of about 512 KiB of one field (tens of microseconds; a test of
   // the messages costs a fraction of one). 128 KiB and 2 MiB measured the
   // same on one rank's thread; fewer slices are fewer OpenMP fork-joins.
@@ -94,7 +100,7 @@ void ComputeStep<Real>::in_flight(HaloState<Real>& s, bool async) {
     s.backend.shift_in_place(s.grid, s.f, ahead_, s.config.reverse, kComputeQueue);
   else
     s.backend.shift(s.grid, other_, as_const(s.f), ahead_, s.config.reverse, kComputeQueue);
-  done_ = ahead_;
+  done_ = good_;
   if (!async) s.backend.wait(kComputeQueue);
 }
 
@@ -105,7 +111,7 @@ bool ComputeStep<Real>::sliced(const HaloState<Real>& s) const {
 
 template <class Real>
 void ComputeStep<Real>::begin_slices() {
-  done_ = {};  // empty boxes
+  done_ = sliced_ = {};  // empty boxes
   slice_field_ = 0;
 }
 
@@ -117,7 +123,7 @@ bool ComputeStep<Real>::next_slice(HaloState<Real>& s) {
   skip_empty();
   if (slice_field_ == 3) return false;
   const Box& ahead = ahead_[std::size_t(slice_field_)];
-  Box& done = done_[std::size_t(slice_field_)];
+  Box& done = sliced_[std::size_t(slice_field_)];
   // Planes in z, from the bottom; field3 in place forward from the top, its downstream end (what is left for
   // after() must lie upstream of what was done).
   const bool down = mode_ == Compute::InPlace && slice_field_ == 2 && !s.config.reverse;
@@ -135,6 +141,9 @@ bool ComputeStep<Real>::next_slice(HaloState<Real>& s) {
   if (done.empty()) done = b;
   done.lo[2] = std::min(done.lo[2], b.lo[2]);
   done.hi[2] = std::max(done.hi[2], b.hi[2]);
+  Box& good = done_[std::size_t(slice_field_)] = good_[std::size_t(slice_field_)];  // right so far: its planes
+  good.lo[2] = std::max(good.lo[2], done.lo[2]);
+  good.hi[2] = std::min(good.hi[2], done.hi[2]);
   if (done.lo[2] == ahead.lo[2] && done.hi[2] == ahead.hi[2]) ++slice_field_;
   skip_empty();
   return slice_field_ < 3;

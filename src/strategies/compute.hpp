@@ -69,8 +69,10 @@ class ComputeStep {
   Backend<Real>* backend_ = nullptr;
   FieldPtrs<Real> other_{};  // one-pass: the second buffer; two-pass: the temporaries
   FieldPtrs<Real> owned_{};
-  std::array<Box, 3> ahead_{};  // per field, what may be updated in flight
-  std::array<Box, 3> done_{};   // and what was, this step
+  std::array<Box, 3> ahead_{};   // per field, what is shifted in flight
+  std::array<Box, 3> good_{};    // what that leaves right: ahead_ but where a halo-free box was widened
+  std::array<Box, 3> sliced_{};  // the planes of ahead_ shifted so far this step, in slices
+  std::array<Box, 3> done_{};    // what is right so far this step
   int slice_field_ = 0, slice_planes_ = 1;
   int parity_ = 0;
 };
