@@ -251,9 +251,9 @@ def _predict(args: argparse.Namespace, extra: list[str]) -> int:
         rpn = int(machine.context.get("cores_per_node") or 0) or None
         if rpn is None:
             raise CheckmpiError("--scale needs --ranks-per-node (the inputs do not say how many cores a node has)")
-    case = _case(args, procs, local, rpn)
     if args.json:
         refuse_inputs(Path(args.json), inputs, "--json")
+    case = _case(args, procs, local, rpn)
     rows = catalog.load(args.strategy, args.bin)
     out = T.console()
     doc: dict = {"schema": "checkmpi.predict/1", "case": {

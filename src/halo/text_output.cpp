@@ -176,10 +176,17 @@ void print_table(const std::vector<StrategyResult>& results) {
     for (const auto& why : r.noise) noisy.push_back(r.info->id + ": " + why);
   }
   const int runs = results.empty() ? 1 : results.front().runs;
+  // The compute that ran: the first strategy's, and those whose differs.
+  const Compute first = results.empty() ? Compute::Auto : results.front().parts.compute;
+  std::string compute = compute_name(first), other;
+  for (const auto& r : results)
+    if (r.parts.compute != first)
+      other += (other.empty() ? " but " : ", ") + r.info->id + " " + compute_name(r.parts.compute);
   out << "(step: median time per step over ranks, steps" << (runs > 1 ? " and " + std::to_string(runs) + " runs" : "")
       << ", validation excluded, with its 95% confidence interval; loop: whole timed loop"
-      << (runs > 1 ? "s, summed" : "") << ", max over ranks;\n %comp and %MPI of the loop time; GB/s: payload "
-      << "sent in that direction over its time, slowest rank)\n";
+      << (runs > 1 ? "s, summed" : "") << ", max over ranks;\n %comp and %MPI of the loop time (compute "
+      << compute << other << "); GB/s: payload sent in that direction over its "
+      << "time, slowest rank)\n";
   for (const auto& line : noisy) out << "warning: noisy (!): " << line << "\n";
   std::cout << out.str() << std::flush;
 }
