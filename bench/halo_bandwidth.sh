@@ -9,9 +9,12 @@
 #   bench/halo_bandwidth.sh NP EDGE [ITFIN] [ROUNDS] one configuration (OMP_NUM_THREADS as set)
 #
 # Each round runs checkmpi-halo twice, back to back: every strategy with the
-# default compute (in place on the host) and --compute-probe, then step2
-# with --compute two-pass (CheckMPI's own loop). Every figure printed is the
-# median over the rounds of that figure in each run:
+# default compute (in place on the host) and --compute-probe, in an order
+# shuffled anew each round (seeded by the round's number, printed), so that
+# a strategy's place in the run (the first ones' fresh memory, a slow spell
+# of the VM's) reaches all alike; then step2 with --compute two-pass
+# (CheckMPI's own loop). Every figure printed is the median over the rounds
+# of that figure in each run:
 #   vs probe  the compute phase per step (mean over ranks) / the compute
 #             probe's: the backend's own whole-step in-place shift of the same
 #             three fields, no MPI, every rank at once. Target <= 1.1.
@@ -21,8 +24,9 @@
 #   pack/unpk GB/s per direction (both signs, three fields, whole planes);
 #             x also / step2's hand loop in the same run.
 # The header names the CPU and its caches: the results depend on them.
-# Extra checkmpi-halo options can follow in CHECKMPI_BENCH_ARGS (e.g.
-# "--compute one-pass" or "--strategy step2,step7"; keep step2 in the list).
+# STRATEGIES (default all; keep step2 in it) picks the strategies; extra
+# checkmpi-halo options can follow in CHECKMPI_BENCH_ARGS (e.g.
+# "--compute one-pass").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${CHECKMPI_BIN:-build/bin}
@@ -38,7 +42,7 @@ if [ $# -eq 0 ]; then
   exit 0
 fi
 
-np=$1 edge=$2 itfin=${3:-40} rounds=${4:-5}
+np=$1 edge=$2 itfin=${3:-40} rounds=${4:-7}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 flags=()
@@ -51,12 +55,20 @@ run() {  # run NAME checkmpi-halo-options...
     --proc_x "$np" --proc_y 1 --proc_z 1 --itfin "$itfin" --icheck "$itfin" --warmup 2 --outdir "$out/o" \
     --json "$out/$name.json" "$@" >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
 }
+# The strategies this MPI library runs, as checkmpi-halo resolves the selection.
+ids=$("$bin/checkmpi-halo" --list-strategies --strategy "${STRATEGIES:-all}" --json - | python3 -c '
+import json, sys
+print(" ".join(r["id"] for r in json.load(sys.stdin)["strategies"] if r["unavailable"] is None))')
 for r in $(seq "$rounds"); do
+  order=$(python3 -c 'import random, sys; ids = sys.argv[2:]; random.Random(int(sys.argv[1])).shuffle(ids)
+print(",".join(ids))' "$r" $ids)
+  echo "# round $r: $order" >>"$out/order"
   # shellcheck disable=SC2086
-  run "all.$r" --strategy all --compute-probe ${CHECKMPI_BENCH_ARGS:-}
+  run "all.$r" --strategy "$order" --compute-probe ${CHECKMPI_BENCH_ARGS:-}
   run "checkmpi.$r" --strategy step2 --compute two-pass
 done
-python3 - "$out" "$rounds" <<'PY'
+# shellcheck disable=SC2086
+python3 - "$out" "$rounds" $ids <<'PY'
 import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
 runs = [json.load(open(f"{out}/all.{r}.json")) for r in range(1, rounds + 1)]
@@ -67,6 +79,7 @@ real = 4 if c["precision"] == "single" else 8
 l, m, n = c["l"], c["m"], c["n"]
 plane = {"x": (m + 2) * (n + 2), "y": (l + 2) * (n + 2), "z": (l + 2) * (m + 2)}
 med = statistics.median
+ids = sys.argv[3:]  # the catalog's order, for the table
 
 
 def per_step(r, timer):
@@ -102,11 +115,12 @@ caches = ", ".join(f"L{x['level']} {x['bytes'] >> 10} KiB" + (f" x{x['shared_by'
 print(f"# {ctx['nprocs']} rank(s), local {l}x{m}x{n}, {c['precision']}, compute {c['compute']}, {c['itfin']} steps, "
       f"{ctx.get('omp_threads', 1)} thread(s)/rank, {rounds} rounds; {ctx.get('cpu', {}).get('model', '?')} "
       f"({caches}); {ctx['mpi_library']}")
-print(f"# compute probe ({first['probes']['compute']['compute']}, no MPI): {probe * 1e3:.3f} ms per step (median)")
+print(f"# compute probe ({first['probes']['compute']['compute']}, no MPI): {probe * 1e3:.3f} ms per step (median); "
+      "each round's order: random.Random(round).shuffle")
 print(f"{'strategy':26} {'compute':>8} {'loop(s)':>8} {'comp ms':>8} {'vs probe':>8} {'vs step2':>8} "
       f"{'exch ms':>8} {'vs 2-pass':>9}   " + " ".join(f"{'pack ' + d:>6} {'unpk ' + d:>6}" for d in "xyz")
       + "   x / step2's: pack unpk")
-for sid, (alias, compute, _) in figs[0][0].items():
+for sid, (alias, compute, _) in sorted(figs[0][0].items(), key=lambda kv: ids.index(kv[0])):
     def m(key):
         values = [fig[0][sid][2][key] for fig in figs if fig[0][sid][2][key] is not None]
         return med(values) if values else None

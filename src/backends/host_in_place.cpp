@@ -1,23 +1,22 @@
 #include "backends/host_in_place.hpp"
 
-#include "backends/host_copy.hpp"  // host_tuning
-
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
+
+#include "backends/host_copy.hpp"  // host_tuning
 
 namespace checkmpi {
 
 namespace {
 
-// dst[c] = src[c] for c from n-1 down to 0 (4-byte words; the two do not
+// dst[c] = src[c] for the bytes c from n-1 down to 0 (the two do not
 // overlap): compiled for the widest vectors the CPU has, chosen when the
 // program starts (memcpy, which does that too, copies upwards only; GCC is
 // told not to turn the loop into a call to it).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default"), optimize("no-tree-loop-distribute-patterns")))
 #endif
-void copy_down(std::uint32_t* __restrict dst, const std::uint32_t* __restrict src, std::size_t n) {
+void copy_down(unsigned char* __restrict dst, const unsigned char* __restrict src, std::size_t n) {
   for (long c = long(n) - 1; c >= 0; --c) dst[c] = src[c];
 }
 
@@ -33,12 +32,10 @@ template <class Real>
 inline void move(Real* a, std::size_t first, std::size_t n, long s) {
   Real* d = a + first;
   const Real* from = d + s;
-  static_assert(sizeof(Real) % sizeof(std::uint32_t) == 0, "copied as 4-byte words");
   if (std::size_t(s < 0 ? -s : s) < n) {  // overlapping: memmove copies the right way round
     std::memmove(d, from, n * sizeof(Real));
   } else if (s < 0) {
-    copy_down(reinterpret_cast<std::uint32_t*>(d), reinterpret_cast<const std::uint32_t*>(from),
-              n * sizeof(Real) / sizeof(std::uint32_t));
+    copy_down(reinterpret_cast<unsigned char*>(d), reinterpret_cast<const unsigned char*>(from), n * sizeof(Real));
   } else {
     std::memcpy(d, from, n * sizeof(Real));
   }
