@@ -11,6 +11,7 @@ import math
 import os
 import shlex
 import socket
+import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +23,8 @@ from checkmpi.atomic import write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
 from checkmpi.grid import Triple, dims_create, parse_triple, physical_cores
 from checkmpi.jobs import ProgressLine, new_path
-from checkmpi.machine import MACHINE_SCHEMA, Machine, load_machine, machine_of
-from checkmpi.model import completions, messages, predict
+from checkmpi.machine import MACHINE_SCHEMA, OVERLAPS, Machine, load_machine, machine_of
+from checkmpi.model import completions, kernel_of, messages, predict
 from checkmpi.model_tables import machine_table
 from checkmpi.native import Launcher, failure, find_executable, find_launcher, mpi_command, run_native, say
 from checkmpi.report import case_of
@@ -226,14 +227,16 @@ def calibrate(args: argparse.Namespace) -> int:
             halos = [halo for halo, _ in runs[(block, k)]]
             src = "; ".join(src for _, src in runs[(block, k)])
             copy = max(h.memcpy_bandwidth.mean for h in halos)
-            rates = {kind: max(_compute_bandwidth(h, sid) for h in halos) for kind, sid in COMPUTE_STRATEGIES.items()}
-            # --sync's barriers, as the barrier measurement costs them, are not the window's own wait.
+            rates = _kernel_rates(halos, runner.bin_dir)
+            # --sync's barrier, as the barrier measurement costs it, is neither the window's own wait nor hideable.
             window = catalog.rows_of_run(halos[0], runner.bin_dir).get(WINDOW_STRATEGY)
-            sync = (window.traits["barriers"] if window else 0) * next(
-                (b["seconds"] for b in barriers if b["ranks"] == k), 0.0)
+            barrier = next((b["seconds"] for b in barriers if b["ranks"] == k), 0.0)
+            sync = (window.traits["barriers"] if window else 0) * barrier
             node_barriers = window.traits["node_barriers"][str(halos[0].config["compute"])] if window else 0
             pack = _best_pack([_pack_entry(h, src, sync, node_barriers) for h in halos])
-            by_ranks.append({"ranks": k, "copy": copy, "compute": rates, **{d: pack[d] for d in "xyz"}})
+            by_ranks.append({"ranks": k, "copy": copy, "compute": rates, **{d: pack[d] for d in "xyz"},
+                             "overlap": _overlap_hides(halos, barrier),
+                             **({"window_wait": pack["window_wait"]} if "window_wait" in pack else {})})
             if block == local:  # the reference block: the profile's own memory, compute and pack entries
                 halo_runs[k] = (halos, src)
                 copies.append({"ranks": k, "bandwidth": copy})
@@ -439,6 +442,38 @@ def _best_pack(entries: list[dict[str, Any]]) -> dict[str, Any]:
     out = {**entries[0], **{d: {op: max(e[d][op] for e in entries) for op in entries[0][d]} for d in "xyz"}}
     if "window_wait" in out:
         out["window_wait"] = min(e["window_wait"] for e in entries)
+    return out
+
+
+def _kernel_rates(halos: list[HaloRun], bin_dir: str | None) -> dict[str, float]:
+    """Each compute kernel's best rate (machine.KERNELS), over every strategy of the runs that runs it (as the model
+    says: model.kernel_of): a strategy's compute timer holds its kernel alone, and on a VM the same kernel moves by
+    a third from one strategy's loop to the next, so the more loops the surer the best."""
+    rates: dict[str, float] = {}
+    for run in halos:
+        rows = catalog.rows_of_run(run, bin_dir)
+        for r in run.ran():
+            if r.id in rows and (rate := _compute_bandwidth(run, r.id)) > rates.get(
+                    kind := kernel_of(rows[r.id], str(run.config["compute"])), 0.0):
+                rates[kind] = rate
+    missing = [k for k in COMPUTE_STRATEGIES if k not in rates]
+    if missing:
+        raise CheckmpiError(f"no strategy ran the {', '.join(missing)} kernel in '{halos[0].path}'", EXIT_FAILED)
+    return {k: rates[k] for k in COMPUTE_STRATEGIES}
+
+
+def _overlap_hides(halos: list[HaloRun], barrier: float) -> dict[str, float]:
+    """Per overlap, the part of the MPI time it could hide that it does: 1 - its composition's MPI time per step over
+    step7's (mean over ranks, both less their --sync barrier), in [0, 1], the median over the runs (a ratio of two
+    strategies in one run: its best would be its noisiest)."""
+    out = {}
+    for kind in OVERLAPS:
+        parts = []
+        for run in halos:
+            plain = _result(run, "step7").per_step("mpi", "mean") - barrier
+            split = _result(run, COMPUTE_STRATEGIES[kind]).per_step("mpi", "mean") - barrier
+            parts.append(min(1.0, max(0.0, 1.0 - split / plain)) if plain > 0 else 0.0)
+        out[kind] = statistics.median(parts)
     return out
 
 

@@ -24,6 +24,8 @@ MACHINE_SCHEMA = "checkmpi.machine/2"
 # The compute kernels calibrate times: in place, into a second buffer, and split around the messages in flight
 # (the cells that need no halo first, or the inner block first), in place and one-pass.
 KERNELS = ("in-place", "one-pass", "interior", "masked", "interior-one-pass", "masked-one-pass")
+# The overlaps whose hiding calibrate measures.
+OVERLAPS = ("interior", "masked")
 # Oversubscribed turns are measured per kernel and schedule: by direction in place or one pass, all at once
 # without overlap, and with each overlap; and for mock, whose exchange is untimed (optional: older profiles).
 TURN_KINDS = ("in-place", "one-pass", "all-at-once", "interior", "masked", "mock")
@@ -171,13 +173,17 @@ class Kernels:
 @dataclass(frozen=True)
 class BlockRates:
     """What calibrate measured at one block with some ranks of a node at once: the copy bandwidth, each compute
-    kernel's (KERNELS) and the pack bandwidths per direction (bytes per second per rank)."""
+    kernel's (KERNELS) and the pack bandwidths per direction (bytes per second per rank); the part of the MPI time
+    each overlap hides (`overlap`: interior, masked; 0 to 1); and one of the window's node barriers (seconds, None
+    where not measured)."""
 
     copy: float
     compute: dict[str, float]
     x: Direction
     y: Direction
     z: Direction
+    overlap: dict[str, float] = dataclasses.field(default_factory=dict)
+    window_wait: float | None = None
 
 
 @dataclass(frozen=True)
@@ -207,27 +213,34 @@ class Blocks:
         return per_block[-1][1]
 
 
+def _linear(a: float, b: float, f: float) -> float:
+    return a + f * (b - a)
+
+
 def _rates_at(by_ranks: tuple[tuple[int, BlockRates], ...], ranks: int) -> BlockRates:
     if ranks <= by_ranks[0][0]:
         return by_ranks[0][1]
     for (k0, r0), (k1, r1) in zip(by_ranks, by_ranks[1:]):
         if ranks <= k1:
-            return _mix(r0, r1, (ranks - k0) / (k1 - k0), lambda a, b, f: a + f * (b - a))
+            return _mix(r0, r1, (ranks - k0) / (k1 - k0), _linear)
     return by_ranks[-1][1]
 
 
 def _blend(r0: BlockRates, r1: BlockRates, f: float) -> BlockRates:
-    return _mix(r0, r1, f, lambda a, b, t: math.exp(math.log(a) + t * (math.log(b) - math.log(a))))
+    return _mix(r0, r1, f, lambda a, b, t: math.exp(_linear(math.log(a), math.log(b), t)))
 
 
-def _mix(r0: BlockRates, r1: BlockRates, f: float, how: Callable[[float, float, float], float]) -> BlockRates:
-    """Each rate of r0 and r1 combined by how(a, b, f); a direction's optional rates where both have them."""
+def _mix(r0: BlockRates, r1: BlockRates, f: float, rate: Callable[[float, float, float], float]) -> BlockRates:
+    """Each rate of r0 and r1 combined by rate(a, b, f), a direction's optional rates where both have them; the
+    overlaps' parts hidden and the window's wait linearly."""
     def direction(a: Direction, b: Direction) -> Direction:
-        return Direction(*(None if u is None or v is None else how(u, v, f)
+        return Direction(*(None if u is None or v is None else rate(u, v, f)
                            for u, v in zip(dataclasses.astuple(a), dataclasses.astuple(b))))
 
-    return BlockRates(how(r0.copy, r1.copy, f), {k: how(r0.compute[k], r1.compute[k], f) for k in r0.compute},
-                      direction(r0.x, r1.x), direction(r0.y, r1.y), direction(r0.z, r1.z))
+    wait = None if r0.window_wait is None or r1.window_wait is None else _linear(r0.window_wait, r1.window_wait, f)
+    return BlockRates(rate(r0.copy, r1.copy, f), {k: rate(r0.compute[k], r1.compute[k], f) for k in r0.compute},
+                      direction(r0.x, r1.x), direction(r0.y, r1.y), direction(r0.z, r1.z),
+                      {k: _linear(r0.overlap[k], r1.overlap[k], f) for k in r0.overlap}, wait)
 
 
 @dataclass(frozen=True)
@@ -425,7 +438,8 @@ def _direction(e: dict[str, Any]) -> Direction:
 def _blocks(d: dict[str, Any]) -> Blocks:
     def rates(e: dict[str, Any]) -> BlockRates:
         return BlockRates(float(e["copy"]), {k: float(e["compute"][k]) for k in KERNELS},
-                          *(_direction(e[a]) for a in "xyz"))
+                          *(_direction(e[a]) for a in "xyz"), {k: float(e["overlap"][k]) for k in OVERLAPS},
+                          float(e["window_wait"]) if "window_wait" in e else None)
 
     return Blocks(tuple(BlockPoint(tuple(int(v) for v in p["local"]), int(p["bytes"]),  # type: ignore[arg-type]
                                    tuple((int(e["ranks"]), rates(e)) for e in p["by_ranks"]))

@@ -143,13 +143,16 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     share = max(1.0, case.rpn / cores)  # oversubscribed: each core runs rpn/cores ranks in turn
     # Rates as measured with the node's rpn ranks at once: their working sets share the caches and memory
     # (and, where they outnumber the cores, the cores in turn).
-    kind = _kernel(row, case.compute)
+    kind = kernel_of(row, case.compute)
     pack_bw = _pack_for(m, case.backend, case.rpn)
+    hides = 1.0  # the part of what an overlap could hide that it does
     if m.blocks is not None and case.backend == "host":
         # Measured at blocks around the run's: the rates for its working set, where it sits in the caches.
         at = m.blocks.at(field_bytes(case.local, case.real), case.rpn)
         copy_bw, compute_bw = at.copy, at.compute[kind]
-        pack_bw = dataclasses.replace(pack_bw, x=at.x, y=at.y, z=at.z)
+        wait = at.window_wait if at.window_wait is not None else pack_bw.window_wait
+        pack_bw = dataclasses.replace(pack_bw, x=at.x, y=at.y, z=at.z, window_wait=wait)
+        hides = at.overlap.get(row.parts["overlap"], 1.0)
     else:
         copy_bw = m.memory.bandwidth(case.rpn)
         compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
@@ -232,7 +235,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
             overlappable = t["compute"] * sum(in_flight) / 3 / cells
         else:  # the cells that need no halo
             overlappable = t["compute"] * math.prod(k - 1 for k in case.local) / cells
-        t["hidden"] = min(t["mpi"] + t["self"], overlappable)
+        t["hidden"] = hides * min(t["mpi"] + t["self"], overlappable)
     turns = 0.0
     # While it waits in MPI, its core runs the other ranks' work; a node barrier timed with rpn ranks holds it.
     measured_wait = row.traits["node_barriers"][case.compute] > 0 and pack_bw.window_wait is not None
@@ -250,7 +253,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
                       sum(msg.count * msg.size for msg in through), t, work, turns)
 
 
-def _kernel(row: Row, mode: str) -> str:
+def kernel_of(row: Row, mode: str) -> str:
     """The profile's compute kernel (machine.KERNELS) a row's compute and overlap parts run with --compute `mode`
     (two-pass with the one-pass kernels, twice)."""
     in_place = row.traits["compute"][mode] == "in-place"

@@ -184,7 +184,8 @@ def _profile(tmp_path: Path) -> Path:
                              "source": "synthetic"}, "cuda": None},
            "blocks": {"points": [{"local": [10, 10, 10], "bytes": 3 * 12 ** 3 * 4, "by_ranks": [
                {"ranks": r["ranks"], "copy": r["bandwidth"], "compute": {k: r["bandwidth"] for k in kinds},
-                "x": direction, "y": direction, "z": direction} for r in rates]}], "source": "synthetic"}}
+                "x": direction, "y": direction, "z": direction, "overlap": {"interior": 1.0, "masked": 1.0}}
+               for r in rates]}], "source": "synthetic"}}
     path = tmp_path / "machine.json"
     path.write_text(json.dumps(doc))
     return path

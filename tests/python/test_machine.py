@@ -20,7 +20,7 @@ from checkmpi.catalog import rows_of_run
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import physical_cores
 from checkmpi.machine import KERNELS, load_machine, machine_of
-from checkmpi.model import predict
+from checkmpi.model import kernel_of, predict
 from checkmpi.report import case_of
 from checkmpi.results import load
 from checkmpi.tables import measured_total
@@ -189,7 +189,7 @@ def test_lookups_interpolate_as_documented(tmp_path):
     def rates(copy: float) -> dict:
         direction = {"pack": copy / 10, "unpack": copy / 20}
         return {"copy": copy, "compute": {k: copy / 2 for k in KERNELS}, "x": direction, "y": direction,
-                "z": direction}
+                "z": direction, "overlap": {"interior": copy / 1e11, "masked": 0.0}, "window_wait": copy / 1e16}
 
     doc["blocks"]["points"] = [
         {"local": [8, 8, 8], "bytes": 10 ** 6, "by_ranks": [{"ranks": 1, **rates(4e10)}, {"ranks": 3, **rates(2e10)}]},
@@ -201,6 +201,9 @@ def test_lookups_interpolate_as_documented(tmp_path):
     assert blocks.at(10 ** 7, 1).compute["interior"] == pytest.approx(1e10)
     assert blocks.at(10 ** 7, 1).x.unpack == pytest.approx(1e9)
     assert blocks.at(10 ** 7, 1).x.mpi_pack is None
+    # The overlap's hiding and the window's wait linearly between blocks (halfway: the mean), not geometrically.
+    assert blocks.at(10 ** 7, 1).overlap["interior"] == pytest.approx(0.25)
+    assert blocks.at(10 ** 7, 1).window_wait == pytest.approx(2.5e-6)
 
 
 def test_calibrate_bad_input_is_refused_before_running(tmp_path):
@@ -283,13 +286,28 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
         assert p.turns == pytest.approx(turns["points"][0][kind] * p.work), kind
         assert p.total == pytest.approx(max(min(measured_total(r) for r in results), p.total - p.turns)), kind
     assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(max(h.memcpy_bandwidth.mean for h in halos))
+    # Each kernel's rate: the best over every strategy of the runs that runs it (the compositions that name it,
+    # and in place step3, step7, mock, mpi-pack and shm-window).
+    rows = [rows_of_run(h, str(halo_bin)) for h in halos]
     for kind, sid in C.COMPUTE_STRATEGIES.items():
         results = [next(r for r in h.ran() if sid in (r.id, r.alias)) for h in halos]
         assert all(r.raw["parts"]["compute"] == ("one-pass" if "one-pass" in kind else "in-place") for r in results)
         assert all(r.raw["parts"]["overlap"] == kind.removesuffix("-one-pass") for r in results
                    if kind.startswith(("interior", "masked")))
+        running = [r for h, by_id in zip(halos, rows) for r in h.ran() if kernel_of(by_id[r.id], "in-place") == kind]
+        assert len(running) >= (12 if kind == "in-place" else 2), kind
         assert doc["compute"][kind][1]["bandwidth"] == pytest.approx(
-            max(2 * 3 * 16 ** 3 * 4 / r.per_step("compute", "mean") for r in results))
+            max(2 * 3 * 16 ** 3 * 4 / r.per_step("compute", "mean") for r in running))
+    # The overlaps' hiding: 1 - their MPI time over step7's, both less the --sync barrier, the median of the runs.
+    point = doc["blocks"]["points"][1]["by_ranks"][1]
+    for kind in ("interior", "masked"):
+        sid = C.COMPUTE_STRATEGIES[kind]
+        parts = [min(1.0, max(0.0, 1 - (next(r for r in h.ran() if sid in (r.id, r.alias)).per_step("mpi", "mean")
+                                        - doc["barrier"][0]["seconds"])
+                              / (next(r for r in h.ran() if r.id == "step7").per_step("mpi", "mean")
+                                 - doc["barrier"][0]["seconds"]))) for h in halos]
+        assert point["overlap"][kind] == pytest.approx(sum(parts) / 2)  # the median of two
+    assert point["window_wait"] == pytest.approx(doc["pack"]["host"]["by_ranks"][1]["window_wait"])
     assert not list(tmp_path.glob("*.tmp.*"))  # written whole
 
 

@@ -265,7 +265,8 @@ def test_compute_streams_at_its_kernels_measured_rate(rows):
     # neither the profile's own rates nor a memcpy probe at the run's block.
     def block(bytes_: int, rate: float) -> BlockPoint:
         d = Direction(rate / 10, rate / 20)
-        return BlockPoint((8, 8, 8), bytes_, ((1, BlockRates(rate, {k: rate / 2 for k in KERNELS}, d, d, d)),))
+        return BlockPoint((8, 8, 8), bytes_, ((1, BlockRates(rate, {k: rate / 2 for k in KERNELS}, d, d, d,
+                                                             {"interior": 0.5, "masked": 0.5})),))
 
     ws = M.field_bytes((10, 10, 10), 4)
     blocked = dataclasses.replace(m, blocks=Blocks((block(ws // 4, 4e10), block(ws * 4, 1e10)), "blocks"))
