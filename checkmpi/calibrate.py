@@ -69,7 +69,7 @@ COMPUTE_STRATEGIES = {"in-place": "pack=hand,transport=sendrecv,compute=in-place
                       "one-pass": "pack=kernel,buffers=host,transport=sendrecv,compute=one-pass",
                       "interior": f"{_OVERLAP}interior,compute=in-place", "masked": f"{_OVERLAP}masked,compute=in-place",
                       "interior-one-pass": f"{_OVERLAP}interior,compute=one-pass",
-                      "masked-one-pass": f"{_OVERLAP}masked,compute=one-pass"}
+                      "masked-one-pass": f"{_OVERLAP}masked,compute=one-pass", "window": "shm-window"}
 # The pack and unpack kernels' rates.
 PACK_STRATEGY = "step3"
 # Timed in the same runs, at each direction's plane shape: MPI_Pack and MPI_Unpack of the planes' datatypes (what
@@ -268,7 +268,9 @@ def calibrate(args: argparse.Namespace) -> int:
                                                                                      for b in blocks)},
         "notes": notes,
     }
-    doc["exchange"] = _exchange(runner, machine_of(doc, out), ranks_per_node, nodes_allocated > 1, sizes)
+    base = machine_of(doc, out)  # no waits in it yet: each wait is what the rest leaves unexplained
+    doc["exchange"] = _exchange(runner, base, ranks_per_node, nodes_allocated > 1, sizes)
+    _block_waits(doc, base, runs, runner.bin_dir)
     doc["turns"] = _turns(halo_runs, machine_of(doc, out), physical_cores(), runner.bin_dir, list(local))
     write_text(out, json.dumps(doc, indent=1) + "\n")
     machine = load_machine(out)  # what predict will read: refuse to leave a profile it cannot
@@ -355,6 +357,31 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, several_nodes:
                                "wait": max(0.0, seconds - links) / n}
         points.append(point)
     return {"local": list(EXCHANGE_LOCAL), "points": points, "source": source} if points else None
+
+
+def _block_waits(doc: dict[str, Any], base: Machine, runs: dict[tuple[Triple, int], list[tuple[HaloRun, str]]],
+                 bin_dir: str | None) -> None:
+    """Per block and rank count (2 or more), the wait per completion of each schedule, as _exchange finds it on the
+    tiny block, from the block's own runs: the partner a completion waits for is late by a part of its step, so
+    the wait grows with the block. EXCHANGE_STRATEGIES' MPI time per step less what `base` predicts for it without
+    waits, per completion, the median of the runs; into doc's blocks."""
+    for point in doc["blocks"]["points"]:
+        for entry in point["by_ranks"]:
+            halos = [halo for halo, _ in runs.get((tuple(point["local"]), entry["ranks"]), [])]  # type: ignore[misc]
+            if entry["ranks"] < 2 or not halos:
+                continue
+            rows = catalog.rows_of_run(halos[0], bin_dir)
+            waits = {}
+            for schedule, sid in EXCHANGE_STRATEGIES.items():
+                found = []
+                for run in halos:
+                    case = case_of(run)
+                    row = rows[_result(run, sid).id]
+                    n = completions(row, messages(row, case, placement.busiest(case.procs, case.rpn)[1]))
+                    links = predict([row], case, base)[0].visible_mpi
+                    found.append(max(0.0, _result(run, sid).per_step("mpi", "mean") - links) / n if n else 0.0)
+                waits[schedule] = statistics.median(found)
+            entry["waits"] = waits
 
 
 def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int, bin_dir: str | None,

@@ -22,8 +22,9 @@ from checkmpi.results import describe, read_input, schema_validator
 
 MACHINE_SCHEMA = "checkmpi.machine/2"
 # The compute kernels calibrate times: in place, into a second buffer, and split around the messages in flight
-# (the cells that need no halo first, or the inner block first), in place and one-pass.
-KERNELS = ("in-place", "one-pass", "interior", "masked", "interior-one-pass", "masked-one-pass")
+# (the cells that need no halo first, or the inner block first), in place and one-pass; and the shared-memory
+# window's, whose neighbours read its fields each step (on a small block nearly every line of them).
+KERNELS = ("in-place", "one-pass", "interior", "masked", "interior-one-pass", "masked-one-pass", "window")
 # The overlaps whose hiding calibrate measures.
 OVERLAPS = ("interior", "masked")
 # Oversubscribed turns are measured per kernel and schedule: by direction in place or one pass, all at once
@@ -184,6 +185,7 @@ class BlockRates:
     z: Direction
     overlap: dict[str, float] = dataclasses.field(default_factory=dict)
     window_wait: float | None = None
+    waits: dict[str, float] = dataclasses.field(default_factory=dict)  # per completion, by schedule (Exchange's)
 
 
 @dataclass(frozen=True)
@@ -238,9 +240,10 @@ def _mix(r0: BlockRates, r1: BlockRates, f: float, rate: Callable[[float, float,
                            for u, v in zip(dataclasses.astuple(a), dataclasses.astuple(b))))
 
     wait = None if r0.window_wait is None or r1.window_wait is None else _linear(r0.window_wait, r1.window_wait, f)
+    waits = {k: _linear(r0.waits[k], r1.waits[k], f) for k in r0.waits if k in r1.waits} or r0.waits or r1.waits
     return BlockRates(rate(r0.copy, r1.copy, f), {k: rate(r0.compute[k], r1.compute[k], f) for k in r0.compute},
                       direction(r0.x, r1.x), direction(r0.y, r1.y), direction(r0.z, r1.z),
-                      {k: _linear(r0.overlap[k], r1.overlap[k], f) for k in r0.overlap}, wait)
+                      {k: _linear(r0.overlap[k], r1.overlap[k], f) for k in r0.overlap}, wait, waits)
 
 
 @dataclass(frozen=True)
@@ -439,7 +442,8 @@ def _blocks(d: dict[str, Any]) -> Blocks:
     def rates(e: dict[str, Any]) -> BlockRates:
         return BlockRates(float(e["copy"]), {k: float(e["compute"][k]) for k in KERNELS},
                           *(_direction(e[a]) for a in "xyz"), {k: float(e["overlap"][k]) for k in OVERLAPS},
-                          float(e["window_wait"]) if "window_wait" in e else None)
+                          float(e["window_wait"]) if "window_wait" in e else None,
+                          {k: float(v) for k, v in e.get("waits", {}).items()})
 
     return Blocks(tuple(BlockPoint(tuple(int(v) for v in p["local"]), int(p["bytes"]),  # type: ignore[arg-type]
                                    tuple((int(e["ranks"]), rates(e)) for e in p["by_ranks"]))

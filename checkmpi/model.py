@@ -146,6 +146,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     kind = kernel_of(row, case.compute)
     pack_bw = _pack_for(m, case.backend, case.rpn)
     hides = 1.0  # the part of what an overlap could hide that it does
+    waits: dict[str, float] = {}  # per completion, measured at the run's working set
     if m.blocks is not None and case.backend == "host":
         # Measured at blocks around the run's: the rates for its working set, where it sits in the caches.
         at = m.blocks.at(field_bytes(case.local, case.real), case.rpn)
@@ -153,6 +154,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         wait = at.window_wait if at.window_wait is not None else pack_bw.window_wait
         pack_bw = dataclasses.replace(pack_bw, x=at.x, y=at.y, z=at.z, window_wait=wait)
         hides = at.overlap.get(row.parts["overlap"], 1.0)
+        waits = at.waits
     else:
         copy_bw = m.memory.bandwidth(case.rpn)
         compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
@@ -223,7 +225,9 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     work = sum(t[phase] for phase in ("pack", "unpack", "mpi", "self", "compute"))
     # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging;
     # a fence is a barrier of all ranks, measured as it is (a wait, not work: the others' turns are in it).
-    t["mpi"] += completions(row, msgs) * m.exchange_wait(case.rpn, by_direction)
+    schedule = "by_direction" if by_direction else "all_at_once"
+    wait = waits[schedule] if schedule in waits else m.exchange_wait(case.rpn, by_direction)
+    t["mpi"] += completions(row, msgs) * wait
     t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs)
     if row.traits["overlaps"]:
         if passes == 2:  # the copy into the temporaries runs while the messages fly
@@ -255,8 +259,10 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
 
 def kernel_of(row: Row, mode: str) -> str:
     """The profile's compute kernel (machine.KERNELS) a row's compute and overlap parts run with --compute `mode`
-    (two-pass with the one-pass kernels, twice)."""
+    (two-pass with the one-pass kernels, twice; shm-window's its own)."""
     in_place = row.traits["compute"][mode] == "in-place"
+    if row.parts["transport"] == "shm-window":  # its neighbours read its fields as it shifts them
+        return "window"
     overlap = row.parts["overlap"]
     if overlap in ("interior", "masked"):
         return overlap if in_place else f"{overlap}-one-pass"

@@ -169,7 +169,7 @@ def _profile(tmp_path: Path) -> Path:
     link = {"hockney": [{"min_size": 0, "max_size": 1 << 30, "alpha": 1e-6, "beta": 1e9}], "loggp": None,
             "source": "synthetic"}
     direction = {"pack": 1e9, "unpack": 1e9}
-    kinds = ("in-place", "one-pass", "interior", "masked", "interior-one-pass", "masked-one-pass")
+    kinds = ("in-place", "one-pass", "interior", "masked", "interior-one-pass", "masked-one-pass", "window")
     rates = [{"ranks": 1, "bandwidth": 1e10}, {"ranks": 2, "bandwidth": 5e9}]
     doc = {"schema": "checkmpi.machine/2", "tool": {"name": "checkmpi calibrate", "version": "0.1.0"},
            "context": {"host": "h", "mpi_library": "m", "nodes": 1, "ranks": 2, "ranks_per_node": 2,

@@ -287,7 +287,7 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
         assert p.total == pytest.approx(max(min(measured_total(r) for r in results), p.total - p.turns)), kind
     assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(max(h.memcpy_bandwidth.mean for h in halos))
     # Each kernel's rate: the best over every strategy of the runs that runs it (the compositions that name it,
-    # and in place step3, step7, mock, mpi-pack and shm-window).
+    # and in place step3, step7, mock and mpi-pack; shm-window its own).
     rows = [rows_of_run(h, str(halo_bin)) for h in halos]
     for kind, sid in C.COMPUTE_STRATEGIES.items():
         results = [next(r for r in h.ran() if sid in (r.id, r.alias)) for h in halos]
@@ -295,7 +295,7 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
         assert all(r.raw["parts"]["overlap"] == kind.removesuffix("-one-pass") for r in results
                    if kind.startswith(("interior", "masked")))
         running = [r for h, by_id in zip(halos, rows) for r in h.ran() if kernel_of(by_id[r.id], "in-place") == kind]
-        assert len(running) >= (12 if kind == "in-place" else 2), kind
+        assert len(running) == (10 if kind == "in-place" else 2), kind
         assert doc["compute"][kind][1]["bandwidth"] == pytest.approx(
             max(2 * 3 * 16 ** 3 * 4 / r.per_step("compute", "mean") for r in running))
     # The overlaps' hiding: 1 - their MPI time over step7's, both less the --sync barrier, the median of the runs.
@@ -308,6 +308,20 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
                                  - doc["barrier"][0]["seconds"]))) for h in halos]
         assert point["overlap"][kind] == pytest.approx(sum(parts) / 2)  # the median of two
     assert point["window_wait"] == pytest.approx(doc["pack"]["host"]["by_ranks"][1]["window_wait"])
+    # The waits per completion at the block, from step3 and step7 in its runs as the exchange's from its tiny block.
+    base = machine_of({k: v for k, v in doc.items() if k not in ("exchange", "turns")}
+                      | {"blocks": {**doc["blocks"], "points": [
+                          {**p, "by_ranks": [{k: v for k, v in e.items() if k != "waits"} for e in p["by_ranks"]]}
+                          for p in doc["blocks"]["points"]]}}, out)
+    for schedule, sid in C.EXCHANGE_STRATEGIES.items():
+        found = []
+        for h in halos:
+            row = rows_of_run(h, str(halo_bin))[sid]
+            p = predict([row], case_of(h), base)[0]
+            n = 2 if schedule == "by_direction" else 1
+            found.append(max(0.0, next(r for r in h.ran() if r.id == sid).per_step("mpi", "mean") - p.visible_mpi) / n)
+        assert point["waits"][schedule] == pytest.approx(sum(found) / 2), schedule
+    assert "waits" not in doc["blocks"]["points"][1]["by_ranks"][0]  # one rank: no partner to wait for
     assert not list(tmp_path.glob("*.tmp.*"))  # written whole
 
 

@@ -243,7 +243,8 @@ def test_compute_streams_at_its_kernels_measured_rate(rows):
         return Memory((CopyPoint(1, one), CopyPoint(2, one / 2), CopyPoint(4, one / 4)), "k")
 
     kernels = Kernels({"in-place": rates(4e10), "one-pass": rates(2e10), "interior": rates(1e10),
-                       "masked": rates(8e9), "interior-one-pass": rates(6e9), "masked-one-pass": rates(4e9)},
+                       "masked": rates(8e9), "interior-one-pass": rates(6e9), "masked-one-pass": rates(4e9),
+                       "window": rates(3e9)},
                       (10, 10, 10))
     m = dataclasses.replace(machine(), compute=kernels)
     bytes_ = 2 * 3 * 1000 * 4
@@ -251,6 +252,8 @@ def test_compute_streams_at_its_kernels_measured_rate(rows):
         assert one(rows, sid, m=m).terms["compute"] == pytest.approx(bytes_ / rate), sid
     for sid, rate in (("step2", 1e10), ("step3", 1e10), ("step8", 3e9), ("step10", 2e9)):
         assert one(rows, sid, m=m, compute="one-pass").terms["compute"] == pytest.approx(bytes_ / rate), sid
+    # shm-window runs its own kernel: its neighbours read its fields as it shifts them.
+    assert one(rows, "shm-window", m=m).terms["compute"] == pytest.approx(bytes_ / 1.5e9)
     # CheckMPI's compute (--compute two-pass): step2 shifts in place, step3 copies, then shifts.
     assert one(rows, "step2", compute="two-pass", m=m).terms["compute"] == pytest.approx(bytes_ / 2e10)
     assert one(rows, "step3", procs=(1, 1, 1), ranks_per_node=1, m=m).terms["compute"] == pytest.approx(bytes_ / 4e10)
@@ -273,6 +276,15 @@ def test_compute_streams_at_its_kernels_measured_rate(rows):
     q = one(rows, "step3", procs=(1, 1, 1), ranks_per_node=1, m=blocked, copy_bandwidth=1e12)
     assert q.terms["compute"] == pytest.approx(bytes_ / 1e10)  # halfway in log(bytes): sqrt(2e10 * 5e9)
     assert q.terms["pack"] == pytest.approx(6 * MSG / 2e9)
+    # Waits per completion measured at the blocks replace the tiny block's exchange waits.
+    def waited(point: BlockPoint, waits: dict) -> BlockPoint:
+        k, r = point.by_ranks[0]
+        return dataclasses.replace(point, by_ranks=((k, dataclasses.replace(r, waits=waits)),))
+
+    timed = dataclasses.replace(blocked, exchange=WAITS, blocks=Blocks(tuple(
+        waited(p, {"by_direction": 2e-6, "all_at_once": 5e-6}) for p in blocked.blocks.points), "blocks"))
+    for sid, extra in (("step7", 5e-6), ("step3", 2 * 2e-6)):  # one completion all at once, x's two by direction
+        assert one(rows, sid, m=timed).terms["mpi"] - one(rows, sid, m=blocked).terms["mpi"] == pytest.approx(extra)
     # A memcpy probe at another block, twice the profile's copy bandwidth (5 GB/s for 2 ranks): twice as fast;
     # at the profile's own block the profile's rates stand.
     assert one(rows, "step2", local=(12, 10, 10), copy_bandwidth=1e10, m=m).terms["compute"] == pytest.approx(
