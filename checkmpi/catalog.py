@@ -27,7 +27,7 @@ class Row:
     number: int | None
     description: str
     parts: dict[str, str]
-    traits: dict[str, Any]  # grid-independent: see schemas/checkmpi.catalog-1.schema.json
+    traits: dict[str, Any]  # grid-independent: see checkmpi/schemas/checkmpi.catalog-1.schema.json
     unavailable: str | None
 
 

@@ -1,6 +1,6 @@
 """The machine profile `checkmpi calibrate` writes and `checkmpi predict --machine` reads.
 
-Schema `checkmpi.machine/1` (schemas/checkmpi.machine-1.schema.json, docs/model.md,
+Schema `checkmpi.machine/1` (checkmpi/schemas/checkmpi.machine-1.schema.json, docs/model.md,
 "Calibration"): times in seconds, bandwidths in bytes per second, sizes in bytes.
 `load_machine` refuses a file that does not validate with one line (exit 2).
 """
