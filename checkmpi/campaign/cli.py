@@ -24,6 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                 help="plan, run, status, report (step: what a Slurm batch script calls)")
     p = verbs.add_parser("plan", allow_abbrev=False, help="list every run and the submissions")
     p.add_argument("spec", metavar="SPEC.toml", help="the campaign's spec (TOML, docs/campaign.md)")
+    p.add_argument("--bin", metavar="DIR", help="folder of checkmpi-halo, which resolves the strategies (else "
+                   "$CHECKMPI_BIN, ./build/bin, PATH)")
     p.set_defaults(func=_plan)
     r = verbs.add_parser("run", allow_abbrev=False, help="run (or resume) the campaign into DIR")
     r.add_argument("spec", metavar="SPEC.toml", help="the campaign's spec (TOML, docs/campaign.md)")
@@ -62,7 +64,7 @@ def _sigterm_interrupts() -> None:
 
 
 def _plan(args: argparse.Namespace, extra: list[str]) -> int:
-    spec = load_spec(args.spec)
+    spec = load_spec(args.spec, args.bin)
     runs = plan(spec)
     out = T.console()
     for table in plan_tables(spec, runs):

@@ -94,7 +94,10 @@ int halo_main(int argc, char** argv) {
       text.resize(size_t(len));
       MPI_Bcast(text.data(), len, MPI_CHAR, 0, world);
     }
-    const HaloConfig cfg = collectively(world, [&] { return make_halo_config(cli, text); });
+    HaloConfig cfg = collectively(world, [&] { return make_halo_config(cli, text); });
+    int world_size = 1;
+    MPI_Comm_size(world, &world_size);
+    collectively(world, [&] { resolve_local_size(cfg, world_size); });
     auto chosen = collectively(world, [&] { return select_strategies(cfg.strategies); });
     collectively(world, [&] { check_fault_hooks(cfg, chosen); });
     if (rank == 0)

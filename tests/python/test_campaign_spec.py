@@ -69,6 +69,17 @@ def test_a_point_two_sweeps_share_runs_once(tmp_path):
     assert len(plan(spec)) == 2 * 4 * 2
 
 
+def test_steps_as_iters_or_itfin_not_both(tmp_path):
+    """The option vocabulary's name, or CheckMPI's."""
+    spec = parse_spec(ISSUE_SPEC.replace("itfin = 40", "iters = 30"), tmp_path / "s.toml")
+    assert (spec.itfin, spec.icheck) == (30, 20)
+    with pytest.raises(CheckmpiError, match=r"\[halo\] iters and itfin \(CheckMPI's name\) both set the number of "
+                                            r"timed steps; give one of them"):
+        parse_spec(ISSUE_SPEC.replace("itfin = 40", "itfin = 40\niters = 40"), tmp_path / "s.toml")
+    with pytest.raises(CheckmpiError, match=r"\[halo\] args may not set --procs; the campaign sets it"):
+        parse_spec(ISSUE_SPEC.replace("icheck = 20", 'icheck = 20\nargs = ["--procs", "2x1x1"]'), tmp_path / "s.toml")
+
+
 def test_defaults_and_per_submission_limits(tmp_path):
     spec = parse_spec('[campaign]\nname = "d"\nrepetitions = 3\n[launch]\ntime_limit_s = [10, 20.5, 30]\n'
                       '[[sweep]]\nlocal = "8x8x8"\nnp = 2\n', tmp_path / "d.toml")

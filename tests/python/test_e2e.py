@@ -225,6 +225,23 @@ def test_p2p_short_n_means_ranks_and_csv(tmp_path):
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 + 2 * 7 * 6  # rings x sizes x statistics
 
 
+def test_vocabulary_reaches_the_tools_and_their_warnings_the_user(halo_bin, tmp_path):
+    """--itfin is --iters (CheckMPI's name); checkmpi-halo gets the vocabulary's names; the native tools' warning
+    lines (here icheck above the steps, and an old spelling) are shown, not left in their logs."""
+    r = checkmpi("run", "--bin", str(halo_bin), "-n", "2", "--local", "8x4x4", "--itfin", "6", "--icheck", "10",
+                 "--strategy", "step2", "--no-report", "-o", "w.json", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"running: .*checkmpi-halo --no-input --size 16x4x4 --procs 2x1x1 --iters 6 ", r.stderr)
+    assert r.stderr.count("checkmpi-halo: warning: icheck (10) is larger than itfin (6)") == 1, r.stderr
+    assert json.loads((tmp_path / "w.json").read_text())["config"]["itfin"] == 6
+    r = checkmpi("p2p", "self", "--bin", str(BUILD_BIN), "-o", "s.json", "-m", "1:4", "--iterations", "3", "-x", "0",
+                 "--no-report", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "checkmpi-p2p: warning: --iterations is the old spelling of --iters; it works in this release only" \
+        in r.stderr.splitlines()
+    assert json.loads((tmp_path / "s.json").read_text())["config"]["iterations"] == 3
+
+
 @pytest.mark.skipif(not (BUILD_BIN / "checkmpi-p2p").exists(), reason="checkmpi-p2p is not built")
 def test_p2p_nbc_pencil_takes_its_ranks_from_the_grid(tmp_path):
     r = checkmpi("p2p", "nbc", "--bin", str(BUILD_BIN), "--json", "nbc.json", "--pencil", "2x2", "--grid", "9x7x5",

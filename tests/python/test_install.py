@@ -83,7 +83,7 @@ def test_installed_command_runs_reports_and_plans(installed, tmp_path):
     assert where.strip().startswith(str(bin_dir.parent)), where  # the installed copy, not the source tree
     assert sh([exe, "--version"], cwd=tmp_path, env=env).strip() == "checkmpi 0.1.0"
     sh([exe, "run", "--bin", str(BUILD_BIN), "-n", "2", "--local", "8x8x8", "--iters", "10", "--strategy",
-        "step0,step7", "--no-report", "--json", "tiny.json", "--timeout", "120"], cwd=tmp_path, env=env)
+        "step0,step7", "--no-report", "-o", "tiny.json", "--timeout", "120"], cwd=tmp_path, env=env)
     doc = json.loads((tmp_path / "tiny.json").read_text())
     assert doc["schema"] == "checkmpi.halo/2" and [e["strategy"] for e in doc["results"]] == ["step0", "step7"]
     out = sh([exe, "report", "tiny.json", "--outdir", "rep", "--bin", str(BUILD_BIN)], cwd=tmp_path, env=env)
@@ -91,6 +91,6 @@ def test_installed_command_runs_reports_and_plans(installed, tmp_path):
     assert (tmp_path / "rep" / "report.html").stat().st_size > 10000
     assert sorted(p.name for p in (tmp_path / "rep" / "plots").glob("*.png")) == ["tiny-breakdown.png",
                                                                                    "tiny-directions.png"]
-    out = sh([exe, "campaign", "plan", str(REPO / "examples" / "campaign-tiny.toml")], cwd=tmp_path,
-             env={**env, "CHECKMPI_BIN": str(BUILD_BIN)})
+    out = sh([exe, "campaign", "plan", str(REPO / "examples" / "campaign-tiny.toml"), "--bin", str(BUILD_BIN)],
+             cwd=tmp_path, env=env)
     assert "Campaign 'tiny': 20 runs" in out
