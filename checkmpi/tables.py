@@ -306,7 +306,31 @@ def _fitted_headers(table: Table, widest: list[int], width: int) -> list[str]:
             for i, (h, w) in enumerate(zip(table.headers, widest))]
 
 
+def fit_columns(table: Table, width: int) -> tuple[Table, list[str]]:
+    """The table without the columns, from the right, that do not fit `width`
+    even at their narrowest (numbers whole, headers and names wrapped at
+    words, two spaces between columns), and the headers of those left out."""
+    def narrowest(i: int) -> int:
+        cells = [row[i] for row in table.rows if i < len(row)]
+        header = max((len(w) for w in table.headers[i].split()), default=0)
+        if i >= table.left_columns:
+            return max(header, max((len(c) for c in cells), default=0))
+        word = max((len(w) for c in cells for w in c.split()), default=0)
+        return max(header, min(word, width // 2) if i == 0 else word)
+
+    keep = list(range(len(table.headers)))
+    while len(keep) > table.left_columns + 1 and sum(map(narrowest, keep)) + 2 * (len(keep) - 1) > width:
+        keep.pop()
+    if len(keep) == len(table.headers):
+        return table, []
+    fitted = Table(table.title, [table.headers[i] for i in keep],
+                   [[row[i] for i in keep if i < len(row)] for row in table.rows], table.caption, table.section_after,
+                   table.left_columns)
+    return fitted, table.headers[len(keep):]
+
+
 def render(table: Table, out: Console) -> None:
+    table, dropped = fit_columns(table, out.width)
     # No padding at the outer edges: every column counts on an 80-column terminal.
     rich = RichTable(title=table.title, box=box.SIMPLE_HEAD, title_justify="left", show_header=any(table.headers),
                      pad_edge=False, show_edge=False, collapse_padding=True)
@@ -324,6 +348,9 @@ def render(table: Table, out: Console) -> None:
     for i, row in enumerate(table.rows):
         rich.add_row(*row, end_section=i in table.section_after and i != len(table.rows) - 1)
     out.print(rich)
+    if dropped:
+        out.print(Text(f"left out to fit {out.width} columns: {', '.join(' '.join(h.split()) for h in dropped)} "
+                       "(a wider terminal, or COLUMNS, shows them)", style="bold"))
     if table.caption:  # below the table after a blank line (where its rows end), wrapped to the width
         out.print()
         out.print(Text(table.caption, style="dim"))

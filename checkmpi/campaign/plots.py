@@ -15,7 +15,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
 from checkmpi.campaign.plan import Run, points, sweep_points
-from checkmpi.campaign.report import Cell, point_label, scaleup, sweep_unit
+from checkmpi.campaign.report import Cell, point_label, scaleup, status_text, sweep_unit
 from checkmpi.campaign.spec import Spec, Sweep
 from checkmpi.plots import Figure
 from checkmpi.tables import pick_unit
@@ -138,6 +138,6 @@ def failure_matrix(spec: Spec, cells: dict[str, Cell], outdir: Path) -> Figure:
     ax.set_xlabel("point (grid-size) and strategy")
     ax.set_ylabel("submission")
     ax.set_title("Outcome of every run (letters: notes in the report)", fontsize=10)
-    ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor="#999999", label=s.replace("_", " "))
+    ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor="#999999", label=status_text(s))
                        for s in order], loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     return _save(fig, outdir, "failure-matrix", "Outcome of every run")

@@ -136,6 +136,8 @@ def test_plan_command_lists_every_run_and_submission():
         assert run.id in r.stdout
     assert "20 runs = 2 submissions x 5 points x 2 strategies" in flat(r.stdout)  # the title, wrapped
     assert "ranks_per_node = 2 applies to Slurm only" in flat(r.stdout)  # in the caption, wrapped at 80
+    assert "one submission after another on this machine, each run with mpirun when the one before has ended" \
+        in flat(r.stdout)
 
 
 def test_plan_command_errors(tmp_path):
@@ -170,3 +172,8 @@ def test_slurm_plan_and_batch_script(tmp_path):
     r = checkmpi("campaign", "plan", str(path), timeout=60)
     assert r.returncode == 0, r.stderr
     assert "--nodes=2 --ntasks-per-node=2 --time=6 --partition=gpu" in flat(r.stdout)  # a cell, wrapped at 80
+    # What Slurm does with the submissions: all at once, each job started when its nodes are free.
+    text = flat(r.stdout)
+    assert "each submission is one batch job of 2 nodes (its sbatch options below), and all 2 are submitted at " \
+           "once: Slurm starts each when its nodes are free, so submissions may run at the same time" in text
+    assert "a submission after another" not in text and "the submissions' jobs may run at the same time" in text

@@ -180,6 +180,27 @@ def test_report_at_80_columns(tmp_path):
     assert max(len(line) for line in wide.stdout.splitlines()) > 80
 
 
+def test_report_below_80_columns_names_what_it_leaves_out():
+    """A terminal too narrow for a table's columns even at their narrowest: the columns that do not fit are
+    left out from the right, and a line under the table names them; nothing is cut."""
+    files = [str(DATA / "halo_4ranks.json"), str(DATA / "p2p_loggp.json")]
+    r = checkmpi("report", *files, "--no-report", env={"COLUMNS": "60"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 60 and "\u2026" not in r.stdout
+    text = " ".join(r.stdout.split())
+    assert "left out to fit 60 columns: check (a wider terminal, or COLUMNS, shows them)" in text
+    header = next(line for line in lines if line.startswith("strategy "))
+    assert header.split() == ["strategy", "median", "95%", "CI", "tail", "%MPI", "GB/s", "GB/s", "GB/s"]
+    row = next(line for line in lines if line.startswith("step2 "))
+    doc = json.loads((DATA / "halo_4ranks.json").read_text())
+    step2 = next(e for e in doc["results"] if e["strategy"] == "step2")
+    assert float(row.split()[1]) == pytest.approx(step2["step_time"]["median"] * 1e6, abs=6e-3)
+    assert "left out to fit 60 columns: g+G*s (a wider" in text  # the LogGP measurements
+    wide = checkmpi("report", *files, "--no-report", env={"COLUMNS": "200"})
+    assert "left out" not in wide.stdout
+
+
 def test_predict_table_and_json(tmp_path):
     out = tmp_path / "pred.json"
     r = checkmpi("predict", "--p2p", str(DATA / "p2p_pingpong.json"), "--p2p", str(DATA / "p2p_datatype.json"),
