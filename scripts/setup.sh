@@ -15,18 +15,27 @@
 #   bash scripts/setup.sh --sanitize  also build-asan/ (clang, Open MPI,
 #                                     AddressSanitizer + UndefinedBehaviorSanitizer,
 #                                     the libFuzzer targets)
+#   bash scripts/setup.sh --slurm     only Slurm and munge, for the local
+#                                     cluster of scripts/slurm-local.sh: no
+#                                     other package, no build, no .venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tests=0 sanitize=0
+tests=0 sanitize=0 slurm=0
 for arg in "$@"; do
   case $arg in
     --tests | --mpich) tests=1 ;;  # --mpich: the name this option had before
     --sanitize) sanitize=1 ;;
-    *) echo "setup: unknown option '$arg' (--tests, --sanitize or nothing)" >&2; exit 2 ;;
+    --slurm) slurm=1 ;;
+    *) echo "setup: unknown option '$arg' (--tests, --sanitize, --slurm or nothing)" >&2; exit 2 ;;
   esac
 done
+if [ $slurm -eq 1 ] && [ $tests -eq 1 -o $sanitize -eq 1 ]; then
+  echo "setup: --slurm installs Slurm and munge alone; --tests installs them too" >&2
+  exit 2
+fi
 
 packages=(g++ cmake ninja-build pkg-config libopenmpi-dev openmpi-bin python3 python3-venv)
+[ $slurm -eq 0 ] || packages=(slurm-wlm munge)
 [ $tests -eq 0 ] || packages+=(mpich libmpich-dev libgtest-dev slurm-wlm munge)
 # clang with its sanitizer and libFuzzer run-times (Debian's libclang-rt-dev).
 [ $sanitize -eq 0 ] || packages+=(clang libclang-rt-dev libgtest-dev)
@@ -40,6 +49,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ $slurm -eq 1 ]; then
+  echo "setup: Slurm and munge are installed; start a cluster here with: bash scripts/slurm-local.sh start"
+  exit 0
 fi
 
 # The Python layer first: a virtual environment with the checkmpi command
