@@ -80,7 +80,7 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     unit, scale = pick_unit(max((s.step_time.max for s in ran if s.step_time), default=0.0))
     digits = 2 if scale == 1e6 else 3
     if wide:
-        headers = (["strategy", f"median ({unit})", "95% CI"] + [f"{d} GB/s" for d in "xyz"]
+        headers = (["strategy", f"median ({unit})", "95% CI", "tail"] + [f"{d} GB/s" for d in "xyz"]
                    + [f"{d} msg KiB" for d in "xyz"]
                    + [f"p5 ({unit})", f"p95 ({unit})", f"min ({unit})", f"max ({unit})", f"mean ({unit})", "spread",
                       "loop (s)", "%comp", "%MPI"]
@@ -102,7 +102,7 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
         mpi_share = _pct(s.timers["comm"].max, loop)
         gbs = [_gbs(s.bandwidth(x)) for x in "xyz"]
         if wide:
-            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits)] + gbs
+            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits), tail] + gbs
                               + [_kib(s.directions[x]["message_bytes"]) for x in "xyz"]
                               + [num(v * scale, digits) for v in (d.p5, d.p95, d.min, d.max, d.mean)]
                               + [num(100 * s.repeat_spread, 1) + "%" if s.runs > 1 else "-", num(loop, 4),
@@ -121,7 +121,7 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     runs = max((s.runs for s in ran), default=1)
     over = "ranks, steps" + (f" and {runs} runs" if runs > 1 else "")
     table.caption = (f"time per step over {over}, validation excluded: median, its 95% confidence interval, "
-                     f"{'' if wide else 'tail: '}p95/median (! = noisy: it or mean/median above "
+                     f"tail: p95/median (! = noisy: it or mean/median above "
                      f"{run.noise_thresholds['p95_over_median']:g}, or runs spread above "
                      f"{100 * run.noise_thresholds['repeat_spread']:.0f}%); %MPI: "
                      "exchange share of the loop; GB/s: payload sent in that direction over its time, slowest "

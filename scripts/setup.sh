@@ -9,9 +9,11 @@
 #                                     tests, build-mpich/ (MPICH), build-cuda/
 #                                     (Open MPI, CUDA backend) when nvcc is on
 #                                     PATH or in /usr/local/cuda/bin (CUDA is
-#                                     not installed here), pytest, and Slurm
+#                                     not installed here), pytest, Slurm
 #                                     with munge for the local cluster the
-#                                     campaign tests start (scripts/slurm-local.sh)
+#                                     campaign tests start (scripts/slurm-local.sh),
+#                                     and Chromium, in which the tests look at
+#                                     the HTML reports
 #   bash scripts/setup.sh --sanitize  also build-asan/ (clang, Open MPI,
 #                                     AddressSanitizer + UndefinedBehaviorSanitizer,
 #                                     the libFuzzer targets)
@@ -36,7 +38,7 @@ fi
 
 packages=(g++ cmake ninja-build pkg-config libopenmpi-dev openmpi-bin python3 python3-venv)
 [ $slurm -eq 0 ] || packages=(slurm-wlm munge)
-[ $tests -eq 0 ] || packages+=(mpich libmpich-dev libgtest-dev slurm-wlm munge)
+[ $tests -eq 0 ] || packages+=(mpich libmpich-dev libgtest-dev slurm-wlm munge chromium)
 # clang with its sanitizer and libFuzzer run-times (Debian's libclang-rt-dev).
 [ $sanitize -eq 0 ] || packages+=(clang libclang-rt-dev libgtest-dev)
 missing=()

@@ -35,6 +35,16 @@ def tiny(tmp_path_factory, halo_bin) -> dict:
             "status": status, "locked": locked}
 
 
+def test_report_page_fits_the_screen(tiny, tmp_path):
+    """The campaign's HTML report in Chromium at 1400 and 800 px: no table cell or figure overflows its box."""
+    from browser import check_page
+
+    assert tiny["second"].returncode == 0, tiny["second"].stderr
+    wide, narrow = check_page(tiny["folder"] / "report.html", "campaign", tmp_path)
+    assert wide["figures"] == narrow["figures"] == 4  # scale-up, two variability plots, failure matrix
+    assert wide["tables"] >= 12
+
+
 def test_while_it_runs(tiny):
     assert re.search(r"\d+ done, 1 running, 0 failed, \d+ pending of 20 runs", tiny["status"].stdout)
     assert_clean_error(tiny["locked"], 1, "another 'checkmpi campaign run' is working on")

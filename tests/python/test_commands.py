@@ -67,6 +67,10 @@ def test_report_everything(tmp_path):
     assert "Size (B)" in out and "LogGP parameters" in out
     assert out.count("Headline: ") == 2 and '<p class="headline">' in html
     assert "x GB/s" in html and "x msg KiB" in html  # the HTML page has the wide tables
+    from browser import check_page  # every kind of plot and table, at 1400 and 800 px
+
+    wide, narrow = check_page(tmp_path / "r.html", "fixtures", tmp_path)
+    assert wide["figures"] == narrow["figures"] == 12 and narrow["scrolling"] >= 2
 
 
 def test_report_nbc_tables_and_plots(tmp_path):

@@ -136,6 +136,22 @@ def test_main_job_with_no_arguments(halo_bin, tmp_path):
     assert (json_path.with_suffix("") / "report.html").exists()
     # About half a minute on an idle machine; shared CI machines get slack.
     assert elapsed < 300, elapsed
+    check_quickstart_page(json_path.with_suffix("") / "report.html", doc, tmp_path)
+
+
+def check_quickstart_page(page: Path, doc: dict, work: Path) -> None:
+    """The quick start's report in Chromium at 1400 and 800 px: nothing overflows; the wide results table
+    scrolls in its own box at 800 px with the strategy column staying; the noise markers are there."""
+    from browser import check_page
+
+    wide, narrow = check_page(page, "quickstart", work)
+    assert (wide["tables"], wide["figures"]) == (2, 2)  # context and results; breakdown and directions
+    assert narrow["scrolling"] == 1  # the results table, in its box
+    text = page.read_text()
+    noisy = [e["strategy"] for e in doc["results"] if e["noise"]]
+    assert text.count('class="noisy"') == len(noisy)
+    for sid in noisy:
+        assert f"warning: {sid} is noisy: " in text
 
 
 def test_calibration_targets_the_budget(halo_bin, tmp_path):

@@ -264,6 +264,11 @@ def test_wide_halo_table_has_every_figure_per_step():
     assert float(row["loop (s)"]) == pytest.approx(s.timers["loop"].max, abs=6e-5)
     assert float(row["spread"].rstrip("%")) == pytest.approx(100 * s.repeat_spread, abs=0.06)
     assert float(row["z msg KiB"]) == pytest.approx(s.directions["z"]["message_bytes"] / 1024, abs=0.06)
+    rows = {cells[0]: dict(zip(h, cells)) for cells in table.rows}
+    for s in run.ran():  # the tail and its noise marker, as in the narrow table
+        tail = rows[s.label]["tail"]
+        assert tail.endswith("!") == bool(s.noise)
+        assert float(tail.rstrip("!")) == pytest.approx(s.step_time.p95 / s.step_time.median, rel=5e-3, abs=6e-3)
 
 
 def test_headline_names_the_fastest_and_its_speed_up():
