@@ -210,8 +210,8 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1500px; 
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
 p.title { font-weight: 600; margin: 1.5em 0 .3em; overflow-wrap: anywhere; }
 div.table { overflow-x: auto; max-width: 100%; margin-bottom: .4em; }
-table { border-collapse: separate; border-spacing: 0; font-size: .85em; }
-th, td { padding: .2em .6em; text-align: right; }
+table { border-collapse: separate; border-spacing: 0; font-size: .8em; }
+th, td { padding: .2em .3em; text-align: right; }
 td { white-space: nowrap; }
 th { white-space: normal; vertical-align: bottom; border-bottom: 2px solid #444; }
 td.name, th.name { text-align: left; }

@@ -79,12 +79,13 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     ran = run.ran()
     unit, scale = pick_unit(max((s.step_time.max for s in ran if s.step_time), default=0.0))
     digits = 2 if scale == 1e6 else 3
+    repeats = any(s.runs > 1 for s in ran)  # the runs' spread: a column only when there are runs to spread
     if wide:
         headers = (["strategy", f"median ({unit})", "95% CI", "tail"] + [f"{d} GB/s" for d in "xyz"]
                    + [f"{d} msg KiB" for d in "xyz"]
-                   + [f"p5 ({unit})", f"p95 ({unit})", f"min ({unit})", f"max ({unit})", f"mean ({unit})", "spread",
-                      "loop (s)", "%comp", "%MPI"]
-                   + [f"{t} ({unit})" for t in ("x", "y", "z", "pack", "unpack")] + ["validation"])
+                   + [f"p5 ({unit})", f"p95 ({unit})", f"min ({unit})", f"max ({unit})", f"mean ({unit})"]
+                   + (["spread"] if repeats else []) + ["loop (s)", "%comp", "%MPI"]
+                   + [f"{t} ({unit})" for t in ("x", "y", "z", "pack", "unpack")] + ["check"])
     else:
         headers = ["strategy", "median", "95% CI", "tail", "%MPI", "x GB/s", "y GB/s", "z GB/s", "check"]
     table = Table(f"{run.name}: {run.describe()}; time per step in {unit}", headers)
@@ -105,8 +106,8 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
             table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits), tail] + gbs
                               + [_kib(s.directions[x]["message_bytes"]) for x in "xyz"]
                               + [num(v * scale, digits) for v in (d.p5, d.p95, d.min, d.max, d.mean)]
-                              + [num(100 * s.repeat_spread, 1) + "%" if s.runs > 1 else "-", num(loop, 4),
-                                 _pct(s.timers["compute"].max, loop), mpi_share]
+                              + ([num(100 * s.repeat_spread, 1) + "%" if s.runs > 1 else "-"] if repeats else [])
+                              + [num(loop, 4), _pct(s.timers["compute"].max, loop), mpi_share]
                               + [num(s.per_step(t) * scale, digits) for t in ("x", "y", "z", "pack", "unpack")]
                               + [verdict])
         else:
