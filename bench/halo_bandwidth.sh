@@ -1,32 +1,39 @@
 #!/usr/bin/env bash
-# Compute-phase and pack/unpack bandwidth of every strategy, all measured in
-# the same runs, interleaved and repeated (this machine is noisy: only
-# figures taken together mean something).
+# Every strategy's compute phase against the fastest correct way to do the
+# same work, measured in the same runs, interleaved and repeated (this
+# machine is noisy: only figures taken together mean something).
 #
-#   bench/halo_bandwidth.sh                          the standard set: 1 rank 256^3 and 2 ranks 128^3
-#                                                    per rank, each with 1 and 2 OpenMP threads per rank
+#   bench/halo_bandwidth.sh                          the standard set: 1 rank 128^3, 1 rank 256^3 and
+#                                                    2 ranks 128^3 per rank, each with 1 and 2 OpenMP
+#                                                    threads per rank
 #   bench/halo_bandwidth.sh NP EDGE [ITFIN] [ROUNDS] one configuration (OMP_NUM_THREADS as set)
 #
-# Each round runs checkmpi-halo twice, back to back: with the host kernels as
-# built (tuned) and with CHECKMPI_PLAIN_KERNELS=1 (plain loops: no streaming
-# stores, prefetching or huge pages). Every figure printed is the median over
-# the rounds of that figure in each run:
-#   ratio    compute-phase bandwidth / memcpy bandwidth of the same run; the
-#            compute is credited with the bytes the shift must move (each
-#            interior cell of the three fields read once and written once per
-#            step), memcpy with bytes read + written. Target >= 0.9.
-#   vs step2 loop time / step2's loop time in the same run. Target <= 1.2.
-#   pack/unpk GB/s per direction (both signs, three fields, whole planes),
-#            tuned, and tuned / plain.
-# Extra checkmpi-halo options can follow in CHECKMPI_BENCH_ARGS (e.g.
-# "--compute two-pass" or "--strategy step2,step7").
+# Each round runs checkmpi-halo twice, back to back: every strategy with the
+# default compute (in place on the host) and --compute-probe, in an order
+# shuffled anew each round (seeded by the round's number, printed), so that
+# a strategy's place in the run (the first ones' fresh memory, a slow spell
+# of the VM's) reaches all alike; then step2 with --compute two-pass
+# (CheckMPI's own loop). Every figure printed is the median over the rounds
+# of that figure in each run:
+#   vs probe  the compute phase per step (mean over ranks) / the compute
+#             probe's: the backend's own whole-step in-place shift of the same
+#             three fields, no MPI, every rank at once. Target <= 1.1.
+#   vs step2  loop time / step2's loop time in the same run. Target <= 1.1.
+#   exch      pack + MPI + unpack per step (the comm timer, mean over ranks);
+#             for step2 also / step2's with --compute two-pass. Target <= 1.1.
+#   pack/unpk GB/s per direction (both signs, three fields, whole planes);
+#             x also / step2's hand loop in the same run.
+# The header names the CPU and its caches: the results depend on them.
+# STRATEGIES (default all; keep step2 in it) picks the strategies; extra
+# checkmpi-halo options can follow in CHECKMPI_BENCH_ARGS (e.g.
+# "--compute one-pass").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${CHECKMPI_BIN:-build/bin}
 [ -x "$bin/checkmpi-halo" ] || { echo "bench: $bin/checkmpi-halo not found (build first)" >&2; exit 2; }
 
 if [ $# -eq 0 ]; then
-  for config in "1 256 40" "2 128 100"; do
+  for config in "1 128 100" "1 256 40" "2 128 100"; do
     for threads in 1 2; do
       # shellcheck disable=SC2086
       OMP_NUM_THREADS=$threads bash "$0" $config
@@ -35,76 +42,96 @@ if [ $# -eq 0 ]; then
   exit 0
 fi
 
-np=$1 edge=$2 itfin=${3:-40} rounds=${4:-5}
+np=$1 edge=$2 itfin=${3:-40} rounds=${4:-7}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 flags=()
 mpiexec --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-run() {  # run NAME [ENV...]
+run() {  # run NAME checkmpi-halo-options...
   local name=$1
   shift
-  # shellcheck disable=SC2086
-  env "$@" mpiexec -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --lx $((edge * np)) --ly "$edge" \
-    --lz "$edge" --proc_x "$np" --proc_y 1 --proc_z 1 --itfin "$itfin" --icheck "$itfin" --warmup 2 \
-    --strategy all --memcpy-probe --outdir "$out/o" --json "$out/$name.json" ${CHECKMPI_BENCH_ARGS:-} \
-    >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
+  mpiexec -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --lx $((edge * np)) --ly "$edge" --lz "$edge" \
+    --proc_x "$np" --proc_y 1 --proc_z 1 --itfin "$itfin" --icheck "$itfin" --warmup 2 --outdir "$out/o" \
+    --json "$out/$name.json" "$@" >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
 }
+# The strategies this MPI library runs, as checkmpi-halo resolves the selection.
+ids=$("$bin/checkmpi-halo" --list-strategies --strategy "${STRATEGIES:-all}" --json - | python3 -c '
+import json, sys
+print(" ".join(r["id"] for r in json.load(sys.stdin)["strategies"] if r["unavailable"] is None))')
 for r in $(seq "$rounds"); do
-  run "tuned.$r"
-  run "plain.$r" CHECKMPI_PLAIN_KERNELS=1
+  order=$(python3 -c 'import random, sys; ids = sys.argv[2:]; random.Random(int(sys.argv[1])).shuffle(ids)
+print(",".join(ids))' "$r" $ids)
+  echo "# round $r: $order" >>"$out/order"
+  # shellcheck disable=SC2086
+  run "all.$r" --strategy "$order" --compute-probe ${CHECKMPI_BENCH_ARGS:-}
+  run "checkmpi.$r" --strategy step2 --compute two-pass
 done
-python3 - "$out" "$rounds" <<'PY'
+# shellcheck disable=SC2086
+python3 - "$out" "$rounds" $ids <<'PY'
 import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
-runs = {kind: [json.load(open(f"{out}/{kind}.{r}.json")) for r in range(1, rounds + 1)] for kind in ("tuned", "plain")}
-first = runs["tuned"][0]
+runs = [json.load(open(f"{out}/all.{r}.json")) for r in range(1, rounds + 1)]
+ref = [json.load(open(f"{out}/checkmpi.{r}.json")) for r in range(1, rounds + 1)]
+first = runs[0]
 c, ctx = first["config"], first["context"]
 real = 4 if c["precision"] == "single" else 8
 l, m, n = c["l"], c["m"], c["n"]
 plane = {"x": (m + 2) * (n + 2), "y": (l + 2) * (n + 2), "z": (l + 2) * (m + 2)}
 med = statistics.median
+ids = sys.argv[3:]  # the catalog's order, for the table
 
-def figures(doc):
-    """Per strategy: compute ratio to memcpy, loop / step2's loop, pack and unpack GB/s per direction."""
-    memcpy = doc["probes"]["memcpy_bandwidth"]["mean"]
-    step2 = next(r for r in doc["results"] if r["strategy"] == "step2")["timers"]["loop"]["max"]
+
+def per_step(r, timer):
+    return r["timers"][timer]["mean"] / r["steps"]
+
+
+def figures(doc, checkmpi):
+    """Per strategy: compute / probe, loop / step2's loop, exchange per step, pack and unpack GB/s per direction."""
+    probe = doc["probes"]["compute"]["seconds_per_step"]["mean"]
+    by_id = {r["strategy"]: r for r in doc["results"]}
+    step2 = by_id["step2"]
+    two_pass = next(r for r in checkmpi["results"] if r["strategy"] == "step2")
     out = {}
-    for r in doc["results"]:
+    for sid, r in by_id.items():
         t = r["timers"]
-        bw = r["compute_bytes_per_step"] * r["steps"] / t["compute"]["mean"]
-        f = {"gbs": bw / 1e9, "ratio": bw / memcpy, "vs2": t["loop"]["max"] / step2, "loop": t["loop"]["max"]}
+        f = {"probe": per_step(r, "compute") / probe, "vs2": t["loop"]["max"] / step2["timers"]["loop"]["max"],
+             "loop": t["loop"]["max"], "exch": per_step(r, "comm"), "compute": per_step(r, "compute"),
+             "exch2": per_step(r, "comm") / per_step(two_pass, "comm") if sid == "step2" else None}
         for d in "xyz":
             moved = 2 * 3 * plane[d] * real * r["steps"]  # both signs, three fields, per step
             for phase in ("pack", "unpack"):
-                secs = t[f"{phase}_{d}"]["mean"]
+                secs, hand = t[f"{phase}_{d}"]["mean"], step2["timers"][f"{phase}_{d}"]["mean"]
                 f[f"{phase}_{d}"] = moved / secs / 1e9 if secs > 0 else None
-        out[r["strategy"]] = (r["alias"], f)
-    return out, memcpy
+                f[f"{phase}_{d}_hand"] = hand / secs if secs > 0 and hand > 0 else None
+        out[sid] = (r["alias"], r["parts"]["compute"], f)
+    return out, probe
 
-tuned = [figures(d) for d in runs["tuned"]]
-plain = [figures(d) for d in runs["plain"]]
-memcpy = med(m for _, m in tuned)
-print(f"# {ctx['nprocs']} rank(s), local {l}x{m}x{n}, {c['precision']}, compute {c.get('compute', 'one-pass')}, "
-      f"{c['itfin']} steps, {ctx.get('omp_threads', 1)} thread(s)/rank, {rounds} rounds; "
-      f"memcpy {memcpy / 1e9:.2f} GB/s per rank (median)")
-print(f"{'strategy':30} {'loop(s)':>8} {'GB/s':>6} {'ratio':>5} {'vs step2':>8}   "
-      + " ".join(f"{'pack ' + d:>6} {'unpk ' + d:>6}" for d in "xyz") + "   tuned/plain: "
-      + " ".join(f"{'pk ' + d:>5} {'up ' + d:>5}" for d in "xyz"))
-for sid, (alias, _) in tuned[0][0].items():
-    def m(key, runs=tuned):
-        values = [fig[0][sid][1][key] for fig in runs if fig[0][sid][1][key] is not None]
+
+figs = [figures(d, k) for d, k in zip(runs, ref)]
+probe = med(p for _, p in figs)
+caches = ", ".join(f"L{x['level']} {x['bytes'] >> 10} KiB" + (f" x{x['shared_by']}" if x["shared_by"] > 1 else "")
+                   for x in ctx.get("cpu", {}).get("caches", []) if x["level"] >= 2)
+print(f"# {ctx['nprocs']} rank(s), local {l}x{m}x{n}, {c['precision']}, compute {c['compute']}, {c['itfin']} steps, "
+      f"{ctx.get('omp_threads', 1)} thread(s)/rank, {rounds} rounds; {ctx.get('cpu', {}).get('model', '?')} "
+      f"({caches}); {ctx['mpi_library']}")
+print(f"# compute probe ({first['probes']['compute']['compute']}, no MPI): {probe * 1e3:.3f} ms per step (median); "
+      "each round's order: random.Random(round).shuffle")
+print(f"{'strategy':26} {'compute':>8} {'loop(s)':>8} {'comp ms':>8} {'vs probe':>8} {'vs step2':>8} "
+      f"{'exch ms':>8} {'vs 2-pass':>9}   " + " ".join(f"{'pack ' + d:>6} {'unpk ' + d:>6}" for d in "xyz")
+      + "   x / step2's: pack unpk")
+for sid, (alias, compute, _) in sorted(figs[0][0].items(), key=lambda kv: ids.index(kv[0])):
+    def m(key):
+        values = [fig[0][sid][2][key] for fig in figs if fig[0][sid][2][key] is not None]
         return med(values) if values else None
-    cells, gains = [], []
-    for d in "xyz":
-        for phase in ("pack", "unpack"):
-            key = f"{phase}_{d}"
-            t = m(key)
-            cells.append(f"{t:6.2f}" if t else f"{'-':>6}")
-            ratios = [a[0][sid][1][key] / b[0][sid][1][key] for a, b in zip(tuned, plain)
-                      if a[0][sid][1][key] and b[0][sid][1][key]]
-            gains.append(f"{med(ratios):5.2f}" if ratios else f"{'-':>5}")
-    label = f"{sid} {alias}"[:30]
-    print(f"{label:30} {m('loop'):8.4f} {m('gbs'):6.2f} {m('ratio'):5.2f} {m('vs2'):8.2f}   "
-          + " ".join(cells) + "                " + " ".join(gains))
+
+    def cell(key, fmt, width):
+        v = m(key)
+        return f"{v:{width}{fmt}}" if v is not None else f"{'-':>{width}}"
+
+    bw = " ".join(cell(f"{p}_{d}", ".2f", 6) for d in "xyz" for p in ("pack", "unpack"))
+    label = f"{sid} {alias}"[:26]
+    print(f"{label:26} {compute:>8} {m('loop'):8.4f} {m('compute') * 1e3:8.3f} {m('probe'):8.2f} {m('vs2'):8.2f} "
+          f"{m('exch') * 1e3:8.3f} {cell('exch2', '.2f', 9)}   {bw}   {cell('pack_x_hand', '.2f', 9)} "
+          f"{cell('unpack_x_hand', '.2f', 4)}")
 PY

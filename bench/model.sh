@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
 # The model against measurements: `checkmpi calibrate` writes this machine's
-# profile, then every strategy runs at each rank count and block size, the
-# rank counts and sizes interleaved within each round, ROUNDS rounds; the
-# summary prints predicted vs measured per strategy and phase (each case's
-# best round, as the profile holds the best of calibrate's runs: noise only
-# slows a run down) and how many strategies fall within [0.67, 1.5] of the
-# prediction.
+# profile (the rates that depend on the caches at blocks from 32^3 to 256^3),
+# then every strategy runs, with checkmpi-halo's default compute, at each rank
+# count and block size, the rank counts and sizes interleaved within each
+# round, ROUNDS rounds; the summary prints predicted vs measured per strategy
+# and phase (each case's best round, as the profile holds the best of
+# calibrate's runs: noise only slows a run down) and how many strategies fall
+# within [0.67, 1.5] of the prediction.
 #
 #   bench/model.sh [ROUNDS] [ITFIN]        default 5 rounds of 50 steps
 #
-# ITFIN steps at 128^3 per rank; a smaller block runs as many steps as
-# `checkmpi calibrate` gives it (as much work, up to 20 times ITFIN: 948 at
-# 48^3), so that a few scheduler slices cannot move its mean.
+# ITFIN steps at 128^3 per rank; another block runs as many steps as
+# `checkmpi calibrate` gives it (as much work, up to 20 times ITFIN on a
+# smaller block, down to a fifth on a larger one), so that a few scheduler
+# slices cannot move its mean.
 #
-# Environment: NPS (rank counts, default "1 2 4 8"), EDGES (cells per rank
-# along each axis, default "48 128"), MACHINE (an existing profile: skip the
-# calibrations, one per block size), CALIBRATE_NP (default the largest of
-# NPS: barriers, copies and exchange waits of oversubscribed ranks are
-# measured too), CHECKMPI_BIN (default build/bin),
-# PYTHON (default .venv/bin/python), MPIEXEC (default mpiexec), KEEP (a folder
-# to keep the runs in).
+# Environment: NPS (rank counts, default "1 2"), EDGES (cells per rank along
+# each axis, default "32 64 128 256"), MACHINE (an existing profile: skip the
+# calibration), CALIBRATE_NP (default the largest of NPS: barriers, copies
+# and exchange waits of oversubscribed ranks are measured too), CHECKMPI_BIN
+# (default build/bin), PYTHON (default .venv/bin/python), MPIEXEC (default
+# mpiexec), KEEP (a folder to keep the runs in).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5} itfin=${2:-50}
@@ -37,27 +38,23 @@ else
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
-# One profile per block size: pack bandwidths are measured at the block they are for.
-machines=()
-if [ -n "${MACHINE:-}" ]; then
-  machines=("$MACHINE")
-else
-  cal_np=${CALIBRATE_NP:-$(echo ${NPS:-1 2 4 8} | tr ' ' '\n' | sort -n | tail -1)}
-  for edge in ${EDGES:-48 128}; do
-    "$py" -m checkmpi calibrate --np "$cal_np" --local "${edge}x${edge}x${edge}" -o "$out/machine-e$edge.json" \
-      >"$out/calibrate.log" 2>&1 || { cat "$out/calibrate.log"; exit 1; }
-    machines+=("$out/machine-e$edge.json")
-  done
+nps=${NPS:-1 2} edges=${EDGES:-32 64 128 256}
+machine=${MACHINE:-}
+if [ -z "$machine" ]; then
+  cal_np=${CALIBRATE_NP:-$(echo $nps | tr ' ' '\n' | sort -n | tail -1)}
+  machine=$out/machine.json
+  "$py" -m checkmpi calibrate --np "$cal_np" -o "$machine" >"$out/calibrate.log" 2>&1 ||
+    { cat "$out/calibrate.log"; exit 1; }
 fi
 declare -A steps  # per block edge: as many steps as calibrate's runs at that block
-for edge in ${EDGES:-48 128}; do
+for edge in $edges; do
   steps[$edge]=$("$py" -c "import dataclasses as d, checkmpi.calibrate as c
 print(c.halo_steps(d.replace(c.FULL, steps=$itfin), ($edge, $edge, $edge)))")
 done
 for r in $(seq "$rounds"); do
-  for np in ${NPS:-1 2 4 8}; do
+  for np in $nps; do
     read -r px py_ pz < <("$py" -c "from checkmpi.grid import dims_create; print(*dims_create($np))")
-    for edge in ${EDGES:-48 128}; do
+    for edge in $edges; do
       "$launcher" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --backend host --no-input \
         --lx $((edge * px)) --ly $((edge * py_)) --lz $((edge * pz)) --proc_x "$px" --proc_y "$py_" --proc_z "$pz" \
         --itfin "${steps[$edge]}" --icheck "${steps[$edge]}" --warmup 3 --strategy all --memcpy-probe --outdir "$out/o" \
@@ -65,4 +62,4 @@ for r in $(seq "$rounds"); do
     done
   done
 done
-"$py" bench/model_summary.py "${machines[@]}" -- "$out"/np*-e*-r*.json
+"$py" bench/model_summary.py "$machine" -- "$out"/np*-e*-r*.json

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """model_summary.py MACHINE.json... -- RUN.json...: bench/model.sh's table.
 
-Each case is predicted from the profile calibrated at the block nearest its own.
+Each case is predicted from the profile (given several, the one calibrated at the block nearest its own), at its
+working set.
 
 Runs of the same rank count and block are rounds of one case; per case and
 strategy it prints the predicted and the measured pack, MPI (with barriers and

@@ -1,5 +1,5 @@
 """`checkmpi calibrate`: runs the native tools' measurements the model needs
-and writes them as a machine profile (schema checkmpi.machine/1, docs/model.md,
+and writes them as a machine profile (schema checkmpi.machine/2, docs/model.md,
 "Calibration"). The tools' own JSON results are kept in the profile's folder;
 every parameter names the command and file it came from."""
 
@@ -11,6 +11,7 @@ import math
 import os
 import shlex
 import socket
+import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +23,8 @@ from checkmpi.atomic import write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
 from checkmpi.grid import Triple, dims_create, parse_triple, physical_cores
 from checkmpi.jobs import ProgressLine, new_path
-from checkmpi.machine import MACHINE_SCHEMA, Machine, load_machine, machine_of
-from checkmpi.model import completions, messages, predict
+from checkmpi.machine import MACHINE_SCHEMA, OVERLAPS, Machine, load_machine, machine_of
+from checkmpi.model import completions, kernel_of, messages, predict
 from checkmpi.model_tables import machine_table
 from checkmpi.native import Launcher, failure, find_executable, find_launcher, mpi_command, run_native, say
 from checkmpi.report import case_of
@@ -39,38 +40,50 @@ class Sizes:
     steps: int
     exchange_steps: int  # of the tiny-block exchange (EXCHANGE_LOCAL)
     halo_runs: int  # separate runs of the memory, compute and packing measurement per rank count: the best
+    blocks: tuple[Triple, ...]  # where the rates that depend on the caches are measured too (besides `local`)
 
 
-# A minute or two on a laptop-class node (memcpy and packing on blocks past the caches); --quick:
-# seconds, for tests.
+# A few minutes on a laptop-class node (memory, compute and packing from blocks inside L2 to blocks far past the
+# caches); --quick: seconds, for tests.
 FULL = Sizes({"pingpong": ["-m", "1:4194304", "-i", "1000", "-x", "50"],
               "loggp": ["-m", "1:1048576", "-i", "200", "-x", "10"],
               "datatype": ["-m", "4:1048576", "-i", "200", "-x", "10"],
               "self": ["-m", "1:4194304", "-i", "1000", "-x", "50"],
-              "barrier": ["-i", "1000", "-x", "200"]}, (128, 128, 128), 50, 1000, 5)
+              "barrier": ["-i", "1000", "-x", "200"]}, (128, 128, 128), 50, 1000, 5,
+             # From inside L2 (32^3: 0.5 MB of fields per rank) to far beyond a 32 MiB L3 (256^3: 206 MB).
+             ((32, 32, 32), (64, 64, 64), (128, 128, 128), (256, 256, 256)))
 QUICK = Sizes({"pingpong": ["-m", "1:16384", "-i", "50", "-x", "5"],
                "loggp": ["-m", "1:4096", "-i", "10", "-x", "2"],
                "datatype": ["-m", "4:4096", "-i", "10", "-x", "2"],
                "self": ["-m", "1:16384", "-i", "50", "-x", "5"],
-               "barrier": ["-i", "50", "-x", "5"]}, (16, 16, 16), 10, 20, 2)
+               "barrier": ["-i", "50", "-x", "5"]}, (16, 16, 16), 10, 20, 2, ((8, 8, 8), (16, 16, 16)))
 # The exchange's block: messages of about a kilobyte, so that what its time holds beyond the link
 # latencies is the ranks waiting for each other; the strategies timed for each schedule.
 EXCHANGE_LOCAL: Triple = (8, 8, 8)
 EXCHANGE_STRATEGIES = {"by_direction": "step3", "all_at_once": "step7"}
-# The compute kernels' streaming rate, per kind (machine.KERNELS): step2 composed to shift the fields in place,
-# step3 into a second buffer, step8 and step10 split that around the messages (interior and masked overlap).
-# A composition's result carries it as its alias.
-COMPUTE_STRATEGIES = {"in-place": "pack=hand,transport=sendrecv,compute=in-place", "one-pass": "step3",
-                      "interior": "step8", "masked": "step10"}
+# The compute kernels' streaming rate, per kind (machine.KERNELS): step2 shifting the fields in place, step3 into a
+# second buffer, step8 and step10 splitting either around the messages (interior and masked overlap), each composed
+# with its compute named, whatever checkmpi-halo's default. A composition's result carries it as its alias.
+_OVERLAP = "pack=kernel,transport=isend-irecv,overlap="
+COMPUTE_STRATEGIES = {"in-place": "pack=hand,transport=sendrecv,compute=in-place",
+                      "one-pass": "pack=kernel,buffers=host,transport=sendrecv,compute=one-pass",
+                      "interior": f"{_OVERLAP}interior,compute=in-place", "masked": f"{_OVERLAP}masked,compute=in-place",
+                      "interior-one-pass": f"{_OVERLAP}interior,compute=one-pass",
+                      "masked-one-pass": f"{_OVERLAP}masked,compute=one-pass", "window": "shm-window"}
+# The pack and unpack kernels' rates.
+PACK_STRATEGY = "step3"
 # Timed in the same runs, at each direction's plane shape: MPI_Pack and MPI_Unpack of the planes' datatypes (what
 # MPI's datatype engine costs there), and the reads from a neighbour's shared-memory window with its node barrier.
 DATATYPE_STRATEGY = "mpi-pack"
 WINDOW_STRATEGY = "shm-window"
 # On a node with more ranks than cores, the others' turns a rank waits through, per kernel and schedule
-# (machine.TURN_KINDS): the compute kernels' strategies, step7 for all at once without overlap, and mock (the
-# turns that land in its phases, its exchange being untimed).
-TURN_STRATEGIES = {**COMPUTE_STRATEGIES, "all-at-once": "step7", "mock": "mock"}
-HALO_STRATEGIES = ",".join([*TURN_STRATEGIES.values(), DATATYPE_STRATEGY, WINDOW_STRATEGY])
+# (machine.TURN_KINDS): the compute kernels' strategies in place and one-pass without overlap, each overlap in
+# place, step7 for all at once without overlap, and mock (the turns that land in its phases, its exchange being
+# untimed).
+TURN_STRATEGIES = {**{k: COMPUTE_STRATEGIES[k] for k in ("in-place", "one-pass", "interior", "masked")},
+                   "all-at-once": "step7", "mock": "mock"}
+HALO_STRATEGIES = ",".join(dict.fromkeys([*COMPUTE_STRATEGIES.values(), *TURN_STRATEGIES.values(), PACK_STRATEGY,
+                                          DATATYPE_STRATEGY, WINDOW_STRATEGY]))
 
 
 class Runner:
@@ -181,32 +194,59 @@ def calibrate(args: argparse.Namespace) -> int:
     # Separate runs, and the best of them (as STREAM reports its best rate): what disturbs a run (a slow spell of
     # the VM's memory, a neighbour, a preemption) only ever slows it down, and on a VM a run's memory rate can sit
     # a third off the others' for its whole life. Slow spells last seconds to a minute, so the rounds go over
-    # every rank count in turn: a spell hits one round of a rank count, not all of them.
+    # every block and rank count in turn: a spell hits one round of a case, not all of them. A block the node's
+    # memory cannot hold with that many ranks (checkmpi-halo refuses it) is left out at that rank count.
     counts = _doubling(ranks_per_node)
-    runs: dict[int, list[tuple[HaloRun, str]]] = {k: [] for k in counts}
+    blocks = sorted({*sizes.blocks, local}, key=math.prod)
+    runs: dict[tuple[Triple, int], list[tuple[HaloRun, str]]] = {(b, k): [] for b in blocks for k in counts}
     for i in range(1, sizes.halo_runs + 1):
+        for block in blocks:
+            for k in counts:
+                if (block, k) not in runs:
+                    continue
+                name = "x".join(map(str, block))
+                argv = _halo_argv("host", k, block, halo_steps(sizes, block), folder, HALO_STRATEGIES,
+                                  f"halo-{name}-{i}") + ["--memcpy-probe"]
+                halo, src, code = runner.run("checkmpi-halo", k, argv, f"halo-host-{name}-{k}-{i}",
+                                             f"memory, compute and packing, {name}, {k} rank{'s' if k > 1 else ''} "
+                                             f"at once, run {i}", per_node=k if nodes_allocated > 1 else None,
+                                             allowed=(0,) if block == local else (0, EXIT_USAGE))
+                if code != 0:
+                    notes.append(f"blocks: {name} on {k} ranks left out: {src}")
+                    del runs[(block, k)]
+                    continue
+                if halo.memcpy_bandwidth is None or not halo.memcpy_bandwidth.mean > 0:
+                    raise CheckmpiError(f"checkmpi-halo wrote no memcpy probe to '{halo.path}'", EXIT_FAILED)
+                runs[(block, k)].append((halo, src))
+    points: list[dict[str, Any]] = []
+    for block in blocks:
+        by_ranks = []
         for k in counts:
-            argv = _halo_argv("host", k, local, steps, folder, HALO_STRATEGIES, f"halo-{i}") + ["--memcpy-probe"]
-            halo, src, _ = runner.run("checkmpi-halo", k, argv, f"halo-host-{k}-{i}",
-                                      f"memory and packing, {k} rank{'s' if k > 1 else ''} at once, run {i}",
-                                      per_node=k if nodes_allocated > 1 else None)
-            if halo.memcpy_bandwidth is None or not halo.memcpy_bandwidth.mean > 0:
-                raise CheckmpiError(f"checkmpi-halo wrote no memcpy probe to '{halo.path}'", EXIT_FAILED)
-            runs[k].append((halo, src))
-    for k in counts:
-        halos = [halo for halo, _ in runs[k]]
-        src = "; ".join(src for _, src in runs[k])
-        halo_runs[k] = (halos, src)
-        copies.append({"ranks": k, "bandwidth": max(h.memcpy_bandwidth.mean for h in halos)})
-        for kind, sid in COMPUTE_STRATEGIES.items():
-            kernels[kind].append({"ranks": k, "bandwidth": max(_compute_bandwidth(h, sid) for h in halos)})
-        mem_src += ("; " if mem_src else "") + src
-        # --sync's barriers, as the barrier measurement costs them, are not the window's own wait.
-        window = catalog.rows_of_run(halos[0], runner.bin_dir).get(WINDOW_STRATEGY)
-        sync = (window.traits["barriers"] if window else 0) * next((b["seconds"] for b in barriers if b["ranks"] == k),
-                                                                   0.0)
-        pack_host = _best_pack([_pack_entry(h, src, sync) for h in halos])  # the last: every rank at once
-        packs.append({"ranks": k, **{d: v for d, v in pack_host.items() if d in ("x", "y", "z", "window_wait")}})
+            if (block, k) not in runs:
+                continue
+            halos = [halo for halo, _ in runs[(block, k)]]
+            src = "; ".join(src for _, src in runs[(block, k)])
+            copy = max(h.memcpy_bandwidth.mean for h in halos)
+            rates = _kernel_rates(halos, runner.bin_dir)
+            # --sync's barrier, as the barrier measurement costs it, is neither the window's own wait nor hideable.
+            window = catalog.rows_of_run(halos[0], runner.bin_dir).get(WINDOW_STRATEGY)
+            barrier = next((b["seconds"] for b in barriers if b["ranks"] == k), 0.0)
+            sync = (window.traits["barriers"] if window else 0) * barrier
+            node_barriers = window.traits["node_barriers"][str(halos[0].config["compute"])] if window else 0
+            pack = _best_pack([_pack_entry(h, src, sync, node_barriers) for h in halos])
+            by_ranks.append({"ranks": k, "copy": copy, "compute": rates, **{d: pack[d] for d in "xyz"},
+                             "overlap": _overlap_hides(halos, barrier),
+                             **({"window_wait": pack["window_wait"]} if "window_wait" in pack else {})})
+            if block == local:  # the reference block: the profile's own memory, compute and pack entries
+                halo_runs[k] = (halos, src)
+                copies.append({"ranks": k, "bandwidth": copy})
+                for kind, rate in rates.items():
+                    kernels[kind].append({"ranks": k, "bandwidth": rate})
+                mem_src += ("; " if mem_src else "") + src
+                pack_host = pack  # the last: every rank at once
+                packs.append({"ranks": k, **{d: v for d, v in pack.items() if d in ("x", "y", "z", "window_wait")}})
+        if by_ranks:
+            points.append({"local": list(block), "bytes": int(halos[0].config["field_bytes"]), "by_ranks": by_ranks})
     assert pack_host is not None
     doc = {
         "schema": MACHINE_SCHEMA,
@@ -224,9 +264,13 @@ def calibrate(args: argparse.Namespace) -> int:
         "memory": {"copy": copies, "source": mem_src},
         "compute": {**kernels, "local": list(local), "source": mem_src},
         "pack": {"host": {**pack_host, "by_ranks": packs}, "cuda": pack_cuda},
+        "blocks": {"points": points, "source": "checkmpi-halo at blocks " + ", ".join("x".join(map(str, b))
+                                                                                     for b in blocks)},
         "notes": notes,
     }
-    doc["exchange"] = _exchange(runner, machine_of(doc, out), ranks_per_node, nodes_allocated > 1, sizes)
+    base = machine_of(doc, out)  # no waits in it yet: each wait is what the rest leaves unexplained
+    doc["exchange"] = _exchange(runner, base, ranks_per_node, nodes_allocated > 1, sizes)
+    _block_waits(doc, base, runs, runner.bin_dir)
     doc["turns"] = _turns(halo_runs, machine_of(doc, out), physical_cores(), runner.bin_dir, list(local))
     write_text(out, json.dumps(doc, indent=1) + "\n")
     machine = load_machine(out)  # what predict will read: refuse to leave a profile it cannot
@@ -315,6 +359,31 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, several_nodes:
     return {"local": list(EXCHANGE_LOCAL), "points": points, "source": source} if points else None
 
 
+def _block_waits(doc: dict[str, Any], base: Machine, runs: dict[tuple[Triple, int], list[tuple[HaloRun, str]]],
+                 bin_dir: str | None) -> None:
+    """Per block and rank count (2 or more), the wait per completion of each schedule, as _exchange finds it on the
+    tiny block, from the block's own runs: the partner a completion waits for is late by a part of its step, so
+    the wait grows with the block. EXCHANGE_STRATEGIES' MPI time per step less what `base` predicts for it without
+    waits, per completion, the median of the runs; into doc's blocks."""
+    for point in doc["blocks"]["points"]:
+        for entry in point["by_ranks"]:
+            halos = [halo for halo, _ in runs.get((tuple(point["local"]), entry["ranks"]), [])]  # type: ignore[misc]
+            if entry["ranks"] < 2 or not halos:
+                continue
+            rows = catalog.rows_of_run(halos[0], bin_dir)
+            waits = {}
+            for schedule, sid in EXCHANGE_STRATEGIES.items():
+                found = []
+                for run in halos:
+                    case = case_of(run)
+                    row = rows[_result(run, sid).id]
+                    n = completions(row, messages(row, case, placement.busiest(case.procs, case.rpn)[1]))
+                    links = predict([row], case, base)[0].visible_mpi
+                    found.append(max(0.0, _result(run, sid).per_step("mpi", "mean") - links) / n if n else 0.0)
+                waits[schedule] = statistics.median(found)
+            entry["waits"] = waits
+
+
 def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int, bin_dir: str | None,
            local: list[int]) -> dict[str, Any]:
     """With more ranks on the node than cores: per kernel and schedule, the others' turns a rank waits through per
@@ -342,9 +411,9 @@ def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int
 def halo_steps(sizes: Sizes, local: Triple) -> int:
     """Steps of the memory, compute and packing runs: sizes.steps at its own block, more on a smaller one (up to
     20 times), so that each run's timers hold about as much work and one preemption of a few milliseconds
-    cannot shift a small block's mean."""
+    cannot shift a small block's mean; fewer on a larger one (down to a fifth: each step then takes long)."""
     scaled = round(sizes.steps * math.prod(sizes.local) / math.prod(local))
-    return max(sizes.steps, min(20 * sizes.steps, scaled))
+    return max(max(1, sizes.steps // 5), min(20 * sizes.steps, scaled))
 
 
 def _halo_argv(backend: str, np: int, local: Triple, steps: int, folder: Path, strategy: str,
@@ -363,13 +432,14 @@ def _pack(runner: Runner, backend: str, local: Triple, steps: int) -> tuple[dict
     return _pack_entry(halo, src), None
 
 
-def _pack_entry(run: HaloRun, source: str, sync: float = 0.0) -> dict[str, Any]:
+def _pack_entry(run: HaloRun, source: str, sync: float = 0.0, node_barriers: int = 1) -> dict[str, Any]:
     """Payload bytes per second per direction (mean over ranks) of step3's pack and unpack kernels, and where the run
-    has them, mpi-pack's MPI_Pack and MPI_Unpack and shm-window's reads (its direction timer), with the window's
-    node barrier: shm-window's MPI time per step less its reads and `sync` (seconds of --sync's barriers)."""
+    has them, mpi-pack's MPI_Pack and MPI_Unpack and shm-window's reads (its direction timer), with one of the
+    window's `node_barriers` node barriers a step: shm-window's MPI time per step less its reads and `sync`
+    (seconds of --sync's barriers), over them."""
     ran = {r.id: r for r in run.ran()}
-    if not (r := ran.get("step3")) or not r.steps:
-        raise CheckmpiError(f"no step3 result in '{run.path}'", EXIT_FAILED)
+    if not (r := ran.get(PACK_STRATEGY)) or not r.steps:
+        raise CheckmpiError(f"no {PACK_STRATEGY} result in '{run.path}'", EXIT_FAILED)
     timers = {"pack": (r, "pack_{}"), "unpack": (r, "unpack_{}")}
     if (dt := ran.get(DATATYPE_STRATEGY)) is not None:
         timers.update({"mpi_pack": (dt, "pack_{}"), "mpi_unpack": (dt, "unpack_{}")})
@@ -385,7 +455,7 @@ def _pack_entry(run: HaloRun, source: str, sync: float = 0.0) -> dict[str, Any]:
             entry[d][op] = float(result.raw["traits"]["halo_bytes"][d]) * result.steps / seconds
     if win is not None:
         reads = sum(win.per_step(d, "mean") for d in "xyz")
-        entry["window_wait"] = max(0.0, win.per_step("mpi", "mean") - reads - sync)
+        entry["window_wait"] = max(0.0, win.per_step("mpi", "mean") - reads - sync) / max(1, node_barriers)
     entry.update({"local": list(run.local), "source": source, "ranks": run.nprocs, "precision": run.precision})
     return entry
 
@@ -396,6 +466,38 @@ def _best_pack(entries: list[dict[str, Any]]) -> dict[str, Any]:
     out = {**entries[0], **{d: {op: max(e[d][op] for e in entries) for op in entries[0][d]} for d in "xyz"}}
     if "window_wait" in out:
         out["window_wait"] = min(e["window_wait"] for e in entries)
+    return out
+
+
+def _kernel_rates(halos: list[HaloRun], bin_dir: str | None) -> dict[str, float]:
+    """Each compute kernel's best rate (machine.KERNELS), over every strategy of the runs that runs it (as the model
+    says: model.kernel_of): a strategy's compute timer holds its kernel alone, and on a VM the same kernel moves by
+    a third from one strategy's loop to the next, so the more loops the surer the best."""
+    rates: dict[str, float] = {}
+    for run in halos:
+        rows = catalog.rows_of_run(run, bin_dir)
+        for r in run.ran():
+            if r.id in rows and (rate := _compute_bandwidth(run, r.id)) > rates.get(
+                    kind := kernel_of(rows[r.id], str(run.config["compute"])), 0.0):
+                rates[kind] = rate
+    missing = [k for k in COMPUTE_STRATEGIES if k not in rates]
+    if missing:
+        raise CheckmpiError(f"no strategy ran the {', '.join(missing)} kernel in '{halos[0].path}'", EXIT_FAILED)
+    return {k: rates[k] for k in COMPUTE_STRATEGIES}
+
+
+def _overlap_hides(halos: list[HaloRun], barrier: float) -> dict[str, float]:
+    """Per overlap, the part of the MPI time it could hide that it does: 1 - its composition's MPI time per step over
+    step7's (mean over ranks, both less their --sync barrier), in [0, 1], the median over the runs (a ratio of two
+    strategies in one run: its best would be its noisiest)."""
+    out = {}
+    for kind in OVERLAPS:
+        parts = []
+        for run in halos:
+            plain = _result(run, "step7").per_step("mpi", "mean") - barrier
+            split = _result(run, COMPUTE_STRATEGIES[kind]).per_step("mpi", "mean") - barrier
+            parts.append(min(1.0, max(0.0, 1.0 - split / plain)) if plain > 0 else 0.0)
+        out[kind] = statistics.median(parts)
     return out
 
 

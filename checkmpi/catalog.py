@@ -1,5 +1,5 @@
 """The strategy catalog, read from the native tool (`checkmpi-halo
---list-strategies --json`, schema checkmpi.catalog/1): the model keeps no copy.
+--list-strategies --json`, schema checkmpi.catalog/2): the model keeps no copy.
 
 The tool also resolves --strategy (ids, aliases, numbers, `all`,
 compositions), so a selection means here what it means to checkmpi-halo.
@@ -17,7 +17,7 @@ from checkmpi.errors import EXIT_FAILED, CheckmpiError
 from checkmpi.native import find_executable
 from checkmpi.results import HaloRun, schema_validator
 
-CATALOG_SCHEMA = "checkmpi.catalog/1"
+CATALOG_SCHEMA = "checkmpi.catalog/2"
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Row:
     number: int | None
     description: str
     parts: dict[str, str]
-    traits: dict[str, Any]  # grid-independent: see checkmpi/schemas/checkmpi.catalog-1.schema.json
+    traits: dict[str, Any]  # grid-independent: see schemas/checkmpi.catalog-2.schema.json
     unavailable: str | None
 
 
@@ -45,11 +45,17 @@ def parse(doc: dict[str, Any], origin: str) -> list[Row]:
 def load(selection: str = "all", bin_dir: str | None = None) -> list[Row]:
     """The rows `selection` names, as checkmpi-halo --strategy resolves it."""
     exe = find_executable("checkmpi-halo", bin_dir)
-    return list(_listing(str(exe.path), selection))
+    return list(_listing(str(exe.path), selection)[0])
+
+
+def default_compute(backend: str, bin_dir: str | None = None) -> str:
+    """What checkmpi-halo --compute auto (its default) runs on `backend` ("host" or "cuda")."""
+    exe = find_executable("checkmpi-halo", bin_dir)
+    return _listing(str(exe.path), "all")[1][backend]
 
 
 @functools.lru_cache(maxsize=64)
-def _listing(exe: str, selection: str) -> tuple[Row, ...]:
+def _listing(exe: str, selection: str) -> tuple[tuple[Row, ...], dict[str, str]]:
     """One run of the tool per binary and selection: starting it (MPI's init) takes a while."""
     cmd = [exe, "--list-strategies", "--strategy", selection, "--json", "-"]
     try:
@@ -66,7 +72,7 @@ def _listing(exe: str, selection: str) -> tuple[Row, ...]:
         doc = json.loads(done.stdout)
     except json.JSONDecodeError as e:
         raise CheckmpiError(f"{exe} --list-strategies --json printed no JSON: {e.msg}", EXIT_FAILED) from None
-    return tuple(parse(doc, exe))
+    return tuple(parse(doc, exe)), dict(doc["default_compute"])
 
 
 def rows_of_run(run: HaloRun, bin_dir: str | None = None) -> dict[str, Row]:

@@ -88,8 +88,9 @@ def _model_options(p: argparse.ArgumentParser) -> None:
                    help="working precision (default single)")
     p.add_argument("--sync", choices=("barrier", "none"), default="barrier",
                    help="as checkmpi-halo --sync (default barrier)")
-    p.add_argument("--compute", choices=("one-pass", "two-pass"), default="one-pass",
-                   help="as checkmpi-halo --compute (default one-pass)")
+    p.add_argument("--compute", choices=("auto", "in-place", "one-pass", "two-pass"), default="auto",
+                   help="as checkmpi-halo --compute (default auto: what the backend runs by default, in-place on "
+                        "the host)")
     p.add_argument("--self-copy", action="store_true", help="as checkmpi-halo --self-copy")
     p.add_argument("--border", type=int, default=10, help="overlap=masked's border (default 10)")
     p.add_argument("--backend", choices=("host", "cuda"), default="host", help="whose pack bandwidth (default host)")
@@ -293,9 +294,9 @@ def _predict(args: argparse.Namespace, extra: list[str]) -> int:
         rpn = int(machine.context.get("cores_per_node") or 0) or None
         if rpn is None:
             raise CheckmpiError("--scale needs --ranks-per-node (the inputs do not say how many cores a node has)")
-    case = _case(args, procs, local, rpn)
     if args.json:
         refuse_inputs(Path(args.json), inputs, "--json")
+    case = _case(args, procs, local, rpn)
     rows = catalog.load(args.strategy, args.bin)
     out = T.console()
     doc: dict = {"schema": "checkmpi.predict/1", "case": {
@@ -346,11 +347,15 @@ def _machine(args: argparse.Namespace):
 
 
 def _case(args: argparse.Namespace, procs, local, rpn):
+    from checkmpi import catalog
     from checkmpi.model import Case
 
     if args.border < 1:
         raise CheckmpiError(f"--border must be positive, got {args.border}")
-    return Case(procs, local, args.precision, args.sync, args.border, rpn, args.compute, args.self_copy, args.backend)
+    compute = catalog.default_compute(args.backend, args.bin) if args.compute == "auto" else args.compute
+    if compute == "in-place" and compute != catalog.default_compute(args.backend, args.bin):
+        raise CheckmpiError(f"--compute in-place works on host memory, not on the {args.backend} backend")
+    return Case(procs, local, args.precision, args.sync, args.border, rpn, compute, args.self_copy, args.backend)
 
 
 def _prediction_json(p) -> dict:

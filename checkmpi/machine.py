@@ -1,6 +1,6 @@
 """The machine profile `checkmpi calibrate` writes and `checkmpi predict --machine` reads.
 
-Schema `checkmpi.machine/1` (checkmpi/schemas/checkmpi.machine-1.schema.json, docs/model.md,
+Schema `checkmpi.machine/2` (schemas/checkmpi.machine-2.schema.json, docs/model.md,
 "Calibration"): times in seconds, bandwidths in bytes per second, sizes in bytes.
 `load_machine` refuses a file that does not validate with one line (exit 2).
 """
@@ -20,10 +20,13 @@ import jsonschema
 from checkmpi.errors import CheckmpiError
 from checkmpi.results import describe, read_input, schema_validator
 
-MACHINE_SCHEMA = "checkmpi.machine/1"
+MACHINE_SCHEMA = "checkmpi.machine/2"
 # The compute kernels calibrate times: in place, into a second buffer, and split around the messages in flight
-# (the cells that need no halo first, or the inner block first).
-KERNELS = ("in-place", "one-pass", "interior", "masked")
+# (the cells that need no halo first, or the inner block first), in place and one-pass; and the shared-memory
+# window's, whose neighbours read its fields each step (on a small block nearly every line of them).
+KERNELS = ("in-place", "one-pass", "interior", "masked", "interior-one-pass", "masked-one-pass", "window")
+# The overlaps whose hiding calibrate measures.
+OVERLAPS = ("interior", "masked")
 # Oversubscribed turns are measured per kernel and schedule: by direction in place or one pass, all at once
 # without overlap, and with each overlap; and for mock, whose exchange is untimed (optional: older profiles).
 TURN_KINDS = ("in-place", "one-pass", "all-at-once", "interior", "masked", "mock")
@@ -169,6 +172,81 @@ class Kernels:
 
 
 @dataclass(frozen=True)
+class BlockRates:
+    """What calibrate measured at one block with some ranks of a node at once: the copy bandwidth, each compute
+    kernel's (KERNELS) and the pack bandwidths per direction (bytes per second per rank); the part of the MPI time
+    each overlap hides (`overlap`: interior, masked; 0 to 1); and one of the window's node barriers (seconds, None
+    where not measured)."""
+
+    copy: float
+    compute: dict[str, float]
+    x: Direction
+    y: Direction
+    z: Direction
+    overlap: dict[str, float] = dataclasses.field(default_factory=dict)
+    window_wait: float | None = None
+    waits: dict[str, float] = dataclasses.field(default_factory=dict)  # per completion, by schedule (Exchange's)
+
+
+@dataclass(frozen=True)
+class BlockPoint:
+    local: tuple[int, int, int]
+    bytes: int  # the working set: the three fields' arrays per rank, halos included
+    by_ranks: tuple[tuple[int, BlockRates], ...]  # sorted by ranks, at least one
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """The rates that depend on the caches, measured at several blocks (sorted by bytes, at least one)."""
+
+    points: tuple[BlockPoint, ...]
+    source: str
+
+    def at(self, working_set: float, ranks: int) -> BlockRates:
+        """The rates for a `working_set` of bytes per rank with `ranks` ranks of a node at once: at each block
+        linear in ranks between its measured rank counts (the nearest outside them), then between the two
+        blocks around the working set linear in log(rate) over log(bytes) (the nearest block outside them)."""
+        per_block = [(p.bytes, _rates_at(p.by_ranks, ranks)) for p in self.points]
+        if working_set <= per_block[0][0] or len(per_block) == 1:
+            return per_block[0][1]
+        for (b0, r0), (b1, r1) in zip(per_block, per_block[1:]):
+            if working_set <= b1:
+                return _blend(r0, r1, math.log(working_set / b0) / math.log(b1 / b0))
+        return per_block[-1][1]
+
+
+def _linear(a: float, b: float, f: float) -> float:
+    return a + f * (b - a)
+
+
+def _rates_at(by_ranks: tuple[tuple[int, BlockRates], ...], ranks: int) -> BlockRates:
+    if ranks <= by_ranks[0][0]:
+        return by_ranks[0][1]
+    for (k0, r0), (k1, r1) in zip(by_ranks, by_ranks[1:]):
+        if ranks <= k1:
+            return _mix(r0, r1, (ranks - k0) / (k1 - k0), _linear)
+    return by_ranks[-1][1]
+
+
+def _blend(r0: BlockRates, r1: BlockRates, f: float) -> BlockRates:
+    return _mix(r0, r1, f, lambda a, b, t: math.exp(_linear(math.log(a), math.log(b), t)))
+
+
+def _mix(r0: BlockRates, r1: BlockRates, f: float, rate: Callable[[float, float, float], float]) -> BlockRates:
+    """Each rate of r0 and r1 combined by rate(a, b, f), a direction's optional rates where both have them; the
+    overlaps' parts hidden and the window's wait linearly."""
+    def direction(a: Direction, b: Direction) -> Direction:
+        return Direction(*(None if u is None or v is None else rate(u, v, f)
+                           for u, v in zip(dataclasses.astuple(a), dataclasses.astuple(b))))
+
+    wait = None if r0.window_wait is None or r1.window_wait is None else _linear(r0.window_wait, r1.window_wait, f)
+    waits = {k: _linear(r0.waits[k], r1.waits[k], f) for k in r0.waits if k in r1.waits} or r0.waits or r1.waits
+    return BlockRates(rate(r0.copy, r1.copy, f), {k: rate(r0.compute[k], r1.compute[k], f) for k in r0.compute},
+                      direction(r0.x, r1.x), direction(r0.y, r1.y), direction(r0.z, r1.z),
+                      {k: _linear(r0.overlap[k], r1.overlap[k], f) for k in r0.overlap}, wait, waits)
+
+
+@dataclass(frozen=True)
 class Direction:
     pack: float  # payload bytes per second, the pack kernels
     unpack: float
@@ -218,6 +296,7 @@ class Machine:
     exchange: Exchange | None = None  # None: not measured (older profiles, --p2p inputs): no wait term
     compute: Kernels | None = None  # None: not measured: compute streams at the copy bandwidth
     turns: Turns | None = None  # None: not measured: a rank waits through its core's other ranks' work once each
+    blocks: Blocks | None = None  # None (a profile from p2p results): the rates of `memory`, `compute`, `pack`
 
     @property
     def ranks_per_node(self) -> int:
@@ -295,6 +374,9 @@ def machine_of(doc: Any, p: Path) -> Machine:
                               ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks"),
                               ("turns.points", (doc.get("turns") or {}).get("points", []), "ranks"),
                               *((f"compute.{k}", (doc.get("compute") or {}).get(k, []), "ranks") for k in KERNELS),
+                              ("blocks.points", doc["blocks"]["points"], "bytes"),
+                              *((f"blocks.points[{i}].by_ranks", p["by_ranks"], "ranks")
+                                for i, p in enumerate(doc["blocks"]["points"])),
                               *((f"pack.{b}.by_ranks", (doc["pack"][b] or {}).get("by_ranks", []), "ranks")
                                 for b in ("host", "cuda"))):
         keys = [item[key] for item in items]
@@ -325,12 +407,8 @@ def _pack(d: dict[str, Any] | None) -> Pack | None:
         return None
     local = tuple(int(v) for v in d["local"])
 
-    def direction(e: dict[str, Any]) -> Direction:
-        extra = {k: float(e[k]) for k in ("mpi_pack", "mpi_unpack", "window") if k in e}
-        return Direction(float(e["pack"]), float(e["unpack"]), **extra)
-
     def pack(e: dict[str, Any]) -> Pack:
-        x, y, z = (direction(e[k]) for k in ("x", "y", "z"))
+        x, y, z = (_direction(e[k]) for k in ("x", "y", "z"))
         wait = float(e["window_wait"]) if "window_wait" in e else None
         return Pack(x, y, z, local, d["source"], window_wait=wait)  # type: ignore[arg-type]
 
@@ -352,7 +430,24 @@ def _machine(p: Path, doc: dict[str, Any]) -> Machine:
         memory=Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in doc["memory"]["copy"]),
                       doc["memory"]["source"]),
         pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc, exchange=_exchange(doc.get("exchange")),
-        compute=_kernels(doc.get("compute")), turns=_turns(doc.get("turns")))
+        compute=_kernels(doc.get("compute")), turns=_turns(doc.get("turns")), blocks=_blocks(doc["blocks"]))
+
+
+def _direction(e: dict[str, Any]) -> Direction:
+    extra = {k: float(e[k]) for k in ("mpi_pack", "mpi_unpack", "window") if k in e}
+    return Direction(float(e["pack"]), float(e["unpack"]), **extra)
+
+
+def _blocks(d: dict[str, Any]) -> Blocks:
+    def rates(e: dict[str, Any]) -> BlockRates:
+        return BlockRates(float(e["copy"]), {k: float(e["compute"][k]) for k in KERNELS},
+                          *(_direction(e[a]) for a in "xyz"), {k: float(e["overlap"][k]) for k in OVERLAPS},
+                          float(e["window_wait"]) if "window_wait" in e else None,
+                          {k: float(v) for k, v in e.get("waits", {}).items()})
+
+    return Blocks(tuple(BlockPoint(tuple(int(v) for v in p["local"]), int(p["bytes"]),  # type: ignore[arg-type]
+                                   tuple((int(e["ranks"]), rates(e)) for e in p["by_ranks"]))
+                        for p in d["points"]), d["source"])
 
 
 def _kernels(d: dict[str, Any] | None) -> Kernels | None:

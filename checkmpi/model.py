@@ -29,7 +29,7 @@ class Case:
     sync: str = "barrier"
     border: int = 10
     ranks_per_node: int | None = None  # None: every rank on one node
-    compute: str = "one-pass"  # checkmpi-halo --compute
+    compute: str = "in-place"  # checkmpi-halo --compute, resolved (auto: the backend's default, in place on the host)
     self_copy: bool = False
     backend: str = "host"
     copy_bandwidth: float | None = None  # per rank, measured at this block (a halo run's memcpy probe)
@@ -51,6 +51,13 @@ def planes(local: Triple) -> Triple:
     """Elements of one field's halo plane per direction, halo rows included."""
     l, m, n = local
     return (m + 2) * (n + 2), (l + 2) * (n + 2), (l + 2) * (m + 2)
+
+
+def field_bytes(local: Triple, real: int) -> int:
+    """The working set of a step's compute: the three fields' arrays per rank, halos included, as checkmpi-halo
+    writes it (config.field_bytes)."""
+    l, m, n = local
+    return 3 * (l + 2) * (m + 2) * (n + 2) * real
 
 
 @dataclass(frozen=True)
@@ -136,11 +143,22 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     share = max(1.0, case.rpn / cores)  # oversubscribed: each core runs rpn/cores ranks in turn
     # Rates as measured with the node's rpn ranks at once: their working sets share the caches and memory
     # (and, where they outnumber the cores, the cores in turn).
-    copy_bw = m.memory.bandwidth(case.rpn)
-    kind = _kernel(row, case.compute)
-    compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
+    kind = kernel_of(row, case.compute)
     pack_bw = _pack_for(m, case.backend, case.rpn)
-    if case.copy_bandwidth and tuple(case.local) != pack_bw.local:
+    hides = 1.0  # the part of what an overlap could hide that it does
+    waits: dict[str, float] = {}  # per completion, measured at the run's working set
+    if m.blocks is not None and case.backend == "host":
+        # Measured at blocks around the run's: the rates for its working set, where it sits in the caches.
+        at = m.blocks.at(field_bytes(case.local, case.real), case.rpn)
+        copy_bw, compute_bw = at.copy, at.compute[kind]
+        wait = at.window_wait if at.window_wait is not None else pack_bw.window_wait
+        pack_bw = dataclasses.replace(pack_bw, x=at.x, y=at.y, z=at.z, window_wait=wait)
+        hides = at.overlap.get(row.parts["overlap"], 1.0)
+        waits = at.waits
+    else:
+        copy_bw = m.memory.bandwidth(case.rpn)
+        compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
+    if m.blocks is None and case.copy_bandwidth and tuple(case.local) != pack_bw.local:
         # Copies at another block than the profile's run from where it fits: packing and compute speed up alike.
         factor = case.copy_bandwidth / copy_bw
         pack_bw = _scaled(pack_bw, factor)
@@ -195,8 +213,8 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         transport = row.parts["transport"]
         if transport == "rma-pscw" and any(remote.values()):  # post/start, complete/wait
             t["mpi"] += 2 * max(m.link(k == "intra").segment(0).alpha for k, s in remote.items() if s)
-    node_wait = pack_bw.window_wait if pack_bw.window_wait is not None else m.barrier_seconds(case.rpn)
-    t["barrier"] = row.traits["node_barriers"] * node_wait
+    node_wait = pack_bw.window_wait if pack_bw.window_wait is not None else m.barrier_seconds(case.rpn)  # each
+    t["barrier"] = row.traits["node_barriers"][case.compute] * node_wait
     if case.sync == "barrier":
         t["barrier"] += row.traits["barriers"] * m.barrier_seconds(case.nprocs)
 
@@ -207,19 +225,24 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     work = sum(t[phase] for phase in ("pack", "unpack", "mpi", "self", "compute"))
     # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging;
     # a fence is a barrier of all ranks, measured as it is (a wait, not work: the others' turns are in it).
-    t["mpi"] += completions(row, msgs) * m.exchange_wait(case.rpn, by_direction)
+    schedule = "by_direction" if by_direction else "all_at_once"
+    wait = waits[schedule] if schedule in waits else m.exchange_wait(case.rpn, by_direction)
+    t["mpi"] += completions(row, msgs) * wait
     t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs)
     if row.traits["overlaps"]:
         if passes == 2:  # the copy into the temporaries runs while the messages fly
             overlappable = t["compute"] / 2
-        elif row.parts["overlap"] == "masked":
-            overlappable = t["compute"] * math.prod(max(0, k - 2 * case.border) for k in case.local) / cells
+        elif row.parts["overlap"] == "masked":  # in place, each field's inner box reaches its downstream face
+            b = case.border
+            in_flight = [math.prod(k - (b if d == f and kind == "masked" else 2 * b) for d, k in enumerate(case.local))
+                         for f in range(3)] if all(k > 2 * b for k in case.local) else [0]
+            overlappable = t["compute"] * sum(in_flight) / 3 / cells
         else:  # the cells that need no halo
             overlappable = t["compute"] * math.prod(k - 1 for k in case.local) / cells
-        t["hidden"] = min(t["mpi"] + t["self"], overlappable)
+        t["hidden"] = hides * min(t["mpi"] + t["self"], overlappable)
     turns = 0.0
     # While it waits in MPI, its core runs the other ranks' work; a node barrier timed with rpn ranks holds it.
-    measured_wait = row.traits["node_barriers"] > 0 and pack_bw.window_wait is not None
+    measured_wait = row.traits["node_barriers"][case.compute] > 0 and pack_bw.window_wait is not None
     if share > 1 and not measured_wait:
         f = m.turns.factor(case.rpn, _turn_kind(row, kind)) if m.turns is not None else None
         if row.traits["mpi"]:
@@ -234,12 +257,16 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
                       sum(msg.count * msg.size for msg in through), t, work, turns)
 
 
-def _kernel(row: Row, mode: str) -> str:
-    """The profile's compute kernel (machine.KERNELS) a row's compute and overlap parts run with --compute `mode`."""
+def kernel_of(row: Row, mode: str) -> str:
+    """The profile's compute kernel (machine.KERNELS) a row's compute and overlap parts run with --compute `mode`
+    (two-pass with the one-pass kernels, twice; shm-window's its own)."""
+    in_place = row.traits["compute"][mode] == "in-place"
+    if row.parts["transport"] == "shm-window":  # its neighbours read its fields as it shifts them
+        return "window"
     overlap = row.parts["overlap"]
     if overlap in ("interior", "masked"):
-        return overlap
-    return "in-place" if row.traits["compute"][mode] == "in-place" else "one-pass"
+        return overlap if in_place else f"{overlap}-one-pass"
+    return "in-place" if in_place else "one-pass"
 
 
 def _turn_kind(row: Row, kernel: str) -> str:
@@ -247,7 +274,10 @@ def _turn_kind(row: Row, kernel: str) -> str:
     overlap, else by direction its kernel, else all at once."""
     if not row.traits["mpi"]:
         return "mock"
-    if kernel in ("interior", "masked") or row.parts["schedule"] == "by-direction":
+    overlap = kernel.removesuffix("-one-pass")
+    if overlap in ("interior", "masked"):
+        return overlap
+    if row.parts["schedule"] == "by-direction":
         return kernel
     return "all-at-once"
 

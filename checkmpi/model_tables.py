@@ -144,6 +144,11 @@ def machine_table(m: Machine) -> Table:
         if p.window_wait is not None:
             t.rows.append(["window node barrier", ", ".join(
                 f"{k}: {q.window_wait * 1e6:.1f} us" for k, q in p.by_ranks if q.window_wait is not None)])
+    if m.blocks:
+        for point in m.blocks.points:
+            t.rows.append([f"block {x_join(point.local)} ({point.bytes / 2 ** 20:.1f} MiB of fields per rank)", "; ".join(
+                f"{k} at once: copy {r.copy / 1e9:.1f}, in place {r.compute['in-place'] / 1e9:.1f}, one pass "
+                f"{r.compute['one-pass'] / 1e9:.1f}, pack x {r.x.pack / 1e9:.2f} GB/s" for k, r in point.by_ranks)])
     if m.turns:
         for w in m.turns.points:
             t.rows.append([f"turns, {w.ranks} ranks (x own work)", ", ".join(

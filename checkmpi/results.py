@@ -1,8 +1,8 @@
 """Loading the native tools' JSON results, checked against their JSON Schemas.
 
 Two schemas are read: `checkmpi.halo/2` (docs/halo.md) and `checkmpi.p2p/2`
-(docs/p2p.md); their JSON Schema files are in checkmpi/schemas/ (package
-data, so an installed checkmpi has them). A file that does not validate is refused with one line
+(docs/p2p.md); their JSON Schema files are in schemas/ (packaged as
+checkmpi.schemas, so an installed checkmpi has them). A file that does not validate is refused with one line
 naming the first offending key.
 """
 
@@ -182,7 +182,10 @@ def schema_validator(schema: str) -> jsonschema.protocols.Validator:
     """The validator of `checkmpi.halo/2` and the like, from its schema file."""
     family, version = schema.split("/", 1)
     name = f"{family}-{version}.schema.json"
-    text = resources.files("checkmpi").joinpath("schemas").joinpath(name).read_text("utf-8")
+    try:  # installed: schemas/ is packaged as checkmpi.schemas
+        text = resources.files("checkmpi.schemas").joinpath(name).read_text("utf-8")
+    except ModuleNotFoundError:  # imported from the source tree: schemas/ beside the package
+        text = (Path(__file__).resolve().parent.parent / "schemas" / name).read_text("utf-8")
     return jsonschema.Draft202012Validator(json.loads(text))
 
 

@@ -233,6 +233,7 @@ def context_rows(run: HaloRun | P2PRun) -> list[tuple[str, str]]:
         ("machine", ", ".join(hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "") or "?"),
         ("MPI library", str(c.get("mpi_library", "?"))),
         ("MPI standard", str(c.get("mpi_standard", "?"))),
+        ("CPU (rank 0)", _cpu_text(c.get("cpu"))),
         ("ranks", (f"{c.get('nprocs', '?')} on {c.get('nodes', '?')} node(s), at most "
                    f"{c.get('ranks_per_node', '?')} per node")),
         ("backend / GPU-aware MPI", _gpu_text(c)),
@@ -249,6 +250,21 @@ def context_rows(run: HaloRun | P2PRun) -> list[tuple[str, str]]:
         if buffers:  # host, device (GPU-aware MPI) or staged through host memory
             rows.append(("buffers handed to MPI", ", ".join(buffers)))
     return rows
+
+
+def _cpu_text(cpu: dict | None) -> str:
+    """"AMD EPYC; L2 1 MiB, L3 32 MiB shared by 2 CPUs", as the tool's header says it; "?" for older files."""
+    if not cpu:
+        return "?"
+
+    def size(b: int) -> str:
+        return f"{b >> 20} MiB" if b and b % (1 << 20) == 0 else f"{b >> 10} KiB"
+
+    levels = ", ".join(f"L{x['level']} {size(x['bytes'])}" + (f" shared by {x['shared_by']} CPUs"
+                                                              if x["shared_by"] > 1 else "")
+                       for x in cpu["caches"] if x["level"] >= 2)
+    model = cpu["model"] or "unknown CPU"
+    return f"{model}; {levels}" if levels else model
 
 
 def _gpu_text(c: dict) -> str:

@@ -1,7 +1,7 @@
 """`checkmpi campaign report`: the seed's tables from a campaign's records
 (scale-up, loop time per submission x size, max / min / ratio, MPI %),
 the appendix's summary lines, plots, one HTML page and JSON
-(`checkmpi.campaign/1`, checkmpi/schemas/checkmpi.campaign-1.schema.json)."""
+(`checkmpi.campaign/1`, schemas/checkmpi.campaign-1.schema.json)."""
 
 from __future__ import annotations
 

@@ -8,9 +8,11 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/config.hpp"
 #include "core/decomposition.hpp"
 #include "core/halo.hpp"
 
@@ -58,6 +60,41 @@ inline std::vector<Box> shell_boxes(const Grid& g, const Box& inner) {
   return out;
 }
 
+// For the in-place shift: the interior minus `done` (cells of a field moving
+// along `axis` already shifted in place), as boxes that each hold whole
+// stretches of the lines along `axis`: slabs across the other two directions
+// first (whole lines), then, within done's cross-section, the stretch
+// upstream of it. `done` must reach the interior's downstream end along
+// `axis` (the cells beyond it would read its cells after they changed);
+// std::logic_error otherwise.
+inline std::vector<Box> in_place_shell_boxes(const Grid& g, const Box& done, int axis, bool reverse) {
+  const Box all = interior_box(g);
+  if (done.empty()) return {all};
+  std::vector<Box> out;
+  Box core = all;  // narrowed to done one direction at a time
+  for (int d = 2; d >= 0; --d) {
+    if (d == axis) continue;
+    Box below = core, above = core;
+    below.hi[d] = done.lo[d] - 1;
+    above.lo[d] = done.hi[d] + 1;
+    for (const Box& b : {below, above})
+      if (!b.empty()) out.push_back(b);
+    core.lo[d] = done.lo[d];
+    core.hi[d] = done.hi[d];
+  }
+  Box upstream = core, downstream = core;
+  if (reverse) {
+    upstream.lo[axis] = done.hi[axis] + 1;
+    downstream.hi[axis] = done.lo[axis] - 1;
+  } else {
+    upstream.hi[axis] = done.lo[axis] - 1;
+    downstream.lo[axis] = done.hi[axis] + 1;
+  }
+  if (!downstream.empty()) throw std::logic_error("in-place shell: the done box stops short of the downstream end");
+  if (!upstream.empty()) out.push_back(upstream);
+  return out;
+}
+
 // Streams of work. Kernels on one queue run in order; kernels on different
 // queues may run concurrently. The host backend runs every kernel at once,
 // in the caller's thread team, so its queues are only names.
@@ -65,6 +102,11 @@ enum Queue : int { kComputeQueue = 0, kQueueX = 1, kQueueY = 2, kQueueZ = 3, kQu
 inline int direction_queue(int dir) { return kQueueX + dir; }
 
 enum class BackendKind { Host, Cuda };
+inline const char* backend_name(BackendKind k) { return k == BackendKind::Host ? "host" : "cuda"; }
+
+// What --compute auto runs: in place on the host; one pass into a second
+// buffer on a GPU, whose threads cannot keep an in-place sweep's order.
+inline Compute default_compute(BackendKind k) { return k == BackendKind::Host ? Compute::InPlace : Compute::OnePass; }
 
 template <class Real>
 class Backend {
@@ -139,6 +181,32 @@ class Backend {
   void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& inner, bool reverse,
                    int queue) {
     shift_shell(g, dst, src, {inner, inner, inner}, reverse, queue);
+  }
+  // The shift in place, on host memory only (a GPU's threads cannot keep
+  // the order it needs; the cuda backend throws std::logic_error): for each
+  // field f, every cell of boxes[f] takes the value its upstream cell had
+  // before the call, each field swept against its direction. Interior cells
+  // outside the boxes keep their values; halo cells may be overwritten, as
+  // with shift.
+  virtual void shift_in_place(const Grid& g, FieldPtrs<Real> f, const std::array<Box, 3>& boxes, bool reverse,
+                              int queue) {
+    (void)g, (void)f, (void)boxes, (void)reverse, (void)queue;
+    throw std::logic_error(describe() + ": no in-place shift on this backend");
+  }
+  // After done[f] was shifted in place, every other interior cell of field f
+  // (in_place_shell_boxes: done[f] must reach the downstream end; an empty
+  // box: the whole interior). By default one shift_in_place per shell box.
+  virtual void shift_shell_in_place(const Grid& g, FieldPtrs<Real> f, const std::array<Box, 3>& done, bool reverse,
+                                    int queue) {
+    std::array<std::vector<Box>, 3> shells;
+    std::size_t most = 0;
+    for (int k = 0; k < 3; ++k) most = std::max(most, (shells[k] = in_place_shell_boxes(g, done[k], k, reverse)).size());
+    for (std::size_t i = 0; i < most; ++i) {
+      std::array<Box, 3> boxes{};
+      for (int k = 0; k < 3; ++k)
+        if (i < shells[k].size()) boxes[k] = shells[k][i];
+      shift_in_place(g, f, boxes, reverse, queue);
+    }
   }
   virtual void wait(int queue) = 0;
   void wait_all() {

@@ -44,6 +44,7 @@ CommandLine halo_command_line() {
       {"outdir", 0, true, "directory for per-strategy output (default .)", false, "DIR"},
       {"json", 0, true, "write results as JSON (schema checkmpi.halo/2) to this file", false, "FILE"},
       {"memcpy-probe", 0, false, "also measure memcpy bandwidth (JSON probes; used by bench/)"},
+      {"compute-probe", 0, false, "also time the backend's own whole-step compute, no MPI (JSON probes; bench/)"},
       {"backend", 0, true, "where fields and kernels live (default auto: cuda if built with it "
                            "and every rank sees a GPU)", false, "auto|host|cuda"},
       {"require-gpu-aware", 0, false, "cuda backend: fail unless MPI is CUDA-aware"},
@@ -51,9 +52,9 @@ CommandLine halo_command_line() {
       {"watchdog", 0, true, "seconds without progress after which the job is diagnosed and aborted; 0: off "
                             "(default from the run's size, at least 60)", false, "S"},
       {"force", 0, false, "run even if the estimate says the run takes more than an hour"},
-      {"compute", 0, true, "one-pass|two-pass: how the strategies move the fields (default one-pass: every strategy "
-                           "into a second buffer; two-pass: CheckMPI's, host steps in place, kernel steps "
-                           "copy-then-shift)"},
+      {"compute", 0, true, "how the strategies move the fields (default auto: in place on the host, one pass "
+                           "into a second buffer on cuda; two-pass: CheckMPI's, host steps in place, kernel steps "
+                           "copy-then-shift)", false, "auto|in-place|one-pass|two-pass"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-error", 0, true, "test only: corrupt one cell for this strategy id", true},
@@ -85,7 +86,20 @@ std::string read_text_file(const std::string& path, const std::string& what) {
 
 const char* precision_name(Precision p) { return p == Precision::Single ? "single" : "double"; }
 
-const char* compute_mode_name(ComputeMode m) { return m == ComputeMode::OnePass ? "one-pass" : "two-pass"; }
+const char* compute_name(Compute c) {
+  switch (c) {
+    case Compute::InPlace: return "in-place";
+    case Compute::OnePass: return "one-pass";
+    case Compute::TwoPass: return "two-pass";
+    default: return "auto";
+  }
+}
+
+Compute parse_compute(const std::string& text, const std::string& what) {
+  for (Compute c : {Compute::Auto, Compute::InPlace, Compute::OnePass, Compute::TwoPass})
+    if (text == compute_name(c)) return c;
+  throw UsageError(what + " must be auto, in-place, one-pass or two-pass, got '" + text + "'");
+}
 
 const char* backend_request_name(BackendRequest b) {
   return b == BackendRequest::Host ? "host" : b == BackendRequest::Cuda ? "cuda" : "auto";
@@ -245,10 +259,7 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   else throw UsageError("--backend must be auto, host or cuda, got '" + backend + "'");
   c.require_gpu_aware = cli.has("require-gpu-aware");
   c.stage = cli.has("stage");
-  const std::string compute = cli.get("compute", "one-pass");
-  if (compute == "one-pass") c.compute = ComputeMode::OnePass;
-  else if (compute == "two-pass") c.compute = ComputeMode::TwoPass;
-  else throw UsageError("--compute must be one-pass or two-pass, got '" + compute + "'");
+  c.compute = parse_compute(cli.get("compute", "auto"), "--compute");
   c.outdir = cli.get("outdir", ".");
   if (c.outdir.empty()) throw UsageError("--outdir must not be empty");
   c.json = cli.get("json", "");

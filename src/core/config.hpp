@@ -15,10 +15,14 @@ enum class SyncMode { Barrier, None };
 // --backend: where the fields live and the kernels of step3 on run. Auto is
 // cuda when the binary has CUDA and every rank sees a GPU, else host.
 enum class BackendRequest { Auto, Host, Cuda };
-// --compute: how the strategies move the fields. One pass into a second
-// buffer for every strategy, or CheckMPI's own compute: its host-packing
-// steps in place, its kernel steps in two passes (FAST: copy, then shift).
-enum class ComputeMode { OnePass, TwoPass };
+// How the fields move one cell per step: --compute for the run, and the
+// compute part of a strategy (docs/halo.md, "Compute").
+enum class Compute {
+  Auto,     // --compute: in-place on the host backend, one-pass on cuda; a strategy's part: the run's --compute
+  InPlace,  // each field shifted in its own array, swept against its direction (host memory)
+  OnePass,  // double-buffered: each cell read once and written once into the second buffer
+  TwoPass,  // CheckMPI's FAST variant: copy into temporaries, then shift back
+};
 
 struct HaloConfig {
   // &parameters keys (CheckMPI names). The sizes have no default;
@@ -43,7 +47,7 @@ struct HaloConfig {
   BackendRequest backend = BackendRequest::Auto;
   bool require_gpu_aware = false;  // cuda backend: usage error unless MPI is CUDA-aware
   bool stage = false;              // cuda backend: stage messages through host memory even if MPI is CUDA-aware
-  ComputeMode compute = ComputeMode::OnePass;
+  Compute compute = Compute::Auto;  // resolved to the backend's own once the backend is chosen
   std::string outdir = ".";
   std::string json;         // empty: no JSON file
   double watchdog = -1;     // seconds without progress before the job is aborted; 0: off; < 0: default
@@ -79,7 +83,10 @@ std::string read_text_file(const std::string& path, const std::string& what);
 
 const char* precision_name(Precision p);
 const char* backend_request_name(BackendRequest b);
-const char* compute_mode_name(ComputeMode m);
+// "auto", "in-place", "one-pass", "two-pass"; parse_compute throws UsageError
+// naming `what` (the option or part) and the known names.
+const char* compute_name(Compute c);
+Compute parse_compute(const std::string& text, const std::string& what);
 
 // "a,b,,c" -> {"a", "b", "c"}: the items of a comma-separated option.
 std::vector<std::string> split_list(const std::string& text);

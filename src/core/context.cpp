@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -94,6 +96,12 @@ RunContext gather_context(MPI_Comm comm, const std::string& tool) {
   }
   c.nodes = static_cast<int>(node_index.size());
   c.timer_resolution = MPI_Wtick();
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {  // the one that writes the results
+    c.cpu_model = cpu_model();
+    c.caches = cpu_caches();
+  }
 
   // Rank 0's clock dates the run.
   char date[32] = {0};
@@ -117,7 +125,99 @@ Json context_json(const RunContext& c) {
   j["ranks_per_node"] = c.ranks_per_node;
   j["hostnames"] = Json::array_of(c.hostnames);
   j["timer_resolution"] = c.timer_resolution;
+  Json cpu = Json::object();
+  cpu["model"] = c.cpu_model;
+  Json caches = Json::array();
+  for (const CacheLevel& l : c.caches) {
+    Json e = Json::object();
+    e["level"] = l.level;
+    e["type"] = l.type;
+    e["bytes"] = l.bytes;
+    e["shared_by"] = l.shared_by;
+    caches.push(e);
+  }
+  cpu["caches"] = caches;
+  j["cpu"] = cpu;
   return j;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) break;
+    const auto first = line.find_first_not_of(" \t", colon + 1);
+    return first == std::string::npos ? "" : line.substr(first);
+  }
+  return "";
+}
+
+namespace {
+
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// "0-3,8,10-11" -> 7
+int cpus_in_list(const std::string& list) {
+  int n = 0;
+  std::stringstream items(list);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    int a = 0, b = 0;
+    if (std::sscanf(item.c_str(), "%d-%d", &a, &b) == 2) n += b - a + 1;
+    else if (std::sscanf(item.c_str(), "%d", &a) == 1) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::vector<CacheLevel> cpu_caches() {
+  std::vector<CacheLevel> out;
+  for (int i = 0;; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    const std::string level = first_line(dir + "level");
+    if (level.empty()) break;
+    CacheLevel c;
+    c.level = std::atoi(level.c_str());
+    c.type = first_line(dir + "type");
+    std::transform(c.type.begin(), c.type.end(), c.type.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+    if (c.type == "instruction") continue;
+    unsigned long long size = 0;
+    char unit = 0;
+    const std::string text = first_line(dir + "size");
+    if (std::sscanf(text.c_str(), "%llu%c", &size, &unit) >= 1)
+      c.bytes = size << (unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0);
+    c.shared_by = cpus_in_list(first_line(dir + "shared_cpu_list"));
+    out.push_back(c);
+  }
+  if (!out.empty()) return out;
+  const int names[3][2] = {{1, _SC_LEVEL1_DCACHE_SIZE}, {2, _SC_LEVEL2_CACHE_SIZE}, {3, _SC_LEVEL3_CACHE_SIZE}};
+  for (const auto& n : names) {
+    const long bytes = sysconf(n[1]);
+    if (bytes > 0) out.push_back({n[0], n[0] == 1 ? "data" : "unified", (unsigned long long)bytes, 0});
+  }
+  return out;
+}
+
+std::string cpu_text(const RunContext& c) {
+  std::string text = c.cpu_model.empty() ? "unknown CPU" : c.cpu_model;
+  std::string levels;
+  for (const CacheLevel& l : c.caches) {
+    if (l.level < 2) continue;
+    const unsigned long long mib = l.bytes >> 20;
+    levels += (levels.empty() ? "" : ", ") + std::string("L") + std::to_string(l.level) + " " +
+              (mib > 0 && (l.bytes & ((1ULL << 20) - 1)) == 0 ? std::to_string(mib) + " MiB"
+                                                               : std::to_string(l.bytes >> 10) + " KiB");
+    if (l.shared_by > 1) levels += " shared by " + std::to_string(l.shared_by) + " CPUs";
+  }
+  return levels.empty() ? text : text + "; " + levels;
 }
 
 unsigned long long available_memory_bytes() {

@@ -11,6 +11,14 @@
 
 namespace checkmpi {
 
+// One level of rank 0's CPU caches (Linux sysfs; sysconf where sysfs has none).
+struct CacheLevel {
+  int level = 0;
+  std::string type;           // "data", "instruction" or "unified"
+  unsigned long long bytes = 0;
+  int shared_by = 0;          // logical CPUs sharing one instance (0: unknown)
+};
+
 struct RunContext {
   std::string tool;                   // "checkmpi-halo", "checkmpi-p2p"
   std::string version;                // checkmpi's version
@@ -23,6 +31,8 @@ struct RunContext {
   std::vector<std::string> hostnames; // by rank
   std::vector<int> node_of_rank;      // node index (order of first appearance)
   double timer_resolution = 0.0;      // MPI_Wtick
+  std::string cpu_model;              // rank 0's, from /proc/cpuinfo ("" if unknown)
+  std::vector<CacheLevel> caches;     // rank 0's, by level: host results depend on them
   std::string date;                   // UTC, ISO 8601
 };
 
@@ -37,6 +47,12 @@ std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& min
 RunContext gather_context(MPI_Comm comm, const std::string& tool);
 
 Json context_json(const RunContext& c);
+
+// This process's CPU model and cache levels (data and unified caches).
+std::string cpu_model();
+std::vector<CacheLevel> cpu_caches();
+// "AMD EPYC; L2 1 MiB, L3 32 MiB shared by 2 CPUs" for the header.
+std::string cpu_text(const RunContext& c);
 
 // Bytes of memory this node can still give (Linux MemAvailable); 0 if unknown.
 unsigned long long available_memory_bytes();

@@ -1,5 +1,5 @@
-// The three fields of one rank, their initial condition, the rigid one-cell
-// shift, and the exact check of the result.
+// The three fields of one rank, their initial condition, and the exact check
+// of the result of the rigid one-cell shift.
 #pragma once
 
 #include <array>
@@ -63,32 +63,14 @@ void initialise(Fields<Real>& fs, const InitialProfiles<Real>& p) {
       }
 }
 
-// CheckMPI's in-place step: forward, field1(i,j,k) = field1(i-1,j,k), field2
-// from j-1, field3 from k-1, over the interior with loops descending so every
-// source is read before it is overwritten; reverse takes i+1 (etc.) ascending.
-// A descending in-place copy is exactly memmove, and done over whole planes
-// (field1, field2) or the whole volume (field3) the copies are long enough to
-// run at memory-copy speed; row-sized copies are call-bound. The long copies
-// also move some halo cells; those are overwritten by the next exchange
-// before anything reads them, and every interior value is exactly CheckMPI's.
-template <class Real>
-void shift_in_place(const Grid& g, const std::array<Real*, 3>& f, bool reverse) {
-  const auto e = g.extent();
-  const int s = reverse ? 1 : -1;  // source offset
-  const size_t to = reverse ? 0 : 1;  // first element written, relative to the range
-  Real* f1 = f[0];
-  Real* f2 = f[1];
-  Real* f3 = f[2];
-  for (int k = 1; k <= g.n; ++k) {
-    // Rows 1..m of plane k as one run: element c takes element c+s.
-    Real* run = f1 + g.index(0, 1, k);
-    const size_t len = e[0] * size_t(g.m) - 1;
-    std::memmove(run + to, run + to + s, len * sizeof(Real));
-    // Rows 1..m take rows 0..m-1 (forward) or 2..m+1 (reverse).
-    std::memmove(f2 + g.index(0, 1, k), f2 + g.index(0, 1 + s, k), e[0] * size_t(g.m) * sizeof(Real));
-  }
-  // Planes 1..n take planes 0..n-1 (forward) or 2..n+1 (reverse).
-  std::memmove(f3 + g.index(0, 0, 1), f3 + g.index(0, 0, 1 + s), e[0] * e[1] * size_t(g.n) * sizeof(Real));
+// The working set of a step's compute: the three fields' arrays of a rank,
+// halos included.
+inline std::size_t field_bytes(const Grid& g, std::size_t real) { return 3 * g.cells() * real; }
+
+// Bytes a step's shift must move, what its compute is credited with: each
+// interior cell of the three fields read once and written once.
+inline std::size_t shift_bytes(const Grid& g, std::size_t real) {
+  return 2 * 3 * std::size_t(g.l) * std::size_t(g.m) * std::size_t(g.n) * real;
 }
 
 // Interior index (1..n) that the value at `i` came from after t steps.

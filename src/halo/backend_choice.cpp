@@ -77,6 +77,15 @@ std::vector<Skipped> skip_unrunnable(std::vector<const StrategyInfo*>& chosen, c
   return skipped;
 }
 
+Compute run_compute(Compute requested, BackendKind kind) {
+  const bool cuda = kind == BackendKind::Cuda;
+  if (requested == Compute::Auto) return default_compute(kind);
+  if (requested == Compute::InPlace && cuda)
+    throw UsageError("--compute in-place works on host memory; the cuda backend runs one-pass or two-pass "
+                     "(or run with --backend host)");
+  return requested;
+}
+
 std::string backend_line(const BackendChoice& c) {
   if (c.kind == BackendKind::Host) return make_host_backend<float>()->describe();
   return "cuda, one GPU per rank: node-local rank modulo the node's GPUs";

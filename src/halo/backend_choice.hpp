@@ -47,6 +47,10 @@ struct Skipped {
 std::vector<Skipped> skip_unrunnable(std::vector<const StrategyInfo*>& chosen, const HaloConfig& cfg,
                                      BackendKind kind);
 
+// The run's --compute on this backend: auto is the backend's default_compute;
+// in-place on cuda is a usage error.
+Compute run_compute(Compute requested, BackendKind kind);
+
 // "host, 1 OpenMP thread per rank" or the cuda line, for the header.
 std::string backend_line(const BackendChoice& c);
 

@@ -36,7 +36,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   Json context = context_json(ctx);
   context["precision"] = precision_name(cfg.precision);
   context["dims"] = Json::array_of(std::vector<int>(dec.dims.begin(), dec.dims.end()));
-  context["backend"] = backend.kind == BackendKind::Cuda ? "cuda" : "host";
+  context["backend"] = backend_name(backend.kind);
   context["omp_threads"] = host_threads();
   Json gpus;  // null on the host backend
   if (backend.kind == BackendKind::Cuda) {
@@ -78,7 +78,9 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["backend"] = backend_request_name(cfg.backend);
   config["require_gpu_aware"] = cfg.require_gpu_aware;
   config["stage"] = cfg.stage;
-  config["compute"] = compute_mode_name(cfg.compute);
+  config["compute"] = compute_name(cfg.compute);
+  config["field_bytes"] = static_cast<unsigned long long>(
+      field_bytes(dec.grid, cfg.precision == Precision::Single ? 4 : 8));
   config["noise_thresholds"] = noise_thresholds_json();
   root["config"] = config;
   Json list = Json::array();

@@ -46,7 +46,7 @@ void commit_outputs(const HaloConfig& cfg, const Decomposition& dec, const Json&
 }
 
 // --list-strategies --json FILE ('-': standard output): the catalog, or the
-// rows --strategy selects (compositions included), as checkmpi.catalog/1.
+// rows --strategy selects (compositions included), as checkmpi.catalog/2.
 void list_strategies_json(const CommandLine& cli, int rank) {
   const auto rows = select_strategies(split_list(cli.get("strategy", "all")));
   if (rank != 0) return;
@@ -104,6 +104,7 @@ int halo_main(int argc, char** argv) {
       for (const std::string& w : cfg.warnings) std::cerr << "checkmpi-halo: warning: " << w << "\n";
     dec = collectively(world, [&] { return make_decomposition(cfg, world); });
     const BackendChoice backend = choose_backend(cfg, dec.comm);
+    cfg.compute = collectively(world, [&] { return run_compute(cfg.compute, backend.kind); });
     const auto skipped = collectively(world, [&] { return skip_unrunnable(chosen, cfg, backend.kind); });
     int ranks_on_node = 1;
     check_resources(cfg, dec, backend, chosen, ranks_on_node);
@@ -156,6 +157,22 @@ int halo_main(int argc, char** argv) {
       if (rank == 0)
         std::cout << (backend.kind == BackendKind::Cuda ? "device-to-device cudaMemcpy" : "memcpy")
                   << " bandwidth: " << fixed(bw.mean / 1e9, 2) << " GB/s per rank (mean)\n";
+    }
+    if (cli.has("compute-probe")) {  // every rank at once, as the strategies' compute ran
+      MPI_Barrier(dec.comm);
+      const ComputeProbe probe = compute_probe(dec.grid, cfg.precision, backend, std::min(cfg.itfin, 1000LL));
+      const double bytes = double(shift_bytes(dec.grid, cfg.precision == Precision::Single ? 4 : 8));
+      const std::vector<Stats> st = over_ranks({probe.seconds_per_step, bytes / probe.seconds_per_step}, dec.comm);
+      Json j = Json::object();
+      j["compute"] = compute_name(probe.compute);
+      j["steps"] = probe.steps;
+      j["seconds_per_step"] = stats_json(st[0]);
+      j["bandwidth"] = stats_json(st[1]);
+      doc["probes"]["compute"] = j;
+      if (rank == 0)
+        std::cout << "compute probe (" << compute_name(probe.compute) << ", no MPI): "
+                  << per_step_text(st[0].mean) << " per step, " << fixed(st[1].mean / 1e9, 2)
+                  << " GB/s per rank (mean)\n";
     }
     bool all_valid = true;
     for (const auto& r : results) all_valid = all_valid && r.valid;

@@ -24,4 +24,46 @@ double memcpy_bandwidth(const Grid& g, Precision p, const BackendChoice& backend
   return best > 0 ? 2.0 * double(bytes) / best : 0.0;
 }
 
+namespace {
+
+template <class Real>
+ComputeProbe timed_compute(const Grid& g, const BackendChoice& choice, long long steps) {
+  const auto backend = make_backend<Real>(choice);
+  ComputeProbe probe;
+  probe.compute = run_compute(Compute::Auto, backend->kind());
+  probe.steps = steps;
+  FieldPtrs<Real> f{}, other{};
+  const std::vector<Real> start(g.cells(), Real(1));
+  for (int k = 0; k < 3; ++k) {
+    f[k] = backend->allocate(g.cells());
+    backend->upload(f[k], start.data(), g.cells());
+    if (probe.compute == Compute::OnePass) other[k] = backend->allocate(g.cells());
+  }
+  const Box all = interior_box(g);
+  const auto step = [&] {
+    if (probe.compute == Compute::InPlace) {
+      backend->shift_in_place(g, f, {all, all, all}, false, kComputeQueue);
+    } else {
+      backend->shift(g, other, as_const(f), all, false, kComputeQueue);
+      std::swap(f, other);
+    }
+    backend->wait(kComputeQueue);
+  };
+  for (int warm = 0; warm < 2; ++warm) step();
+  const double t0 = MPI_Wtime();
+  for (long long t = 0; t < steps; ++t) step();
+  probe.seconds_per_step = (MPI_Wtime() - t0) / double(steps);
+  for (int k = 0; k < 3; ++k) {
+    backend->release(f[k]);
+    if (other[k]) backend->release(other[k]);
+  }
+  return probe;
+}
+
+}  // namespace
+
+ComputeProbe compute_probe(const Grid& g, Precision p, const BackendChoice& backend, long long steps) {
+  return p == Precision::Single ? timed_compute<float>(g, backend, steps) : timed_compute<double>(g, backend, steps);
+}
+
 }  // namespace checkmpi

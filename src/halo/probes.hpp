@@ -12,4 +12,15 @@ namespace checkmpi {
 // device-to-device cudaMemcpy on this rank's GPU.
 double memcpy_bandwidth(const Grid& g, Precision p, const BackendChoice& backend);
 
+// The reference every strategy's compute phase is held to: the backend's own
+// whole-step compute (in place on the host, one-pass on cuda) of three fields
+// of grid `g`, with no MPI: seconds per step, the mean over `steps` steps
+// after two untimed ones.
+struct ComputeProbe {
+  Compute compute = Compute::InPlace;
+  long long steps = 0;
+  double seconds_per_step = 0;
+};
+ComputeProbe compute_probe(const Grid& g, Precision p, const BackendChoice& backend, long long steps);
+
 }  // namespace checkmpi

@@ -14,12 +14,11 @@
 
 namespace checkmpi {
 
-double bytes_per_rank(const Grid& g, Precision p) {
-  const double real = p == Precision::Single ? 4.0 : 8.0;
+double bytes_per_rank(const Grid& g, Precision p, int copies) {
+  const std::size_t real = p == Precision::Single ? 4 : 8;
   double planes = 0;
   for (int d = 0; d < 3; ++d) planes += double(plane_count(g, d));
-  const double cells = double(g.l + 2) * double(g.m + 2) * double(g.n + 2);
-  return real * (6.0 * cells + 2.0 * 2.0 * 3.0 * planes);
+  return double(copies) * double(field_bytes(g, real)) + double(real) * 2.0 * 2.0 * 3.0 * planes;
 }
 
 namespace {
@@ -64,7 +63,10 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
     for (int d = 0; d < 3; ++d)
       if (3.0 * double(plane_count(dec.grid, d)) > 2147483647.0)
         throw UsageError("local block too large: one halo message would exceed 2^31 elements");
-    const double need = bytes_per_rank(dec.grid, cfg.precision) * local_size;
+    int copies = 1;  // sets of the three fields a strategy keeps: a second buffer or temporaries unless in place
+    for (const auto* s : chosen)
+      if (resolved_compute(s->parts, cfg.compute) != Compute::InPlace) copies = 2;
+    const double need = bytes_per_rank(dec.grid, cfg.precision, copies) * local_size;
     const unsigned long long have = available_memory_bytes();
     if (have > 0 && need > double(have)) {
       throw UsageError("not enough memory: " + std::to_string(local_size) + " ranks on this node need " +
@@ -79,7 +81,7 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
                        " steps and " + std::to_string(cfg.warmup) + " warm-up steps); --force runs it anyway");
     if (backend.kind != BackendKind::Cuda) return;
     // The same arrays in device memory, for the ranks sharing this GPU.
-    const double need_gpu = bytes_per_rank(dec.grid, cfg.precision) * backend.sharing;
+    const double need_gpu = bytes_per_rank(dec.grid, cfg.precision, copies) * backend.sharing;
     const double free_gpu = double(cuda_free_memory(backend.device));
     if (need_gpu > free_gpu)
       throw UsageError("not enough GPU memory: " + std::to_string(backend.sharing) + " rank(s) on GPU " +

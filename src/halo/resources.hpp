@@ -11,9 +11,10 @@
 
 namespace checkmpi {
 
-// Memory one rank needs at most: three fields and three temporaries (or a
-// second buffer), plus one three-field message per direction, sign and way.
-double bytes_per_rank(const Grid& g, Precision p);
+// Memory one rank needs at most: three fields, and as many again for a
+// second buffer or temporaries (`copies` 2) unless every strategy shifts in
+// place (1), plus one three-field message per direction, sign and way.
+double bytes_per_rank(const Grid& g, Precision p, int copies = 2);
 
 // Seconds the run takes at the very least (each step moving the arrays at a
 // fast machine's memory bandwidth); runs that surely take over an hour are

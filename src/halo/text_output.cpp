@@ -83,6 +83,24 @@ void write_task_log(const StrategyResult& r, const Decomposition& dec, const Hal
   agree_output(dec.comm, log.finish());
 }
 
+namespace {
+
+// The header's compute line: the run's --compute, and the chosen strategies that run another compute.
+std::string compute_line(Compute run, const std::vector<const StrategyInfo*>& chosen) {
+  std::string line = compute_name(run);
+  if (run == Compute::InPlace) line += ": each field shifted in its own array, swept against its direction";
+  else if (run == Compute::OnePass) line += ": each cell read once into a second buffer";
+  else line += ": CheckMPI's: host-packing steps in place, kernel steps copy, then shift (FAST variant)";
+  std::string other;
+  for (const auto* s : chosen) {
+    const Compute c = resolved_compute(s->parts, run);
+    if (c != run && run != Compute::TwoPass) other += (other.empty() ? "" : ", ") + s->id + " " + compute_name(c);
+  }
+  return other.empty() ? line : line + " (except " + other + ")";
+}
+
+}  // namespace
+
 void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
                   const std::vector<const StrategyInfo*>& chosen, const BackendChoice& backend) {
   std::ostringstream out;
@@ -90,6 +108,7 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + s->id;
   out << "checkmpi-halo " << ctx.version << " (revision " << ctx.git_revision << ")\n"
       << "  MPI library    : " << ctx.mpi_library << "\n"
+      << "  CPU            : " << cpu_text(ctx) << "\n"
       << "  ranks          : " << ctx.nprocs << " on " << ctx.nodes << " node(s), at most "
       << ctx.ranks_per_node << " per node\n"
       << "  global size    : lx=" << cfg.lx << " ly=" << cfg.ly << " lz=" << cfg.lz << "\n"
@@ -101,11 +120,7 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << (cfg.reverse ? "reverse" : "forward") << " propagation, sync "
       << (cfg.sync == SyncMode::Barrier ? "barrier" : "none") << "\n"
       << "  strategies     : " << names << "\n"
-      << "  compute        : " << compute_mode_name(cfg.compute)
-      << (cfg.compute == ComputeMode::OnePass
-              ? ": every strategy reads each cell once into a second buffer"
-              : ": CheckMPI's: host-packing steps in place, kernel steps copy, then shift (FAST variant)")
-      << "\n"
+      << "  compute        : " << compute_line(cfg.compute, chosen) << "\n"
       << "  backend        : " << backend_line(backend) << "\n";
   if (!backend.why_host.empty() && cuda_built()) out << "                   (auto: " << backend.why_host << ")\n";
   if (backend.kind == BackendKind::Cuda) {
@@ -161,10 +176,17 @@ void print_table(const std::vector<StrategyResult>& results) {
     for (const auto& why : r.noise) noisy.push_back(r.info->id + ": " + why);
   }
   const int runs = results.empty() ? 1 : results.front().runs;
+  // The compute that ran: the first strategy's, and those whose differs.
+  const Compute first = results.empty() ? Compute::Auto : results.front().parts.compute;
+  std::string compute = compute_name(first), other;
+  for (const auto& r : results)
+    if (r.parts.compute != first)
+      other += (other.empty() ? " but " : ", ") + r.info->id + " " + compute_name(r.parts.compute);
   out << "(step: median time per step over ranks, steps" << (runs > 1 ? " and " + std::to_string(runs) + " runs" : "")
       << ", validation excluded, with its 95% confidence interval; loop: whole timed loop"
-      << (runs > 1 ? "s, summed" : "") << ", max over ranks;\n %comp and %MPI of the loop time; GB/s: payload "
-      << "sent in that direction over its time, slowest rank)\n";
+      << (runs > 1 ? "s, summed" : "") << ", max over ranks;\n %comp and %MPI of the loop time (compute "
+      << compute << other << "); GB/s: payload sent in that direction over its "
+      << "time, slowest rank)\n";
   for (const auto& line : noisy) out << "warning: noisy (!): " << line << "\n";
   std::cout << out.str() << std::flush;
 }

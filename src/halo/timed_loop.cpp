@@ -104,14 +104,13 @@ StrategyRun run_strategy(const StrategyInfo& info, const Decomposition& dec, con
   strategy->setup(state);
   r.mpi_buffers = strategy->mpi_buffers();
   r.parts = info.parts;
-  r.parts.compute = resolved_compute(info.parts, cfg.compute == ComputeMode::TwoPass ? Compute::TwoPass
-                                                                                     : Compute::OnePass);
+  r.parts.compute = resolved_compute(info.parts, cfg.compute);
   r.traits = strategy->traits();
   r.note = !strategy->note().empty() ? strategy->note() : info.note;
   if (backend->kind() == BackendKind::Host && !info.host_note.empty()) r.note = info.host_note;
   if (r.mpi_buffers == "staged") r.note = "staged through host memory";
   r.bytes_per_step = r.traits.total_mpi_bytes();
-  r.compute_bytes_per_step = 2 * 3 * std::size_t(g.l) * g.m * g.n * sizeof(Real);
+  r.compute_bytes_per_step = shift_bytes(g, sizeof(Real));
 
   progress::at(label + ": routing check", neighbours(dec));
   r.error = run_routing_check(*strategy, state, fields, on_backend, label);

@@ -1,14 +1,16 @@
 // Shared memory: the fields of the ranks of a node live in one
-// MPI_Win_allocate_shared window, both buffers of the one-pass compute, and
-// a rank copies each halo straight from the neighbour's plane when the
-// neighbour is on its node (itself included); neighbours on other nodes get
-// kernel-packed messages (MPI_Irecv/MPI_Isend).
+// MPI_Win_allocate_shared window (with the one-pass compute, both of its
+// buffers), and a rank copies each halo straight from the neighbour's plane
+// when the neighbour is on its node (itself included); neighbours on other
+// nodes get kernel-packed messages (MPI_Irecv/MPI_Isend).
 //
-// One node barrier per step is enough: at the start of step t every rank of
-// the node has finished step t-1, so each neighbour's current buffer is
-// complete, and nobody is still reading the buffer it is about to write
-// (the one that was current at t-1). Every rank swaps buffers every step, so
-// the neighbour's current buffer is the one with this rank's parity.
+// A node barrier at the start of step t: every rank of the node has finished
+// step t-1, so each neighbour's fields are complete. One-pass, that is
+// enough: nobody is still reading the buffer it is about to write (the one
+// that was current at t-1), and every rank swaps buffers every step, so the
+// neighbour's current buffer is the one with this rank's parity. In place, a
+// rank shifts the very fields its neighbours read, so a second barrier,
+// once every rank has read its halos, comes before the compute.
 #include <vector>
 
 #include "strategies/transport.hpp"
@@ -40,10 +42,14 @@ class ShmCarrier final : public Carrier<Real> {
     const std::size_t cells = s.grid.cells();
     MPI_Comm_split_type(s.dec.comm, MPI_COMM_TYPE_SHARED, s.dec.rank, MPI_INFO_NULL, &node_);
     Real* base = nullptr;
-    MPI_Win_allocate_shared(MPI_Aint(6 * cells * sizeof(Real)), int(sizeof(Real)), MPI_INFO_NULL, node_, &base,
-                            &window_);
+    in_place_ = e.parts().compute == Compute::InPlace;
+    const std::size_t copies = in_place_ ? 1 : 2;
+    MPI_Win_allocate_shared(MPI_Aint(copies * 3 * cells * sizeof(Real)), int(sizeof(Real)), MPI_INFO_NULL, node_,
+                            &base, &window_);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
-    e.adopt_fields({base, base + cells, base + 2 * cells}, {base + 3 * cells, base + 4 * cells, base + 5 * cells});
+    const FieldPtrs<Real> next = in_place_ ? FieldPtrs<Real>{}
+                                           : FieldPtrs<Real>{base + 3 * cells, base + 4 * cells, base + 5 * cells};
+    e.adopt_fields({base, base + cells, base + 2 * cells}, next);
 
     // Where each halo comes from: the neighbour's window on this node, or a message.
     MPI_Group world, node;
@@ -108,11 +114,17 @@ class ShmCarrier final : public Carrier<Real> {
   void finish(Engine<Real>& e) override {
     MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     for (const Channel& c : e.channels()) e.arrived(c, true);
+    if (in_place_) {  // every neighbour's faces read before anyone shifts them
+      MPI_Win_sync(window_);
+      MPI_Barrier(node_);
+      MPI_Win_sync(window_);
+    }
   }
 
  private:
   bool on_node(const Channel& c) const { return source_[std::size_t(c.index)] != nullptr; }
 
+  bool in_place_ = false;
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Win window_ = MPI_WIN_NULL;
   std::vector<void*> source_;          // by channel: the neighbour's window on this node, or null

@@ -172,7 +172,7 @@ std::string strategy_listing() {
          "  schedule    by-direction all-at-once  (default: what the transport needs)\n"
          "  completion  waitall waitany\n"
          "  overlap     none interior masked\n"
-         "  compute     auto in-place one-pass two-pass  (auto: --compute)\n";
+         "  compute     auto in-place one-pass two-pass  (auto: as --compute)\n";
   return out.str();
 }
 
@@ -204,17 +204,19 @@ Json traits_json(const PartTraits& t) {
     dirs[std::string(1, "xyz"[d])] = dj;
   }
   j["directions"] = dirs;
-  Json compute = Json::object();
-  compute["one-pass"] = name(t.compute_one_pass);
-  compute["two-pass"] = name(t.compute_two_pass);
+  Json compute = Json::object(), passes = Json::object(), node_barriers = Json::object();
+  for (int m = 0; m < 3; ++m) {
+    const ComputeTraits& c = t.by_compute[m];
+    const char* run = compute_name(kRunComputes[m]);
+    compute[run] = name(c.compute);
+    passes[run] = kernel_passes(c.compute);
+    node_barriers[run] = c.node_barriers;
+  }
   j["compute"] = compute;
-  Json passes = Json::object();
-  passes["one-pass"] = kernel_passes(t.compute_one_pass);
-  passes["two-pass"] = kernel_passes(t.compute_two_pass);
   j["kernel_passes"] = passes;
   j["overlaps"] = t.overlaps;
   j["barriers"] = t.barriers;
-  j["node_barriers"] = t.node_barriers;
+  j["node_barriers"] = node_barriers;
   j["fences"] = t.fences;
   j["mpi"] = t.mpi;
   j["on_node"] = t.on_node;
@@ -226,7 +228,10 @@ Json traits_json(const PartTraits& t) {
 
 Json catalog_json(const std::vector<const StrategyInfo*>& rows) {
   Json doc = Json::object();
-  doc["schema"] = "checkmpi.catalog/1";
+  doc["schema"] = "checkmpi.catalog/2";
+  Json defaults = Json::object();  // what --compute auto resolves to on each backend
+  for (BackendKind k : {BackendKind::Host, BackendKind::Cuda}) defaults[backend_name(k)] = name(default_compute(k));
+  doc["default_compute"] = defaults;
   Json list = Json::array();
   for (const StrategyInfo* s : rows) {
     Json j = Json::object();

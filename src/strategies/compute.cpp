@@ -26,6 +26,17 @@ std::array<Box, 3> halo_free_boxes(const Grid& g, bool reverse) {
   return out;
 }
 
+std::array<Box, 3> in_place_masked_boxes(const Grid& g, long long border, bool reverse) {
+  std::array<Box, 3> out;
+  for (int f = 0; f < 3; ++f) {
+    out[f] = inner_box(g, border);
+    if (out[f].empty()) continue;
+    if (reverse) out[f].lo[f] = 1;
+    else out[f].hi[f] = g.interior()[f];
+  }
+  return out;
+}
+
 template <class Real>
 ComputeStep<Real>::~ComputeStep() {
   if (backend_)
@@ -43,9 +54,16 @@ void ComputeStep<Real>::setup(HaloState<Real>& s, Compute mode, Overlap overlap)
     other_ = owned_;
   }
   const Box inner = inner_box(s.grid, s.config.border);
-  ahead_ = overlap == Overlap::Masked ? std::array<Box, 3>{inner, inner, inner}
-                                      : halo_free_boxes(s.grid, s.config.reverse);
-  done_ = ahead_;
+  if (overlap == Overlap::Interior) ahead_ = halo_free_boxes(s.grid, s.config.reverse);
+  else if (mode == Compute::InPlace) ahead_ = in_place_masked_boxes(s.grid, s.config.border, s.config.reverse);
+  else ahead_ = {inner, inner, inner};
+  good_ = ahead_;
+  if (overlap == Overlap::Interior && mode == Compute::InPlace) {
+    // Field1's rows whole, one run per plane rather than one per row: the cell next to the halo takes a stale
+    // halo value (after its old value was read), and after() shifts that plane again from the halo received.
+    ahead_[0] = interior_box(s.grid);
+  }
+  done_ = good_;
   // Slices of about 512 KiB of one field (tens of microseconds; a test of
   // the messages costs a fraction of one). 128 KiB and 2 MiB measured the
   // same on one rank's thread; fewer slices are fewer OpenMP fork-joins.
@@ -57,9 +75,12 @@ template <class Real>
 void ComputeStep<Real>::whole(HaloState<Real>& s) {
   const Grid& g = s.grid;
   switch (mode_) {
-    case Compute::InPlace:
-      shift_in_place(g, s.f, s.config.reverse);
+    case Compute::InPlace: {
+      const Box all = interior_box(g);
+      s.backend.shift_in_place(g, s.f, {all, all, all}, s.config.reverse, kComputeQueue);
+      s.backend.wait(kComputeQueue);
       return;
+    }
     case Compute::TwoPass:  // CheckMPI's FAST variant: copy everything, then shift back
       s.backend.copy_box(g, other_, as_const(s.f), whole_box(g), kComputeQueue);
       s.backend.shift(g, s.f, as_const(other_), interior_box(g), s.config.reverse, kComputeQueue);
@@ -75,9 +96,11 @@ template <class Real>
 void ComputeStep<Real>::in_flight(HaloState<Real>& s, bool async) {
   if (mode_ == Compute::TwoPass)  // the interior into the temporaries; halos are unpacked there
     s.backend.copy_box(s.grid, other_, as_const(s.f), interior_box(s.grid), kComputeQueue);
+  else if (mode_ == Compute::InPlace)
+    s.backend.shift_in_place(s.grid, s.f, ahead_, s.config.reverse, kComputeQueue);
   else
     s.backend.shift(s.grid, other_, as_const(s.f), ahead_, s.config.reverse, kComputeQueue);
-  done_ = ahead_;
+  done_ = good_;
   if (!async) s.backend.wait(kComputeQueue);
 }
 
@@ -88,7 +111,7 @@ bool ComputeStep<Real>::sliced(const HaloState<Real>& s) const {
 
 template <class Real>
 void ComputeStep<Real>::begin_slices() {
-  done_ = {};  // empty boxes
+  done_ = sliced_ = {};  // empty boxes
   slice_field_ = 0;
 }
 
@@ -100,18 +123,28 @@ bool ComputeStep<Real>::next_slice(HaloState<Real>& s) {
   skip_empty();
   if (slice_field_ == 3) return false;
   const Box& ahead = ahead_[std::size_t(slice_field_)];
-  Box& done = done_[std::size_t(slice_field_)];
-  if (done.empty()) {  // the field's first slice
-    done = ahead;
-    done.hi[2] = ahead.lo[2] - 1;
-  }
+  Box& done = sliced_[std::size_t(slice_field_)];
+  // Planes in z, from the bottom; field3 in place forward from the top, its downstream end (what is left for
+  // after() must lie upstream of what was done).
+  const bool down = mode_ == Compute::InPlace && slice_field_ == 2 && !s.config.reverse;
   std::array<Box, 3> slice{};
   Box& b = slice[std::size_t(slice_field_)] = ahead;
-  b.lo[2] = done.hi[2] + 1;
-  b.hi[2] = std::min(ahead.hi[2], done.hi[2] + slice_planes_);
-  s.backend.shift(s.grid, other_, as_const(s.f), slice, s.config.reverse, kComputeQueue);
-  done.hi[2] = b.hi[2];
-  if (done.hi[2] == ahead.hi[2]) ++slice_field_;
+  if (down) {
+    b.hi[2] = done.empty() ? ahead.hi[2] : done.lo[2] - 1;
+    b.lo[2] = std::max(ahead.lo[2], b.hi[2] - slice_planes_ + 1);
+  } else {
+    b.lo[2] = done.empty() ? ahead.lo[2] : done.hi[2] + 1;
+    b.hi[2] = std::min(ahead.hi[2], b.lo[2] + slice_planes_ - 1);
+  }
+  if (mode_ == Compute::InPlace) s.backend.shift_in_place(s.grid, s.f, slice, s.config.reverse, kComputeQueue);
+  else s.backend.shift(s.grid, other_, as_const(s.f), slice, s.config.reverse, kComputeQueue);
+  if (done.empty()) done = b;
+  done.lo[2] = std::min(done.lo[2], b.lo[2]);
+  done.hi[2] = std::max(done.hi[2], b.hi[2]);
+  Box& good = done_[std::size_t(slice_field_)] = good_[std::size_t(slice_field_)];  // right so far: its planes
+  good.lo[2] = std::max(good.lo[2], done.lo[2]);
+  good.hi[2] = std::min(good.hi[2], done.hi[2]);
+  if (done.lo[2] == ahead.lo[2] && done.hi[2] == ahead.hi[2]) ++slice_field_;
   skip_empty();
   return slice_field_ < 3;
 }
@@ -121,6 +154,11 @@ void ComputeStep<Real>::after(HaloState<Real>& s) {
   s.backend.wait_all();  // the in-flight part and, with async unpacking, every halo
   if (mode_ == Compute::TwoPass) {
     s.backend.shift(s.grid, s.f, as_const(other_), interior_box(s.grid), s.config.reverse, kComputeQueue);
+    s.backend.wait(kComputeQueue);
+    return;
+  }
+  if (mode_ == Compute::InPlace) {
+    s.backend.shift_shell_in_place(s.grid, s.f, done_, s.config.reverse, kComputeQueue);
     s.backend.wait(kComputeQueue);
     return;
   }
@@ -138,7 +176,7 @@ template <class Real>
 void ComputeStep<Real>::adopt(HaloState<Real>& s, FieldPtrs<Real> current, FieldPtrs<Real> next) {
   for (int f = 0; f < 3; ++f) {
     s.backend.copy(current[f], s.f[f], s.grid.cells(), kComputeQueue);
-    s.backend.copy(next[f], s.f[f], s.grid.cells(), kComputeQueue);
+    if (next[f]) s.backend.copy(next[f], s.f[f], s.grid.cells(), kComputeQueue);
   }
   s.backend.wait(kComputeQueue);
   s.f = current;

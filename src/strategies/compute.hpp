@@ -18,6 +18,12 @@ Box inner_box(const Grid& g, long long border);
 // which need no halo; the rest is the plane next to the halo.
 std::array<Box, 3> halo_free_boxes(const Grid& g, bool reverse);
 
+// Masked overlap in place: per field, the inner box extended to the
+// interior's downstream end along the field's direction (those cells read
+// only interior cells, and must be shifted before the inner box is, which
+// reads the first of them).
+std::array<Box, 3> in_place_masked_boxes(const Grid& g, long long border, bool reverse);
+
 template <class Real>
 class ComputeStep {
  public:
@@ -49,7 +55,7 @@ class ComputeStep {
   // Where received halos go: the fields the compute reads next.
   FieldPtrs<Real> unpack_target(HaloState<Real>& s) const;
   // The fields move into `current` (values copied) and the second buffer is
-  // `next` (see Engine::adopt_fields).
+  // `next`, null in place (see Engine::adopt_fields).
   void adopt(HaloState<Real>& s, FieldPtrs<Real> current, FieldPtrs<Real> next);
   int parity() const { return parity_; }
   FieldPtrs<Real> other() const { return other_; }
@@ -63,8 +69,10 @@ class ComputeStep {
   Backend<Real>* backend_ = nullptr;
   FieldPtrs<Real> other_{};  // one-pass: the second buffer; two-pass: the temporaries
   FieldPtrs<Real> owned_{};
-  std::array<Box, 3> ahead_{};  // per field, what may be updated in flight
-  std::array<Box, 3> done_{};   // and what was, this step
+  std::array<Box, 3> ahead_{};   // per field, what is shifted in flight
+  std::array<Box, 3> good_{};    // what that leaves right: ahead_ but where a halo-free box was widened
+  std::array<Box, 3> sliced_{};  // the planes of ahead_ shifted so far this step, in slices
+  std::array<Box, 3> done_{};    // what is right so far this step
   int slice_field_ = 0, slice_planes_ = 1;
   int parity_ = 0;
 };

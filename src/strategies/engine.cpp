@@ -26,9 +26,8 @@ std::vector<Channel> make_channels(Packing p) {
 }
 
 template <class Real>
-Engine<Real>::Engine(const StrategyInfo& info, ComputeMode mode) : info_(info) {
-  info_.parts.compute = resolved_compute(info.parts, mode == ComputeMode::TwoPass ? Compute::TwoPass
-                                                                                  : Compute::OnePass);
+Engine<Real>::Engine(const StrategyInfo& info, Compute run) : info_(info) {
+  info_.parts.compute = resolved_compute(info.parts, run);
 }
 
 template <class Real>
@@ -311,10 +310,10 @@ template class Engine<float>;
 template class Engine<double>;
 
 template <class Real>
-std::unique_ptr<Strategy<Real>> make_strategy(const StrategyInfo& info, ComputeMode compute) {
-  return std::make_unique<Engine<Real>>(info, compute);
+std::unique_ptr<Strategy<Real>> make_strategy(const StrategyInfo& info, Compute run) {
+  return std::make_unique<Engine<Real>>(info, run);
 }
-template std::unique_ptr<Strategy<float>> make_strategy<float>(const StrategyInfo&, ComputeMode);
-template std::unique_ptr<Strategy<double>> make_strategy<double>(const StrategyInfo&, ComputeMode);
+template std::unique_ptr<Strategy<float>> make_strategy<float>(const StrategyInfo&, Compute);
+template std::unique_ptr<Strategy<double>> make_strategy<double>(const StrategyInfo&, Compute);
 
 }  // namespace checkmpi

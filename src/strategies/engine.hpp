@@ -37,7 +37,7 @@ class Carrier;
 template <class Real>
 class Engine final : public Strategy<Real> {
  public:
-  Engine(const StrategyInfo& info, ComputeMode mode);
+  Engine(const StrategyInfo& info, Compute run);
   ~Engine() override;
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -83,8 +83,8 @@ class Engine final : public Strategy<Real> {
   Real* recv_block() const { return wire_[1]; }
   std::size_t block_elements() const { return block_; }
   std::size_t offset(const Channel& c) const;
-  // A transport that keeps the fields itself (shared memory) hands both
-  // buffers over; the current values move into `current`.
+  // A transport that keeps the fields itself (shared memory) hands its
+  // buffers over (`next` null in place); the current values move into `current`.
   void adopt_fields(FieldPtrs<Real> current, FieldPtrs<Real> next) { compute_.adopt(*s_, current, next); }
   // Number of buffer swaps so far, modulo 2 (the same on every rank).
   int parity() const { return compute_.parity(); }

@@ -42,10 +42,10 @@ const std::vector<Named<Schedule>> kSchedule{{Schedule::ByDirection, "by-directi
 const std::vector<Named<Completion>> kCompletion{{Completion::Waitall, "waitall"}, {Completion::Waitany, "waitany"}};
 const std::vector<Named<Overlap>> kOverlap{
     {Overlap::None, "none"}, {Overlap::Interior, "interior"}, {Overlap::Masked, "masked"}};
-const std::vector<Named<Compute>> kCompute{{Compute::Auto, "auto"},
-                                           {Compute::InPlace, "in-place"},
-                                           {Compute::OnePass, "one-pass"},
-                                           {Compute::TwoPass, "two-pass"}};
+const std::vector<Named<Compute>> kCompute{{Compute::Auto, compute_name(Compute::Auto)},
+                                           {Compute::InPlace, compute_name(Compute::InPlace)},
+                                           {Compute::OnePass, compute_name(Compute::OnePass)},
+                                           {Compute::TwoPass, compute_name(Compute::TwoPass)}};
 
 template <class E>
 const char* lookup(const std::vector<Named<E>>& table, E v) {
@@ -148,11 +148,7 @@ std::string invalid_reason(const Parts& p) {
     return "transport=" + t + " works on the backend's kernels (pack=kernel)";
   if (p.buffers == Buffers::Host && p.packing != Packing::Kernel)
     return "buffers=host (MPI on host copies of kernel-packed buffers) needs pack=kernel";
-  if (p.compute == Compute::InPlace && p.overlap != Overlap::None)
-    return "compute=in-place cannot be split around the messages (overlap=none)";
-  if (p.compute == Compute::InPlace && p.transport == Transport::ShmWindow)
-    return "transport=shm-window lets neighbours read the fields while they are computed: it needs the second "
-           "buffer of compute=one-pass";
+  if (p.compute == Compute::InPlace && !in_place_reason(p).empty()) return in_place_reason(p);
   if (p.compute == Compute::TwoPass && (p.overlap == Overlap::Masked || p.transport == Transport::ShmWindow))
     return std::string(p.overlap == Overlap::Masked ? "overlap=masked" : "transport=shm-window") +
            " is double-buffered (compute=one-pass)";
@@ -178,10 +174,19 @@ bool times_each_direction(Transport t) {
   return by_direction(t) || per_message_requests(t) || t == Transport::ShmWindow;
 }
 
-Compute resolved_compute(const Parts& p, Compute run_default) {
+std::string in_place_reason(const Parts& p) {
+  if (p.overlap != Overlap::None && (p.packing == Packing::Datatype || p.packing == Packing::HandX))
+    return std::string("pack=") + name(p.packing) + " with overlap=" + name(p.overlap) +
+           " has MPI read and write the fields' planes while the compute shifts them: it needs the second "
+           "buffer of compute=one-pass";
+  return "";
+}
+
+Compute resolved_compute(const Parts& p, Compute run) {
   if (p.compute != Compute::Auto) return p.compute;
+  if (run == Compute::InPlace) return in_place_reason(p).empty() ? Compute::InPlace : Compute::OnePass;
+  if (run != Compute::TwoPass) return Compute::OnePass;
   if (p.overlap == Overlap::Masked || p.transport == Transport::ShmWindow) return Compute::OnePass;
-  if (run_default != Compute::TwoPass) return Compute::OnePass;
   // CheckMPI's own compute: its host-packing steps (step0-step2) shift in place, its kernel steps copy, then shift.
   return p.packing == Packing::Kernel || p.overlap != Overlap::None ? Compute::TwoPass : Compute::InPlace;
 }
@@ -198,14 +203,18 @@ PartTraits part_traits(const Parts& p) {
     dt.datatype = how == Packing::Datatype;
     dt.packed = how == Packing::Datatype ? "" : name(how);
   }
-  t.compute_one_pass = resolved_compute(p, Compute::OnePass);
-  t.compute_two_pass = resolved_compute(p, Compute::TwoPass);
+  for (int m = 0; m < 3; ++m) {
+    ComputeTraits& c = t.by_compute[m];
+    c.compute = resolved_compute(p, kRunComputes[m]);
+    // The window's barrier at each step's start; in place a second once the neighbours' faces are read,
+    // before anyone shifts the fields they were read from.
+    if (p.transport == Transport::ShmWindow) c.node_barriers = c.compute == Compute::InPlace ? 2 : 1;
+  }
   t.overlaps = p.overlap != Overlap::None;
   t.mpi = p.transport != Transport::Mock;
   t.barriers = !t.mpi ? 0 : p.schedule == Schedule::ByDirection ? 3 : 1;
   t.fences = p.transport == Transport::RmaFence ? 2 : 0;
   if (p.transport == Transport::ShmWindow) {
-    t.node_barriers = 1;
     t.on_node = "shared-memory";
     t.self = "shared-memory";
   }

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <string>
 
+#include "core/config.hpp"  // Compute
+
 namespace checkmpi {
 
 // How a message is built.
@@ -41,14 +43,6 @@ enum class Transport {
 enum class Schedule { ByDirection, AllAtOnce };
 enum class Completion { Waitall, Waitany };
 enum class Overlap { None, Interior, Masked };
-
-// How the fields move one cell per step.
-enum class Compute {
-  Auto,     // the run's --compute (one-pass unless asked otherwise)
-  InPlace,  // CheckMPI's CPU loop, in place, on host memory
-  OnePass,  // double-buffered: each cell read once and written once into the second buffer
-  TwoPass,  // CheckMPI's FAST variant: copy into temporaries, then shift back
-};
 
 struct Parts {
   Packing packing = Packing::Kernel;
@@ -94,11 +88,21 @@ std::string unavailable_reason(const Parts& p);
 // exchange is untimed.
 bool times_each_direction(Transport t);
 
-// `compute` with Auto resolved by the run's --compute: one-pass; with two-pass CheckMPI's own compute
-// (in place for host packing without overlap, else two-pass). Masked overlap and shm-window are one-pass.
-Compute resolved_compute(const Parts& p, Compute run_default);
+// Why `p` cannot shift the fields in place ("" when it can): MPI reads and
+// writes the fields' planes themselves (datatypes) while an overlapped
+// compute shifts them. Auto then takes one-pass, and compute=in-place is refused.
+std::string in_place_reason(const Parts& p);
+
+// `p.compute` with Auto resolved by the run's --compute `run` (itself
+// resolved: in-place, one-pass or two-pass). in-place: in place wherever
+// in_place_reason allows, else one-pass; one-pass: one-pass; two-pass:
+// CheckMPI's own compute (in place for host packing without overlap, else
+// two-pass; masked overlap and shm-window are one-pass).
+Compute resolved_compute(const Parts& p, Compute run);
 // Sweeps over the fields per step of a resolved compute.
 inline int kernel_passes(Compute c) { return c == Compute::TwoPass ? 2 : 1; }
+// The run's --compute once resolved, in the order the catalog lists them.
+inline constexpr Compute kRunComputes[3] = {Compute::InPlace, Compute::OnePass, Compute::TwoPass};
 
 // What a strategy does per step on one rank, as the engine set it up: the
 // facts the Python layer's model reads instead of a copy of the catalog.
@@ -122,13 +126,17 @@ struct DirectionTraits {
   const char* packed = "";     // who packs the message: "hand", "kernel", "mpi-pack", or "" (datatype)
 };
 
+// What it does with one --compute.
+struct ComputeTraits {
+  Compute compute = Compute::OnePass;  // its compute part, resolved
+  int node_barriers = 0;               // barriers of the node's ranks every step, whatever --sync
+};
+
 struct PartTraits {
   DirectionTraits dir[3];
-  Compute compute_one_pass = Compute::OnePass;  // the compute it runs with --compute one-pass
-  Compute compute_two_pass = Compute::OnePass;  // ... with --compute two-pass
+  ComputeTraits by_compute[3];     // with each of kRunComputes
   bool overlaps = false;           // compute runs while messages are in flight
   int barriers = 0;                // MPI_Barrier calls per step with --sync barrier
-  int node_barriers = 0;           // barriers of the node's ranks every step, whatever --sync
   int fences = 0;                  // MPI_Win_fence calls per step
   bool mpi = true;                 // whether the timed loop calls MPI at all
   const char* on_node = "message";  // how a neighbour on the same node is reached: "message" or "shared-memory"

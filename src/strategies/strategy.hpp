@@ -60,9 +60,9 @@ struct StrategyInfo {
   bool host_only() const { return !host_only_reason(parts).empty(); }
 };
 
-// The engine for `info`'s parts; `compute` resolves compute=auto.
+// The engine for `info`'s parts; `run` (the run's --compute, resolved) resolves compute=auto.
 template <class Real>
-std::unique_ptr<Strategy<Real>> make_strategy(const StrategyInfo& info, ComputeMode compute);
+std::unique_ptr<Strategy<Real>> make_strategy(const StrategyInfo& info, Compute run);
 
 const std::vector<StrategyInfo>& strategy_catalog();
 
@@ -80,8 +80,9 @@ bool chosen_by_all(const StrategyInfo& info, const std::vector<std::string>& nam
 // The table printed by --list-strategies.
 std::string strategy_listing();
 
-// The same rows as a document of schema checkmpi.catalog/1 (--list-strategies
-// --json): ids, parts, availability and each row's PartTraits.
+// The same rows as a document of schema checkmpi.catalog/2 (--list-strategies
+// --json): ids, parts, availability and each row's PartTraits, and what
+// --compute auto runs on each backend.
 Json catalog_json(const std::vector<const StrategyInfo*>& rows);
 
 // A strategy's parts as JSON, every part named (results' and the catalog's `parts`).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # halo_catalog.sh: --list-strategies --json validates against its schema and
 # lists every row; the engine's traits of real runs (every strategy, 1, 2 and
-# 4 ranks, with --self-copy and two-pass compute) agree with the catalog's
+# 4 ranks, with --self-copy, one-pass (1 rank), in-place (2) and two-pass (4)
+# compute) agree with the catalog's
 # traits applied to the grid (checkmpi/model.py's engine_traits).
 source "$(dirname "$0")/lib.sh"
 dir=$(scratch)
@@ -14,7 +15,7 @@ json_rows=$("${CHECKMPI_PYTHON:-python3}" -c "import json; print(len(json.load(o
 [ "$rows" -eq "$json_rows" ] || fail "the listing has $rows rows, the JSON $json_rows"
 expect_usage_error checkmpi-halo 1 "unknown strategy 'nope'" --list-strategies --strategy nope --json -
 
-for run in "1 1 1 1 --self-copy" "2 2 1 1" "4 2 2 1 --compute two-pass"; do
+for run in "1 1 1 1 --self-copy --compute one-pass" "2 2 1 1" "4 2 2 1 --compute two-pass"; do
   read -r np px py pz extra <<<"$run"
   # shellcheck disable=SC2086
   run_mpi "$np" "${halo[@]}" --no-input --lx $((8 * px)) --ly $((6 * py)) --lz $((5 * pz)) --proc_x "$px" \

@@ -20,9 +20,12 @@ run_mpi $np "${halo[@]}" --strategy pack=kernel,transport=persistent,overlap=int
 json_is c.json '[r["strategy"] for r in doc["results"]] == ["custom1", "step2"]'
 json_is c.json 'doc["results"][0]["alias"] == "pack=kernel,transport=persistent,overlap=interior,completion=waitany"'
 json_is c.json 'doc["results"][0]["parts"] == {"pack": "kernel", "buffers": "backend", "transport": "persistent",
-  "schedule": "all-at-once", "completion": "waitany", "overlap": "interior", "compute": "one-pass"}'
+  "schedule": "all-at-once", "completion": "waitany", "overlap": "interior", "compute": "in-place"}'
 json_is c.json 'all(r["valid"] for r in doc["results"])'
-json_is c.json 'doc["results"][1]["parts"]["compute"] == "one-pass"'  # every row one-pass by default
+json_is c.json 'doc["results"][1]["parts"]["compute"] == "in-place"'  # in place on the host by default
+json_is c.json 'doc["config"]["compute"] == "in-place"'
+grep -q "^  compute        : in-place: each field shifted in its own array, swept against its direction$" c.txt ||
+  fail "header: $(grep compute c.txt)"
 # Traits: z has one rank and --self-copy, so only x and y go through MPI.
 # Local 6x5x8: planes of 7x10 (x), 8x10 (y), 8x7 (z) cells, 3 fields, 2 signs, 4 bytes.
 json_is c.json 'doc["results"][0]["traits"] == {"messages": 4, "mpi_bytes": {"x": 1680, "y": 1920, "z": 0},
@@ -54,7 +57,23 @@ np=$np expect_error "strategy pack=dtype,transport=rma-fence is not a valid comb
 np=$np expect_error "overlap=interior needs a transport that returns before the data arrive, not transport=sendrecv" \
   --strategy transport=sendrecv,overlap=interior
 np=$np expect_error "strategy part transport=pigeon is unknown" --strategy transport=pigeon
-np=$np expect_error "--compute must be one-pass or two-pass, got 'three-pass'" --compute three-pass
+np=$np expect_error "--compute must be auto, in-place, one-pass or two-pass, got 'three-pass'" --compute three-pass
+
+# In place unless MPI reads and writes the fields while they are shifted (datatypes with overlap): such a
+# composition runs one-pass (the header says so), and compute=in-place for it is refused with the reason.
+run_mpi $np "${halo[@]}" --strategy pack=dtype,transport=isend-irecv,overlap=interior,step8 --json d.json \
+  --outdir d >d.txt 2>&1 || fail "datatypes with overlap: $(tail -3 d.txt)"
+json_is d.json '[(r["strategy"], r["parts"]["compute"], r["valid"]) for r in doc["results"]]
+  == [("custom1", "one-pass", True), ("step8", "in-place", True)]'
+grep -q "^  compute        : in-place: .* (except custom1 one-pass)$" d.txt || fail "header: $(grep compute d.txt)"
+np=$np expect_error "pack=dtype with overlap=interior has MPI read and write the fields' planes while the compute shifts them" \
+  --strategy pack=dtype,transport=isend-irecv,overlap=interior,compute=in-place
+# one-pass everywhere when asked.
+run_mpi $np "${halo[@]}" --strategy step2,step10,shm-window --compute one-pass --json o.json --outdir o >o.txt 2>&1 ||
+  fail "one-pass run: $(tail -3 o.txt)"
+json_is o.json '[(r["parts"]["compute"], r["valid"]) for r in doc["results"]] == [("one-pass", True)] * 3'
+json_is o.json 'doc["config"]["compute"] == "one-pass"'
+
 
 # partitioned needs MPI 4: named, it runs or is refused with the reason; by "all", it runs or is skipped.
 if "$CHECKMPI_BIN/checkmpi-halo" --list-strategies | grep -q '^partitioned .*\[unavailable: needs MPI 4'; then

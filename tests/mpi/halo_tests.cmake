@@ -1,6 +1,7 @@
 # MPI integration tests of checkmpi-halo: every strategy at 1, 2, 4 and 8
 # ranks on each decomposition, forward and reverse, single and double, with
-# and without --self-copy, one-pass and two-pass compute; step10's border;
+# and without --self-copy, each compute (in place by default, one-pass,
+# two-pass), each with both directions and both precisions; step10's border;
 # OpenMP threads; errors; options.
 foreach(case "1;1;1;1" "2;2;1;1" "2;1;2;1" "2;1;1;2" "4;2;2;1" "4;1;2;2" "8;2;2;2")
   list(GET case 0 np)
@@ -18,15 +19,18 @@ foreach(case "1;1;1;1" "2;2;1;1" "2;1;2;1" "2;1;1;2" "4;2;2;1" "4;1;2;2" "8;2;2;
   if(np EQUAL 8 AND MPIEXEC_EXECUTABLE MATCHES "mpich")
     continue()
   endif()
-  checkmpi_script_test(halo_${tag}_reverse_single_selfcopy halo_case.sh ${np} ${px} ${py} ${pz} --reverse --self-copy)
-  checkmpi_script_test(halo_${tag}_forward_double_selfcopy halo_case.sh ${np} ${px} ${py} ${pz} --precision double --self-copy)
+  checkmpi_script_test(halo_${tag}_reverse_single_onepass_selfcopy halo_case.sh ${np} ${px} ${py} ${pz}
+                       --compute one-pass --reverse --self-copy)
+  checkmpi_script_test(halo_${tag}_forward_double_onepass_selfcopy halo_case.sh ${np} ${px} ${py} ${pz}
+                       --compute one-pass --precision double --self-copy)
   checkmpi_script_test(halo_${tag}_forward_single_twopass halo_case.sh ${np} ${px} ${py} ${pz} --compute two-pass)
 endforeach()
 
-# Host kernels on two OpenMP threads per rank.
+# Host kernels on two OpenMP threads per rank, in place and one-pass.
 checkmpi_script_test(halo_np2_2x1x1_forward_single_omp2 halo_case.sh 2 2 1 1)
-checkmpi_script_test(halo_np1_1x1x1_reverse_double_omp2 halo_case.sh 1 1 1 1 --reverse --precision double)
-foreach(name halo_np2_2x1x1_forward_single_omp2 halo_np1_1x1x1_reverse_double_omp2)
+checkmpi_script_test(halo_np1_1x1x1_reverse_double_onepass_omp2 halo_case.sh 1 1 1 1 --reverse --precision double
+                     --compute one-pass)
+foreach(name halo_np2_2x1x1_forward_single_omp2 halo_np1_1x1x1_reverse_double_onepass_omp2)
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${CHECKMPI_TEST_ENV};OMP_NUM_THREADS=2")
 endforeach()
 

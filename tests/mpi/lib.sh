@@ -7,7 +7,7 @@ set -euo pipefail
 : "${MPIEXEC_NUMPROC_FLAG:=-n}"
 : "${MPIEXEC_FLAGS:=}"
 
-# check_schema FILE...: the files validate against their JSON Schema (checkmpi/schemas/).
+# check_schema FILE...: the files validate against their JSON Schema (schemas/).
 check_schema() {
   "${CHECKMPI_PYTHON:-python3}" "$(dirname "${BASH_SOURCE[0]}")/schema_check.py" "$@" >schema.txt 2>&1 ||
     fail "schema check: $(head -c 600 schema.txt)"

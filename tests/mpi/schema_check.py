@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """schema_check.py FILE...: validates results files written by the native
-tools against the JSON Schema their "schema" key names (checkmpi/schemas/ in the
-repository, e.g. checkmpi.halo/2 -> checkmpi/schemas/checkmpi.halo-2.schema.json).
+tools against the JSON Schema their "schema" key names (schemas/ in the
+repository, e.g. checkmpi.halo/2 -> schemas/checkmpi.halo-2.schema.json).
 Prints each problem and exits 1 if any file does not validate."""
 import json
 import sys
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 
-SCHEMAS = Path(__file__).resolve().parents[2] / "checkmpi" / "schemas"
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 failed = False
 for name in sys.argv[1:]:
     doc = json.loads(Path(name).read_text())

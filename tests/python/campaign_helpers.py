@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 from conftest import REPO
 
-SCHEMA = json.loads((REPO / "checkmpi" / "schemas" / "checkmpi.campaign-1.schema.json").read_text())
+SCHEMA = json.loads((REPO / "schemas" / "checkmpi.campaign-1.schema.json").read_text())
 STATUSES = {"ok", "invalid", "too_slow", "crashed", "not_started"}
 
 

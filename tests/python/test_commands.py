@@ -242,7 +242,9 @@ def _profile(tmp_path: Path) -> Path:
     link = {"hockney": [{"min_size": 0, "max_size": 1 << 30, "alpha": 1e-6, "beta": 1e9}], "loggp": None,
             "source": "synthetic"}
     direction = {"pack": 1e9, "unpack": 1e9}
-    doc = {"schema": "checkmpi.machine/1", "tool": {"name": "checkmpi calibrate", "version": "0.1.0"},
+    kinds = ("in-place", "one-pass", "interior", "masked", "interior-one-pass", "masked-one-pass", "window")
+    rates = [{"ranks": 1, "bandwidth": 1e10}, {"ranks": 2, "bandwidth": 5e9}]
+    doc = {"schema": "checkmpi.machine/2", "tool": {"name": "checkmpi calibrate", "version": "0.1.0"},
            "context": {"host": "h", "mpi_library": "m", "nodes": 1, "ranks": 2, "ranks_per_node": 2,
                        "cores_per_node": 2, "backend": "host", "created": "2026-01-01T00:00:00Z", "command": "c"},
            "links": {"intra": link, "inter": dict(link, hockney=[dict(link["hockney"][0], alpha=1e-5, beta=1e8)])},
@@ -250,8 +252,13 @@ def _profile(tmp_path: Path) -> Path:
            "barrier": [{"ranks": 2, "seconds": 1e-6}, {"ranks": 4, "seconds": 2e-6}],
            "datatype": None, "memory": {"copy": [{"ranks": 1, "bandwidth": 1e10}, {"ranks": 2, "bandwidth": 5e9}],
                                         "source": "synthetic"},
+           "compute": {**{k: rates for k in kinds}, "local": [10, 10, 10], "source": "synthetic"},
            "pack": {"host": {"x": direction, "y": direction, "z": direction, "local": [10, 10, 10],
-                             "source": "synthetic"}, "cuda": None}}
+                             "source": "synthetic"}, "cuda": None},
+           "blocks": {"points": [{"local": [10, 10, 10], "bytes": 3 * 12 ** 3 * 4, "by_ranks": [
+               {"ranks": r["ranks"], "copy": r["bandwidth"], "compute": {k: r["bandwidth"] for k in kinds},
+                "x": direction, "y": direction, "z": direction, "overlap": {"interior": 1.0, "masked": 1.0}}
+               for r in rates]}], "source": "synthetic"}}
     path = tmp_path / "machine.json"
     path.write_text(json.dumps(doc))
     return path
@@ -277,8 +284,9 @@ def test_predict_with_a_machine_profile_and_a_composition(tmp_path):
 
 
 def test_predict_from_a_calibrated_profile(tmp_path):
-    """The profile `checkmpi calibrate` recorded (fixture): 4 ranks compute at the kernel's rate with 4 at once
-    (the profile's last point, 2); oversubscribed, they wait for each other's turns."""
+    """The profile `checkmpi calibrate` recorded (fixture): 4 ranks compute in place at the kernel's rate with 4 at
+    once (the profile's last point, 2) at their block (16^3, the profile's own); oversubscribed, they wait for
+    each other's turns."""
     out = tmp_path / "p.json"
     profile = str(DATA / "profiles" / "machine_2ranks.json")
     r = checkmpi("predict", "--machine", profile, "--procs", "2x2x1", "--local", "16x16x16", "--ranks-per-node", "4",
@@ -288,7 +296,7 @@ def test_predict_from_a_calibrated_profile(tmp_path):
     doc = json.loads(out.read_text())
     step7, mock = doc["predictions"]
     machine = json.loads(Path(profile).read_text())
-    kernel = machine["compute"]["one-pass"][-1]
+    kernel = machine["compute"]["in-place"][-1]
     assert kernel["ranks"] == 2
     assert step7["terms"]["compute"] == pytest.approx(2 * 3 * 16 ** 3 * 4 / kernel["bandwidth"])
     if machine["context"]["cores_per_node"] < 4:  # no turns measured (2 ranks): rpn/cores - 1 times its work

@@ -17,7 +17,7 @@ import pytest
 from conftest import BUILD_BIN, REPO
 
 SUBPACKAGES = sorted(p.parent.relative_to(REPO).as_posix() for p in (REPO / "checkmpi").rglob("__init__.py"))
-SCHEMAS = sorted(p.name for p in (REPO / "checkmpi" / "schemas").glob("*.schema.json"))
+SCHEMAS = sorted(p.name for p in (REPO / "schemas").glob("*.schema.json"))
 
 
 def sh(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 240) -> str:
@@ -30,13 +30,14 @@ def sh(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: f
 def installed(tmp_path_factory) -> tuple[Path, Path]:
     """(the wheel, the fresh environment's bin folder)."""
     work = tmp_path_factory.mktemp("install")
-    # What an sdist holds: the project metadata and the package, nothing else of the
-    # repository (no schemas/ or build/ beside it to fall back on).
+    # What an sdist holds: the project metadata, the package and the schemas, nothing
+    # else of the repository; installed elsewhere, nothing beside it to fall back on.
     src = work / "src"
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(REPO / name, src / name)
-    shutil.copytree(REPO / "checkmpi", src / "checkmpi", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for folder in ("checkmpi", "schemas"):
+        shutil.copytree(REPO / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     # No build isolation: the build uses this environment's setuptools and wheel, offline.
     sh([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(work / "dist"),
         str(src)], cwd=work)

@@ -1,4 +1,4 @@
-"""The machine profile (checkmpi/machine.py, schema checkmpi.machine/1) and
+"""The machine profile (checkmpi/machine.py, schema checkmpi.machine/2) and
 `checkmpi calibrate`: a profile recorded from a real calibration loads and
 holds sane values; bad files are refused with one line (exit 2); the lookup
 helpers interpolate as docs/model.md says; an end-to-end quick calibration
@@ -19,8 +19,8 @@ from checkmpi import calibrate as C
 from checkmpi.catalog import rows_of_run
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import physical_cores
-from checkmpi.machine import load_machine, machine_of
-from checkmpi.model import predict
+from checkmpi.machine import KERNELS, load_machine, machine_of
+from checkmpi.model import kernel_of, predict
 from checkmpi.report import case_of
 from checkmpi.results import load
 from checkmpi.tables import measured_total
@@ -54,9 +54,22 @@ def check_profile(path: Path) -> None:
         assert source.startswith(("checkmpi-p2p ", "checkmpi-halo ")), source
     assert m.intra.time(1000) > m.intra.time(1) > 0
     assert m.compute is not None and m.compute.local == (16, 16, 16)
-    for kind in ("in-place", "one-pass", "interior", "masked"):
+    for kind in KERNELS:
         assert [c.ranks for c in m.compute.rates[kind].copy] == [1, 2]
         assert all(positive(c.bandwidth) for c in m.compute.rates[kind].copy)
+    # The blocks: --quick's 8^3 and the profile's own 16^3, each with 1 and 2 ranks at once; the reference block's
+    # rates are the profile's own.
+    assert m.blocks is not None and [p.local for p in m.blocks.points] == [(8, 8, 8), (16, 16, 16)]
+    assert [p.bytes for p in m.blocks.points] == [3 * 10 ** 3 * 4, 3 * 18 ** 3 * 4]
+    for point in m.blocks.points:
+        assert [k for k, _ in point.by_ranks] == [1, 2]
+        for _, r in point.by_ranks:
+            assert positive(r.copy) and all(positive(r.compute[k]) for k in KERNELS)
+            assert all(positive(r.x.pack) and positive(r.z.unpack) for r in (r,))
+    own = dict(m.blocks.points[1].by_ranks)
+    assert [own[k].copy for k in (1, 2)] == [c.bandwidth for c in m.memory.copy]
+    assert [own[k].compute["masked"] for k in (1, 2)] == [c.bandwidth for c in m.compute.rates["masked"].copy]
+    assert own[2].y == host.y
     assert m.exchange is not None and [w.ranks for w in m.exchange.points] == [2]
     assert all(math.isfinite(w) and w >= 0 for w in (m.exchange.points[0].by_direction,
                                                      m.exchange.points[0].all_at_once))
@@ -100,7 +113,9 @@ def test_bad_files_are_refused_with_one_line(tmp_path):
     refused(tmp_path, "is a directory")
     refused(write(tmp_path, None, "{not json"), "is not valid JSON")
     refused(write(tmp_path, [1, 2]), "not a checkmpi machine profile")
-    refused(write(tmp_path, profile(schema="checkmpi.machine/2")), "checkmpi.machine/2", "checkmpi.machine/1")
+    # A profile of version 1: its overlap kernels were one-pass ones, and it has no blocks.
+    refused(write(tmp_path, profile(schema="checkmpi.machine/1")), "checkmpi.machine/1", "checkmpi.machine/2",
+            "checkmpi calibrate")
     refused(write(tmp_path, json.loads((DATA / "p2p_pingpong.json").read_text())), "checkmpi.p2p/2")
     doc = profile()
     del doc["memory"]
@@ -117,6 +132,15 @@ def test_bad_files_are_refused_with_one_line(tmp_path):
     doc = profile()
     doc["compute"]["one-pass"] = doc["compute"]["one-pass"][::-1]
     refused(write(tmp_path, doc), "compute.one-pass is not sorted by ranks")
+    doc = profile()
+    del doc["blocks"]
+    refused(write(tmp_path, doc), "blocks is missing")
+    doc = profile()
+    doc["blocks"]["points"] = doc["blocks"]["points"][::-1]
+    refused(write(tmp_path, doc), "blocks.points is not sorted by bytes")
+    doc = profile()
+    del doc["blocks"]["points"][0]["by_ranks"][0]["compute"]["masked-one-pass"]
+    refused(write(tmp_path, doc), "masked-one-pass")
     doc = profile()
     doc["exchange"]["points"] = doc["exchange"]["points"] * 2
     refused(write(tmp_path, doc), "exchange.points is not sorted by ranks")
@@ -160,6 +184,26 @@ def test_lookups_interpolate_as_documented(tmp_path):
     assert m.exchange_wait(1000, True) == 5e-6  # past the last: the last
     del doc["exchange"]  # a profile from before the exchange was measured: no wait
     assert load_machine(write(tmp_path, doc)).exchange_wait(4, True) == 0.0
+    # Blocks: at a block linear in ranks between its rank counts, between blocks log-linear in the working set,
+    # the nearest outside them.
+    def rates(copy: float) -> dict:
+        direction = {"pack": copy / 10, "unpack": copy / 20}
+        return {"copy": copy, "compute": {k: copy / 2 for k in KERNELS}, "x": direction, "y": direction,
+                "z": direction, "overlap": {"interior": copy / 1e11, "masked": 0.0}, "window_wait": copy / 1e16}
+
+    doc["blocks"]["points"] = [
+        {"local": [8, 8, 8], "bytes": 10 ** 6, "by_ranks": [{"ranks": 1, **rates(4e10)}, {"ranks": 3, **rates(2e10)}]},
+        {"local": [64, 64, 64], "bytes": 10 ** 8, "by_ranks": [{"ranks": 1, **rates(1e10)}]}]
+    blocks = load_machine(write(tmp_path, doc)).blocks
+    assert blocks.at(10 ** 6, 1).copy == 4e10 and blocks.at(10 ** 6, 2).copy == pytest.approx(3e10)
+    assert blocks.at(10 ** 5, 1).copy == 4e10 and blocks.at(10 ** 9, 4).copy == 1e10  # outside: the nearest
+    assert blocks.at(10 ** 7, 1).copy == pytest.approx(2e10)  # halfway in log(bytes): the geometric mean
+    assert blocks.at(10 ** 7, 1).compute["interior"] == pytest.approx(1e10)
+    assert blocks.at(10 ** 7, 1).x.unpack == pytest.approx(1e9)
+    assert blocks.at(10 ** 7, 1).x.mpi_pack is None
+    # The overlap's hiding and the window's wait linearly between blocks (halfway: the mean), not geometrically.
+    assert blocks.at(10 ** 7, 1).overlap["interior"] == pytest.approx(0.25)
+    assert blocks.at(10 ** 7, 1).window_wait == pytest.approx(2.5e-6)
 
 
 def test_calibrate_bad_input_is_refused_before_running(tmp_path):
@@ -204,24 +248,28 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
         assert (got["strategy"], got["completions"]) == (sid, n)
         assert got["seconds"] == pytest.approx(result.per_step("mpi", "mean"))
         assert 0 < got["links"] and got["wait"] == pytest.approx(max(0.0, got["seconds"] - got["links"]) / n)
-    # Memory, compute and packing: the best of --quick's two separate runs per rank count (the highest rate, the
-    # shortest wait).
-    halos = [load(folder / f"halo-host-2-{i}.json") for i in (1, 2)]
-    assert not (folder / "halo-host-2-3.json").exists()
+    # Memory, compute and packing: the best of --quick's two separate runs per block and rank count (the highest
+    # rate, the shortest wait).
+    halos = [load(folder / f"halo-host-16x16x16-2-{i}.json") for i in (1, 2)]
+    assert not (folder / "halo-host-16x16x16-2-3.json").exists()
+    small = [load(folder / f"halo-host-8x8x8-1-{i}.json") for i in (1, 2)]
+    assert doc["blocks"]["points"][0]["bytes"] == small[0].config["field_bytes"] == 3 * 10 ** 3 * 4
+    assert doc["blocks"]["points"][0]["by_ranks"][0]["copy"] == max(h.memcpy_bandwidth.mean for h in small)
 
     step3s = [next(r for r in h.ran() if r.id == "step3") for h in halos]
     assert doc["pack"]["host"]["x"]["pack"] == pytest.approx(
         max(r.raw["traits"]["halo_bytes"]["x"] * r.steps / r.timers["pack_x"].mean for r in step3s))
     assert doc["pack"]["host"]["by_ranks"][1]["z"] == doc["pack"]["host"]["z"]
     # MPI_Pack and MPI_Unpack from mpi-pack's timers, the window's reads from shm-window's direction timers, and
-    # its node barrier: shm-window's MPI time less the reads and its one --sync barrier (as calibrated on 2 ranks).
+    # one of its node barriers: shm-window's MPI time less the reads and its one --sync barrier (as calibrated on
+    # 2 ranks), over its two node barriers a step in place.
     by_id = [{r.id: r for r in h.ran()} for h in halos]
     for key, sid, timer in (("mpi_pack", "mpi-pack", "pack_y"), ("mpi_unpack", "mpi-pack", "unpack_y"),
                             ("window", "shm-window", "y")):
         assert doc["pack"]["host"]["y"][key] == pytest.approx(
             max(r[sid].raw["traits"]["halo_bytes"]["y"] * r[sid].steps / r[sid].timers[timer].mean for r in by_id))
     waits = [max(0.0, r["shm-window"].per_step("mpi", "mean") - sum(r["shm-window"].per_step(d, "mean")
-                                                                     for d in "xyz") - doc["barrier"][0]["seconds"])
+                                                                     for d in "xyz") - doc["barrier"][0]["seconds"]) / 2
              for r in by_id]
     assert doc["pack"]["host"]["by_ranks"][1]["window_wait"] == pytest.approx(min(waits))
     assert "window_wait" in doc["pack"]["host"]["by_ranks"][0] and "mpi_pack" not in (doc["pack"]["cuda"] or {})
@@ -238,12 +286,42 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
         assert p.turns == pytest.approx(turns["points"][0][kind] * p.work), kind
         assert p.total == pytest.approx(max(min(measured_total(r) for r in results), p.total - p.turns)), kind
     assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(max(h.memcpy_bandwidth.mean for h in halos))
-    in_place = "pack=hand,transport=sendrecv,compute=in-place"
-    for kind, sid in (("in-place", in_place), ("one-pass", "step3"), ("interior", "step8"), ("masked", "step10")):
+    # Each kernel's rate: the best over every strategy of the runs that runs it (the compositions that name it,
+    # and in place step3, step7, mock and mpi-pack; shm-window its own).
+    rows = [rows_of_run(h, str(halo_bin)) for h in halos]
+    for kind, sid in C.COMPUTE_STRATEGIES.items():
         results = [next(r for r in h.ran() if sid in (r.id, r.alias)) for h in halos]
-        assert all(r.raw["parts"]["compute"] == ("in-place" if kind == "in-place" else "one-pass") for r in results)
+        assert all(r.raw["parts"]["compute"] == ("one-pass" if "one-pass" in kind else "in-place") for r in results)
+        assert all(r.raw["parts"]["overlap"] == kind.removesuffix("-one-pass") for r in results
+                   if kind.startswith(("interior", "masked")))
+        running = [r for h, by_id in zip(halos, rows) for r in h.ran() if kernel_of(by_id[r.id], "in-place") == kind]
+        assert len(running) == (10 if kind == "in-place" else 2), kind
         assert doc["compute"][kind][1]["bandwidth"] == pytest.approx(
-            max(2 * 3 * 16 ** 3 * 4 / r.per_step("compute", "mean") for r in results))
+            max(2 * 3 * 16 ** 3 * 4 / r.per_step("compute", "mean") for r in running))
+    # The overlaps' hiding: 1 - their MPI time over step7's, both less the --sync barrier, the median of the runs.
+    point = doc["blocks"]["points"][1]["by_ranks"][1]
+    for kind in ("interior", "masked"):
+        sid = C.COMPUTE_STRATEGIES[kind]
+        parts = [min(1.0, max(0.0, 1 - (next(r for r in h.ran() if sid in (r.id, r.alias)).per_step("mpi", "mean")
+                                        - doc["barrier"][0]["seconds"])
+                              / (next(r for r in h.ran() if r.id == "step7").per_step("mpi", "mean")
+                                 - doc["barrier"][0]["seconds"]))) for h in halos]
+        assert point["overlap"][kind] == pytest.approx(sum(parts) / 2)  # the median of two
+    assert point["window_wait"] == pytest.approx(doc["pack"]["host"]["by_ranks"][1]["window_wait"])
+    # The waits per completion at the block, from step3 and step7 in its runs as the exchange's from its tiny block.
+    base = machine_of({k: v for k, v in doc.items() if k not in ("exchange", "turns")}
+                      | {"blocks": {**doc["blocks"], "points": [
+                          {**p, "by_ranks": [{k: v for k, v in e.items() if k != "waits"} for e in p["by_ranks"]]}
+                          for p in doc["blocks"]["points"]]}}, out)
+    for schedule, sid in C.EXCHANGE_STRATEGIES.items():
+        found = []
+        for h in halos:
+            row = rows_of_run(h, str(halo_bin))[sid]
+            p = predict([row], case_of(h), base)[0]
+            n = 2 if schedule == "by_direction" else 1
+            found.append(max(0.0, next(r for r in h.ran() if r.id == sid).per_step("mpi", "mean") - p.visible_mpi) / n)
+        assert point["waits"][schedule] == pytest.approx(sum(found) / 2), schedule
+    assert "waits" not in doc["blocks"]["points"][1]["by_ranks"][0]  # one rank: no partner to wait for
     assert not list(tmp_path.glob("*.tmp.*"))  # written whole
 
 
@@ -271,9 +349,10 @@ def test_calibrate_placement_helpers(monkeypatch):
 
 def test_calibrate_runs_more_steps_on_smaller_blocks():
     """The memory, compute and packing runs: 50 steps at 128^3, as much work on a smaller block up to 20 times
-    the steps, never fewer than 50 on a larger one."""
+    the steps, on a larger one down to a fifth of them."""
     assert C.halo_steps(C.FULL, (128, 128, 128)) == 50
-    assert C.halo_steps(C.FULL, (256, 256, 256)) == 50
+    assert C.halo_steps(C.FULL, (256, 256, 256)) == 10
+    assert C.halo_steps(C.FULL, (160, 160, 160)) == round(50 * 128 ** 3 / 160 ** 3) == 26
     assert C.halo_steps(C.FULL, (64, 128, 128)) == 100
     assert C.halo_steps(C.FULL, (48, 48, 48)) == round(50 * 128 ** 3 / 48 ** 3) == 948
     assert C.halo_steps(C.FULL, (16, 16, 16)) == 1000

@@ -15,8 +15,9 @@ import pytest
 from checkmpi import catalog, placement
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
-from checkmpi.machine import (BarrierPoint, CopyPoint, Datatype, Direction, Exchange, Kernels, Link, Machine, Memory,
-                              Pack, Segment, SelfExchange, TurnPoint, Turns, WaitPoint)
+from checkmpi.machine import (KERNELS, BarrierPoint, BlockPoint, BlockRates, Blocks, CopyPoint, Datatype, Direction,
+                              Exchange, Kernels, Link, Machine, Memory, Pack, Segment, SelfExchange, TurnPoint, Turns,
+                              WaitPoint)
 from checkmpi.results import load, schema_validator
 from conftest import BUILD_BIN, DATA
 
@@ -97,12 +98,14 @@ def test_measured_mpi_pack_and_window_rates_replace_the_kernels_and_the_fit(rows
     t = one(rows, "step0", m=m).terms
     assert t["mpi"] == pytest.approx(6 * (1e-6 + PLANE / 1e9) + 6 * (PLANE / 5e7 + PLANE / 2.5e7))
     assert t["self"] == pytest.approx(12 * (5e-7 + PLANE / 2e9) + 6 * (PLANE / 5e8 + PLANE / 2.5e8))
-    # The window: reads at the window rate, the node barrier as measured with the node's ranks (1 alone).
+    # The window: reads at the window rate, each node barrier as measured with the node's ranks (1 alone): in
+    # place two a step (the faces read before anyone shifts them), one-pass one.
     t = one(rows, "shm-window", m=m).terms
     assert t["mpi"] == pytest.approx(2 * MSG / 2e7 + 4 * MSG / 2e8)
-    assert t["barrier"] == pytest.approx(7e-6 + 1e-6)  # the node's and --sync's
+    assert t["barrier"] == pytest.approx(2 * 7e-6 + 1e-6)  # the node's and --sync's
+    assert one(rows, "shm-window", m=m, compute="one-pass").terms["barrier"] == pytest.approx(7e-6 + 1e-6)
     t = one(rows, "shm-window", procs=(1, 1, 1), ranks_per_node=1, m=m).terms
-    assert t["mpi"] == pytest.approx(6 * MSG / 2e8) and t["barrier"] == pytest.approx(1e-6)
+    assert t["mpi"] == pytest.approx(6 * MSG / 2e8) and t["barrier"] == pytest.approx(2 * 1e-6)
 
 
 def test_all_at_once_pays_one_latency_and_one_barrier(rows):
@@ -118,8 +121,11 @@ def test_overlap_hides_mpi_behind_the_cells_that_need_no_halo(rows):
     visible = p7.terms["mpi"] + p7.terms["self"]
     assert p8.terms["hidden"] == pytest.approx(min(visible, COMPUTE * 9 ** 3 / 1000))
     assert p8.total == pytest.approx(p7.total - p8.terms["hidden"])
-    # Masked: only the inner block (border 2: 6^3 of 10^3 cells); border 5 leaves nothing inside.
-    assert one(rows, "step10", border=2).terms["hidden"] == pytest.approx(min(visible, COMPUTE * 216 / 1000))
+    # Masked: the inner block (border 2: 6^3 of 10^3 cells), in place each field's extended to its downstream face
+    # (8 x 6 x 6); border 5 leaves nothing inside.
+    assert one(rows, "step10", border=2).terms["hidden"] == pytest.approx(min(visible, COMPUTE * 288 / 1000))
+    assert one(rows, "step10", border=2, compute="one-pass").terms["hidden"] == pytest.approx(
+        min(visible, COMPUTE * 216 / 1000))
     assert one(rows, "step10", border=5).terms["hidden"] == 0.0
     # Two-pass: the copy pass runs while messages fly.
     p = one(rows, "step8", compute="two-pass")
@@ -170,7 +176,7 @@ def test_measured_turns_replace_the_share_by_kernel_and_schedule(rows):
     assert m.turns.factor(2, "masked") == 0.2 and m.turns.factor(16, "masked") == 1.2  # outside: the nearest
     assert m.turns.factor(6, "one-pass") == pytest.approx(0.7 + math.log2(6 / 4))
     case = dict(procs=(4, 1, 1), ranks_per_node=4)
-    for sid, kind in (("step2", "one-pass"), ("step7", "all-at-once"), ("persistent", "all-at-once"),
+    for sid, kind in (("step2", "in-place"), ("step7", "all-at-once"), ("persistent", "all-at-once"),
                       ("step8", "interior"), ("step10", "masked"), ("ineighbor-overlap", "interior")):
         p, fallback = one(rows, sid, m=m, **case), one(rows, sid, **case)
         assert p.work == pytest.approx(fallback.work) and fallback.turns == pytest.approx(fallback.work)  # share - 1
@@ -178,10 +184,14 @@ def test_measured_turns_replace_the_share_by_kernel_and_schedule(rows):
         assert p.terms["mpi"] - p.turns == pytest.approx(fallback.terms["mpi"] - fallback.turns), sid
     assert one(rows, "step2", m=m, compute="two-pass", **case).turns == pytest.approx(
         0.5 * one(rows, "step2", m=m, compute="two-pass", **case).work)  # step2 two-pass: in place
+    assert one(rows, "step2", m=m, compute="one-pass", **case).turns == pytest.approx(
+        0.7 * one(rows, "step2", m=m, compute="one-pass", **case).work)
+    assert one(rows, "step10", m=m, compute="one-pass", **case).turns == pytest.approx(
+        0.2 * one(rows, "step10", m=m, compute="one-pass", **case).work)  # the overlap's, whatever its compute
     assert one(rows, "step2", m=m).turns == 0.0  # 2 ranks, 2 cores
     windowed = dataclasses.replace(m, pack_host=dataclasses.replace(m.pack_host, window_wait=3e-6))
     shm = one(rows, "shm-window", m=windowed, **case)
-    assert shm.turns == 0.0 and shm.terms["barrier"] == pytest.approx(3e-6 + 2e-6)  # node's as timed, --sync's
+    assert shm.turns == 0.0 and shm.terms["barrier"] == pytest.approx(2 * 3e-6 + 2e-6)  # node's as timed, --sync's
     assert one(rows, "shm-window", m=m, **case).turns > 0  # its barrier not timed: the turns as for the others
     # mock waits for the others outside its timers: without a factor of its own none; with one, the turns land in
     # its phases, each by its length.
@@ -233,26 +243,53 @@ def test_compute_streams_at_its_kernels_measured_rate(rows):
         return Memory((CopyPoint(1, one), CopyPoint(2, one / 2), CopyPoint(4, one / 4)), "k")
 
     kernels = Kernels({"in-place": rates(4e10), "one-pass": rates(2e10), "interior": rates(1e10),
-                       "masked": rates(8e9)}, (10, 10, 10))
+                       "masked": rates(8e9), "interior-one-pass": rates(6e9), "masked-one-pass": rates(4e9),
+                       "window": rates(3e9)},
+                      (10, 10, 10))
     m = dataclasses.replace(machine(), compute=kernels)
     bytes_ = 2 * 3 * 1000 * 4
-    for sid, rate in (("step2", 1e10), ("step3", 1e10), ("step8", 5e9), ("step10", 4e9)):
+    for sid, rate in (("step2", 2e10), ("step3", 2e10), ("step8", 5e9), ("step10", 4e9)):  # in place, 2 ranks
         assert one(rows, sid, m=m).terms["compute"] == pytest.approx(bytes_ / rate), sid
+    for sid, rate in (("step2", 1e10), ("step3", 1e10), ("step8", 3e9), ("step10", 2e9)):
+        assert one(rows, sid, m=m, compute="one-pass").terms["compute"] == pytest.approx(bytes_ / rate), sid
+    # shm-window runs its own kernel: its neighbours read its fields as it shifts them.
+    assert one(rows, "shm-window", m=m).terms["compute"] == pytest.approx(bytes_ / 1.5e9)
     # CheckMPI's compute (--compute two-pass): step2 shifts in place, step3 copies, then shifts.
     assert one(rows, "step2", compute="two-pass", m=m).terms["compute"] == pytest.approx(bytes_ / 2e10)
-    assert one(rows, "step3", procs=(1, 1, 1), ranks_per_node=1, m=m).terms["compute"] == pytest.approx(bytes_ / 2e10)
+    assert one(rows, "step3", procs=(1, 1, 1), ranks_per_node=1, m=m).terms["compute"] == pytest.approx(bytes_ / 4e10)
     # 4 ranks on 2 cores: the rate measured with 4 at once (the others' turns besides are waits in MPI).
-    p = one(rows, "step3", procs=(4, 1, 1), ranks_per_node=4, m=m)
+    p = one(rows, "step3", procs=(4, 1, 1), ranks_per_node=4, m=m, compute="one-pass")
     assert p.terms["compute"] == pytest.approx(bytes_ / 5e9)
     assert one(rows, "step3", compute="two-pass", m=m).terms["compute"] == pytest.approx(2 * bytes_ / 1e10)
     # Packing scales as the one-pass kernel between the profile's ranks (pack.host.ranks absent: the case's) and
     # the case's.
     assert p.terms["pack"] == pytest.approx(one(rows, "step3", procs=(4, 1, 1), ranks_per_node=4).terms["pack"])
+    # With blocks measured, the rates for the run's working set: between two blocks log-linear in the bytes, and
+    # neither the profile's own rates nor a memcpy probe at the run's block.
+    def block(bytes_: int, rate: float) -> BlockPoint:
+        d = Direction(rate / 10, rate / 20)
+        return BlockPoint((8, 8, 8), bytes_, ((1, BlockRates(rate, {k: rate / 2 for k in KERNELS}, d, d, d,
+                                                             {"interior": 0.5, "masked": 0.5})),))
+
+    ws = M.field_bytes((10, 10, 10), 4)
+    blocked = dataclasses.replace(m, blocks=Blocks((block(ws // 4, 4e10), block(ws * 4, 1e10)), "blocks"))
+    q = one(rows, "step3", procs=(1, 1, 1), ranks_per_node=1, m=blocked, copy_bandwidth=1e12)
+    assert q.terms["compute"] == pytest.approx(bytes_ / 1e10)  # halfway in log(bytes): sqrt(2e10 * 5e9)
+    assert q.terms["pack"] == pytest.approx(6 * MSG / 2e9)
+    # Waits per completion measured at the blocks replace the tiny block's exchange waits.
+    def waited(point: BlockPoint, waits: dict) -> BlockPoint:
+        k, r = point.by_ranks[0]
+        return dataclasses.replace(point, by_ranks=((k, dataclasses.replace(r, waits=waits)),))
+
+    timed = dataclasses.replace(blocked, exchange=WAITS, blocks=Blocks(tuple(
+        waited(p, {"by_direction": 2e-6, "all_at_once": 5e-6}) for p in blocked.blocks.points), "blocks"))
+    for sid, extra in (("step7", 5e-6), ("step3", 2 * 2e-6)):  # one completion all at once, x's two by direction
+        assert one(rows, sid, m=timed).terms["mpi"] - one(rows, sid, m=blocked).terms["mpi"] == pytest.approx(extra)
     # A memcpy probe at another block, twice the profile's copy bandwidth (5 GB/s for 2 ranks): twice as fast;
     # at the profile's own block the profile's rates stand.
     assert one(rows, "step2", local=(12, 10, 10), copy_bandwidth=1e10, m=m).terms["compute"] == pytest.approx(
-        1.2 * bytes_ / 2e10)
-    assert one(rows, "step2", copy_bandwidth=1e10, m=m).terms["compute"] == pytest.approx(bytes_ / 1e10)
+        1.2 * bytes_ / 4e10)
+    assert one(rows, "step2", copy_bandwidth=1e10, m=m).terms["compute"] == pytest.approx(bytes_ / 2e10)
 
 
 def test_pack_bandwidths_measured_per_rank_count(rows):
@@ -283,7 +320,7 @@ def test_self_copy_shared_memory_and_mock(rows):
     assert shm.messages == 0 and shm.terms["unpack"] == shm.terms["self"] == shm.terms["pack"] == 0.0
     # Halos read from the window inside the MPI time: at the unpack bandwidths where no window rate was measured.
     assert shm.terms["mpi"] == pytest.approx(2 * MSG / 1e8 + 4 * MSG / 1e9)
-    assert shm.terms["barrier"] == pytest.approx(1e-6 + 1e-6)  # the node's barrier and --sync's
+    assert shm.terms["barrier"] == pytest.approx(2 * 1e-6 + 1e-6)  # the node's two barriers in place and --sync's
     mock = one(rows, "mock")
     assert mock.messages == 0 and mock.terms["mpi"] == mock.terms["barrier"] == mock.terms["self"] == 0.0
     assert mock.terms["pack"] == pytest.approx(one(rows, "step7").terms["pack"])
@@ -321,7 +358,7 @@ def test_catalog_lists_every_row_schema_valid():
     exe = BUILD_BIN / "checkmpi-halo"
     doc = json.loads(subprocess.run([str(exe), "--list-strategies", "--json", "-"], capture_output=True, text=True,
                                     check=True, timeout=60).stdout)
-    assert not list(schema_validator("checkmpi.catalog/1").iter_errors(doc))
+    assert not list(schema_validator("checkmpi.catalog/2").iter_errors(doc))
     text = subprocess.run([str(exe), "--list-strategies"], capture_output=True, text=True, check=True,
                           timeout=60).stdout
     listed = [line.split()[0] for line in text.split("\n\n")[0].splitlines()[1:] if line and not line[0].isspace()]

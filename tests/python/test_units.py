@@ -610,3 +610,19 @@ def test_unphysical_fit_values_are_dashes_with_the_reason(tmp_path):
     hockney = next(t for t in made if "Hockney fit" in t.title)
     assert hockney.rows[0][2] == "-" and hockney.rows[0][3] == "1000.0"
     assert "segment 1: - for alpha: alpha = 0.000 us is not a latency" in hockney.caption
+
+
+def test_context_names_the_cpu_and_its_caches():
+    """The report's context says what the halo results depend on: rank 0's CPU and its L2 and L3, from the
+    results' context (older files: "?")."""
+    run = load(DATA / "halo_4ranks.json")
+    cpu = run.context["cpu"]
+    text = dict(tables.context_rows(run))["CPU (rank 0)"]
+    assert text.startswith(cpu["model"] or "unknown CPU")
+    for level in (c for c in cpu["caches"] if c["level"] >= 2):
+        assert f"L{level['level']} " in text
+    assert tables._cpu_text({"model": "X", "caches": [{"level": 1, "type": "data", "bytes": 32768, "shared_by": 1},
+                                                      {"level": 2, "type": "unified", "bytes": 524288, "shared_by": 1},
+                                                      {"level": 3, "type": "unified", "bytes": 33554432,
+                                                       "shared_by": 16}]}) == "X; L2 512 KiB, L3 32 MiB shared by 16 CPUs"
+    assert tables._cpu_text(None) == "?"

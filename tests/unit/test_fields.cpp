@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/fields.hpp"
+#include "reference_shift.hpp"
 #include "core/halo.hpp"
 
 using namespace checkmpi;
@@ -26,7 +27,7 @@ template <class Real>
 void run_steps(Fields<Real>& fs, long long steps, bool reverse) {
   for (long long t = 0; t < steps; ++t) {
     self_exchange(fs);
-    shift_in_place(fs.grid, fs.pointers(), reverse);
+    reference_shift(fs.grid, fs.pointers(), reverse);
   }
 }
 }  // namespace

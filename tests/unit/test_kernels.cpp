@@ -10,6 +10,7 @@
 #include "backends/cuda.hpp"
 #include "core/errors.hpp"
 #include "core/fields.hpp"
+#include "reference_shift.hpp"
 #include "strategies/compute.hpp"
 
 #ifdef _OPENMP
@@ -56,6 +57,27 @@ TEST_P(HostKernels, PackMatchesPackPlaneForEveryPlane) {
     }
 }
 
+// Planes large enough for a team of threads (1 MiB to touch per thread:
+// the x planes of 4x110x110, whose elements each take a cache line, the y
+// planes of 420x4x420) pack and unpack as the small ones do.
+TEST_P(HostKernels, LargePlanesPackAndUnpackExactly) {
+  for (const Grid& big : {Grid{4, 110, 110}, Grid{420, 4, 420}})
+    for (int dir = 0; dir < 2; ++dir) {
+      Fields<float> fs = numbered(big, 1.0f);
+      const Plane p = plane(big, dir, 1);
+      std::vector<float> got(3 * p.count()), want(3 * p.count());
+      backend->pack(big, as_const(fs.pointers()), p, got.data(), kQueueX);
+      for (int f = 0; f < 3; ++f) pack_plane(fs.data(f), p, want.data() + f * p.count());
+      EXPECT_EQ(got, want) << "dir " << dir;
+      for (float& v : got) v = -v;
+      const Plane halo = plane(big, dir, 0);
+      backend->unpack(big, got.data(), halo, fs.pointers(), kQueueX);
+      std::vector<float> back(3 * p.count());
+      for (int f = 0; f < 3; ++f) pack_plane(fs.data(f), halo, back.data() + f * p.count());
+      EXPECT_EQ(back, got) << "dir " << dir;
+    }
+}
+
 TEST_P(HostKernels, UnpackWritesExactlyThePlane) {
   for (int dir = 0; dir < 3; ++dir) {
     Fields<float> fs = numbered(g, 1.0f);
@@ -84,7 +106,7 @@ TEST_P(HostKernels, UnpackWritesExactlyThePlane) {
 // The interior of dst against CheckMPI's in-place shift of src.
 void expect_shifted(const Grid& g, const Fields<float>& dst, const Fields<float>& src, bool reverse) {
   Fields<float> in_place = src;
-  shift_in_place(g, in_place.pointers(), reverse);
+  reference_shift(g, in_place.pointers(), reverse);
   for (int f = 0; f < 3; ++f)
     for (int k = 1; k <= g.n; ++k)
       for (int j = 1; j <= g.m; ++j)
@@ -131,7 +153,7 @@ TEST_P(HostKernels, ShiftKeepsInteriorCellsOutsideTheBox) {
       const Fields<float> before = dst;
       backend->shift(g, dst.pointers(), as_const(src.pointers()), box, reverse, kComputeQueue);
       Fields<float> want = src;
-      shift_in_place(g, want.pointers(), reverse);
+      reference_shift(g, want.pointers(), reverse);
       for (int f = 0; f < 3; ++f)
         for (int k = 1; k <= g.n; ++k)
           for (int j = 1; j <= g.m; ++j)

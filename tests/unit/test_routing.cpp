@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/routing.hpp"
+#include "reference_shift.hpp"
 
 using namespace checkmpi;
 
@@ -50,7 +51,7 @@ RouteMismatch steps(const OneRank& r, Exchange how) {
       if (how == Exchange::Missing || (how == Exchange::Stale && t > 1)) continue;
       copy_plane(fs, f, how == Exchange::WrongSign ? 1 : n[f], 0);  // forward reads halo 0
     }
-    shift_in_place(fs.grid, fs.pointers(), false);
+    reference_shift(fs.grid, fs.pointers(), false);
   }
   return check_routing(fs, r.dec, kRoutingSteps, false);
 }
