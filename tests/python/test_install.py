@@ -34,7 +34,7 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     # else of the repository; installed elsewhere, nothing beside it to fall back on.
     src = work / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
         shutil.copy(REPO / name, src / name)
     for folder in ("checkmpi", "schemas"):
         shutil.copytree(REPO / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
