@@ -320,7 +320,7 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
             p = predict([row], case_of(h), base)[0]
             n = 2 if schedule == "by_direction" else 1
             found.append(max(0.0, next(r for r in h.ran() if r.id == sid).per_step("mpi", "mean") - p.visible_mpi) / n)
-        assert point["waits"][schedule] == pytest.approx(sum(found) / 2), schedule
+        assert point["waits"][schedule] == pytest.approx(min(found)), schedule  # the least of the runs
     assert "waits" not in doc["blocks"]["points"][1]["by_ranks"][0]  # one rank: no partner to wait for
     assert not list(tmp_path.glob("*.tmp.*"))  # written whole
 
