@@ -28,7 +28,7 @@ from checkmpi.model import completions, kernel_of, messages, predict
 from checkmpi.model_tables import machine_table
 from checkmpi.native import Launcher, failure, find_executable, find_launcher, mpi_command, run_native, say
 from checkmpi.report import case_of
-from checkmpi.results import HaloRun, P2PRun, StrategyResult, load, run_folder
+from checkmpi.results import HaloRun, P2PRun, StrategyResult, load, run_folder, x_join
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def calibrate(args: argparse.Namespace) -> int:
     local = parse_triple(args.local, "--local") if args.local else sizes.local
     hosts = _hosts(args.hosts)
     np = args.np or max(2, physical_cores())
-    out = Path(args.output) if args.output else new_path("machine", ".json")
+    out = Path(args.json) if args.json else new_path("machine", ".json")
     if out.is_dir():
         raise CheckmpiError(f"-o '{out}' is a directory")
     folder = run_folder(out)
@@ -282,7 +282,7 @@ def calibrate(args: argparse.Namespace) -> int:
 def _command(args: argparse.Namespace) -> str:
     """The command line that made the profile, from its options."""
     argv = ["checkmpi", "calibrate"]
-    for option, value in (("--np", args.np), ("--local", args.local), ("--hosts", args.hosts), ("-o", args.output),
+    for option, value in (("--np", args.np), ("--local", args.local), ("--hosts", args.hosts), ("-o", args.json),
                           ("--bin", args.bin), ("--launcher", args.launcher if args.launcher != "mpirun" else None),
                           ("--mpi-args", args.mpi_args or None), ("--timeout", args.timeout)):
         if value is not None:
@@ -419,12 +419,9 @@ def halo_steps(sizes: Sizes, local: Triple) -> int:
 
 def _halo_argv(backend: str, np: int, local: Triple, steps: int, folder: Path, strategy: str,
                name: str = "halo") -> list[str]:
-    dims = dims_create(np)
-    size = [a * b for a, b in zip(local, dims)]
-    return ["--no-input", "--backend", backend, "--strategy", strategy, "--lx", str(size[0]), "--ly", str(size[1]),
-            "--lz", str(size[2]), "--proc_x", str(dims[0]), "--proc_y", str(dims[1]), "--proc_z", str(dims[2]),
-            "--itfin", str(steps), "--icheck", str(steps), "--warmup", str(max(1, steps // 10)), "--outdir",
-            str(folder / f"{name}-{backend}-{np}")]
+    return ["--no-input", "--backend", backend, "--strategy", strategy, "--local", x_join(local),
+            "--procs", x_join(dims_create(np)), "--iters", str(steps), "--icheck", str(steps),
+            "--warmup", str(max(1, steps // 10)), "--outdir", str(folder / f"{name}-{backend}-{np}")]
 
 
 def _pack(runner: Runner, backend: str, local: Triple, steps: int) -> tuple[dict | None, str | None]:

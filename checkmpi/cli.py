@@ -21,20 +21,64 @@ class Parser(argparse.ArgumentParser):
         raise CheckmpiError(f"{message} (see '{self.prog} --help')")
 
 
-def _launch_options(p: argparse.ArgumentParser) -> None:
+class OneSetting(argparse.Action):
+    """A setting with several names (--iters and CheckMPI's --itfin): two of
+    them on one command line are an error, as in checkmpi-halo."""
+
+    def __init__(self, option_strings, dest, what: str, **kwargs):
+        self.what = what
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_spelled", {})
+        first = given.setdefault(self.dest, (option_string, values))
+        if first[0] != option_string:
+            raise CheckmpiError(f"{first[0]} {first[1]} and {option_string} {values} both set {self.what}; "
+                                "give one of them")
+        setattr(namespace, self.dest, values)
+
+
+class OldSpelling(argparse.Action):
+    """A name an option had before: it still works for one release, with a
+    deprecation line; --help leaves it out."""
+
+    def __init__(self, option_strings, dest, new: str, nargs=None, **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, nargs=nargs, default=argparse.SUPPRESS, help=argparse.SUPPRESS,
+                         **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"checkmpi: warning: {option_string} is the old spelling of {self.new}; it works in this release only",
+              file=sys.stderr)
+        setattr(namespace, self.dest, True if self.nargs == 0 else values)
+
+
+LAUNCHER_HELP = ("MPI launcher: mpirun (default), mpiexec or srun; Open MPI and MPICH are told apart, srun gets "
+                 "the PMI plugin the executable's MPI needs")
+
+
+def _launcher_options(p: argparse.ArgumentParser, what: str = "the MPI job") -> None:
+    """What every command that launches takes: where the tools are, the launcher, its options, a time limit."""
     p.add_argument("--bin", metavar="DIR", help="folder of the native executables (else $CHECKMPI_BIN, "
                    "./build/bin, PATH)")
-    p.add_argument("--launcher", default="mpirun", metavar="NAME",
-                   help="MPI launcher: mpirun (default) or mpiexec; Open MPI and MPICH are told apart")
+    p.add_argument("--launcher", default="mpirun", metavar="mpirun|mpiexec|srun", help=LAUNCHER_HELP)
     p.add_argument("--mpi-args", default="", metavar='"ARGS"',
                    help='options for the launcher, e.g. --mpi-args "--hostfile hosts --bind-to core --map-by '
                         'socket" (split as the shell would)')
-    p.add_argument("--json", metavar="FILE", help="where the results go (default results/<kind>-<time>.json)")
+    p.add_argument("--timeout", type=float, metavar="S", help=f"stop {what} after S seconds")
+
+
+def _no_report(p: argparse.ArgumentParser, extra: str = "") -> None:
+    p.add_argument("--no-report", action="store_true", help="print the tables only: no plots, no HTML page" + extra)
+
+
+def _launch_options(p: argparse.ArgumentParser) -> None:
+    _launcher_options(p)
+    p.add_argument("-o", "--json", metavar="FILE", help="where the results go (default results/<kind>-<time>.json)")
     p.add_argument("--outdir", metavar="DIR", help="per-run output, log and report (default: the JSON path "
                    "without .json)")
-    p.add_argument("--no-report", action="store_true", help="print the tables only; no plots or HTML")
+    _no_report(p)
     p.add_argument("--wide", action="store_true", help="tables with every figure (default: fit 80 columns)")
-    p.add_argument("--timeout", type=float, metavar="S", help="stop the MPI job after S seconds")
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:
@@ -69,12 +113,14 @@ def build_parser() -> Parser:
                          "sizes, grid and steps instead, as in CheckMPI. Options it does not know go to "
                          "checkmpi-halo (e.g. --precision double, --warmup 10, --reverse, --repeat 3).")
     run.add_argument("-n", "--np", type=int, help="ranks (default: --procs, else one per core)")
-    run.add_argument("--procs", metavar="PxQxR", help="rank grid, e.g. 2x2x2 (default: balanced, or file.input's)")
+    run.add_argument("--procs", metavar="PXxPYxPZ", help="rank grid, e.g. 2x2x2 (default: balanced, or "
+                     "file.input's)")
     size = run.add_mutually_exclusive_group()
     size.add_argument("--size", metavar="LXxLYxLZ", help="global size")
     size.add_argument("--local", metavar="LxMxN", help="size per rank (global = local x grid)")
     run.add_argument("--strategy", metavar="LIST", help="ids, aliases or numbers, comma-separated (default all)")
-    run.add_argument("--iters", type=int, metavar="N", help="timed steps (default: calibrated to --budget)")
+    run.add_argument("--iters", "--itfin", type=int, metavar="N", action=OneSetting, what="the number of timed steps",
+                     help="timed steps (--itfin: CheckMPI's name; default: calibrated to --budget)")
     run.add_argument("--budget", type=float, default=30.0, metavar="S",
                      help="seconds the job should take when --iters is not given (default 30)")
     _launch_options(run)
@@ -98,7 +144,8 @@ def build_parser() -> Parser:
                      "one file its path without .json, for several a new results/report-<time>/")
     rep.add_argument("--html", metavar="FILE", help="write the HTML page here instead of OUTDIR/report.html")
     rep.add_argument("--plots", metavar="DIR", help="write PNG and SVG plots here instead of OUTDIR/plots")
-    rep.add_argument("--no-plots", action="store_true", help="tables only: no plots, no HTML")
+    _no_report(rep, " unless --html asks for one")
+    rep.add_argument("--no-plots", dest="no_report", nargs=0, action=OldSpelling, new="--no-report")
     rep.add_argument("--wide", action="store_true", help="tables with every figure (default: fit 80 columns)")
     rep.add_argument("--copy-bandwidth", type=float, metavar="GB/s", help="copy bandwidth for predictions "
                      "(default: the run's memcpy probe, else 10)")
@@ -121,7 +168,7 @@ def build_parser() -> Parser:
     inputs.add_argument("--p2p", action="append", metavar="P2P.json",
                         help="ping-pong or LogGP results (repeat to add a datatype result)")
     grid = pred.add_mutually_exclusive_group(required=True)
-    grid.add_argument("--procs", metavar="PxQxR", help="rank grid, e.g. 2x2x2")
+    grid.add_argument("--procs", metavar="PXxPYxPZ", help="rank grid, e.g. 2x2x2")
     grid.add_argument("--scale", metavar="N,N,...", help="project a weak scale-up to these rank counts")
     pred.add_argument("--local", required=True, metavar="LxMxN", help="block size per rank, e.g. 128x128x128")
     pred.add_argument("--ranks-per-node", type=int, metavar="N", help="ranks per node, filled in rank order "
@@ -129,7 +176,7 @@ def build_parser() -> Parser:
     _model_options(pred)
     pred.add_argument("--halo", metavar="RESULTS.json", help="--p2p: take the copy bandwidth from this run's probe")
     pred.add_argument("--plots", metavar="DIR", help="--scale: write the projection plot (PNG, SVG) here")
-    pred.add_argument("--json", metavar="FILE", help="also write the predictions as JSON")
+    pred.add_argument("-o", "--json", metavar="FILE", help="also write the predictions as JSON")
     pred.set_defaults(func=_predict)
 
     exp = sub.add_parser("export", allow_abbrev=False, help="CSV (halo or p2p results) or Extra-P JSON Lines (halo)")
@@ -151,14 +198,10 @@ def build_parser() -> Parser:
     cal.add_argument("--hosts", metavar="H1,H2", help="two nodes for the inter-node link (else Slurm's allocation "
                      "when it has several nodes; one node: links.inter is null)")
     cal.add_argument("--quick", action="store_true", help="tiny sweeps (seconds): for tests, not for predictions")
-    cal.add_argument("-o", "--output", metavar="FILE", help="the profile (default results/machine-<time>.json); "
+    cal.add_argument("-o", "--json", metavar="FILE", help="the profile (default results/machine-<time>.json); "
                      "the tools' results go to the folder of the same name without .json")
-    cal.add_argument("--bin", metavar="DIR", help="folder of the native executables (else $CHECKMPI_BIN, "
-                     "./build/bin, PATH)")
-    cal.add_argument("--launcher", default="mpirun", metavar="NAME",
-                     help="MPI launcher: mpirun (default), mpiexec or srun")
-    cal.add_argument("--mpi-args", default="", metavar='"ARGS"', help="options for the launcher")
-    cal.add_argument("--timeout", type=float, metavar="S", help="stop and fail when calibration takes longer")
+    cal.add_argument("--output", dest="json", action=OldSpelling, new="--json")
+    _launcher_options(cal, "the calibration (and fail)")
     cal.set_defaults(func=_calibrate)
 
     from checkmpi.campaign.cli import add_parser as add_campaign
@@ -186,7 +229,7 @@ def _report(args: argparse.Namespace, extra: list[str]) -> int:
 
     halos, p2ps = load_all(args.files)
     folder = Path(args.outdir) if args.outdir else report_folder(args.files)
-    plots = None if args.no_plots else Path(args.plots) if args.plots else folder / "plots"
+    plots = None if args.no_report else Path(args.plots) if args.plots else folder / "plots"
     if not args.files and not args.campaign:
         raise CheckmpiError("report needs results files or --campaign REPORT.json")
     inputs = R.ModelInputs(_report_machine(args), _gbs(args.copy_bandwidth), args.bin,
@@ -196,7 +239,7 @@ def _report(args: argparse.Namespace, extra: list[str]) -> int:
     R.print_report(rep, T.console(args.wide))
     if rep.figures:
         print(f"checkmpi: plots in {plots}", file=sys.stderr)
-    if not args.no_plots or args.html:
+    if not args.no_report or args.html:
         html = Path(args.html) if args.html else folder / "report.html"
         refuse_inputs(html, [Path(f) for f in args.files], "--html")
         R.write_html(rep, html)

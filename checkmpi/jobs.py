@@ -21,8 +21,8 @@ from checkmpi import tables as T
 from checkmpi.atomic import write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_INVALID, CheckmpiError
 from checkmpi.grid import Triple, dims_create, dims_for_size, parse_triple, physical_cores
-from checkmpi.native import (Executable, Launcher, failure, find_executable, find_launcher, mpi_command, run_native,
-                             say)
+from checkmpi.native import (Executable, Launcher, NativeRun, failure, find_executable, find_launcher, mpi_command,
+                             run_native, say)
 from checkmpi.results import HaloRun, P2PRun, load, run_folder, x_join
 
 CALIBRATION_STEPS = 10
@@ -77,9 +77,20 @@ def option_value(argv: list[str], name: str) -> str | None:
     return value
 
 
+# CheckMPI's names of what --size, --procs and --iters set: checkmpi run sets
+# the settings itself, so the keys cannot reach checkmpi-halo beside them.
+NAMELIST_KEYS = {"--lx": "--size LXxLYxLZ (or --local LxMxN)", "--ly": "--size LXxLYxLZ (or --local LxMxN)",
+                 "--lz": "--size LXxLYxLZ (or --local LxMxN)", "--proc_x": "--procs PXxPYxPZ",
+                 "--proc_y": "--procs PXxPYxPZ", "--proc_z": "--procs PXxPYxPZ"}
+
+
 def plan_halo(args: argparse.Namespace, extra: list[str]) -> HaloPlan:
     """Fills in what the options leave open: with none, the main job, unless
     a file.input in the working directory gives sizes, grid and steps."""
+    for key, instead in NAMELIST_KEYS.items():
+        if has_option(extra, key):
+            raise CheckmpiError(f"{key} is CheckMPI's key for checkmpi-halo and its input file; checkmpi run takes "
+                                f"{instead}")
     procs = parse_triple(args.procs, "--procs") if args.procs else None
     if args.np is not None and args.np < 1:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
@@ -145,11 +156,11 @@ def halo_argv(exe: Path, plan: HaloPlan, json_path: Path, outdir: Path, iters: i
     if not plan.uses_input:
         argv.append("--no-input")
     if plan.size:
-        argv += ["--lx", str(plan.size[0]), "--ly", str(plan.size[1]), "--lz", str(plan.size[2])]
+        argv += ["--size", x_join(plan.size)]
     if plan.dims:
-        argv += ["--proc_x", str(plan.dims[0]), "--proc_y", str(plan.dims[1]), "--proc_z", str(plan.dims[2])]
+        argv += ["--procs", x_join(plan.dims)]
     if iters is not None:
-        argv += ["--itfin", str(iters)]
+        argv += ["--iters", str(iters)]
         if not has_option(plan.passthrough, "--icheck"):
             argv += ["--icheck", str(max(1, iters // checks))]
     if strategy:
@@ -193,6 +204,13 @@ def _launcher_args(args: argparse.Namespace) -> list[str]:
         return shlex.split(args.mpi_args)
     except ValueError as e:
         raise CheckmpiError(f"--mpi-args: {e}") from None
+
+
+def _warnings(tool: str, done: NativeRun) -> None:
+    """The tool's own warning lines (old spellings, icheck above itfin, ...), which would otherwise stay in its log."""
+    for line in done.stderr_tail:
+        if line.startswith(f"{tool}: warning:"):
+            print(line, file=sys.stderr)
 
 
 def _launch(tool: str, args: argparse.Namespace) -> tuple[Executable, Launcher]:
@@ -285,6 +303,7 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
         done = run_native(cmd, env, args.timeout, progress.update)
     if done.returncode not in (0, EXIT_INVALID):
         raise failure("checkmpi-halo", done)
+    _warnings("checkmpi-halo", done)
     write_text(outdir / "checkmpi-halo.log", done.stdout)
     run = _load_written(json_path, "checkmpi-halo")
     assert isinstance(run, HaloRun)
@@ -311,6 +330,7 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
         done = run_native(cmd, env, args.timeout, progress.update)
     if done.returncode not in (0, EXIT_INVALID):
         raise failure("checkmpi-p2p", done)
+    _warnings("checkmpi-p2p", done)
     write_text(outdir / "checkmpi-p2p.log", done.stdout)
     run = _load_written(json_path, "checkmpi-p2p")
     _show(run, args, outdir)

@@ -98,12 +98,24 @@ def _loggp(run: P2PRun) -> list[Table]:
     tables = [t]
     fit = run.fits.get("loggp")
     if fit:
+        wrong = fit.get("unphysical") or {}
         p = Table(f"{run.name}: LogGP parameters", ["L (us)", "o_s (us)", "o_r (us)", "g (us)", "G (ns/B)", "R^2"],
-                  left_columns=0, caption="\n".join(f"warning: {w}" for w in fit.get("warnings", [])))
-        p.rows.append([num(float(fit[k]) * US, 3) for k in ("L", "o_s", "o_r", "g")]
-                      + [num(float(fit["G"]) * 1e9, 4), num(float(fit.get("r2", float("nan"))), 4)])
+                  left_columns=0, caption="\n".join([*unphysical_notes(wrong)]
+                                                    + [f"warning: {w}" for w in fit.get("warnings", [])]))
+        p.rows.append([fitted(fit, k, US, 3) for k in ("L", "o_s", "o_r", "g")]
+                      + [fitted(fit, "G", 1e9, 4), num(float(fit.get("r2", float("nan"))), 4)])
         tables.append(p)
     return tables
+
+
+def fitted(fit: dict, key: str, scale: float, digits: int) -> str:
+    """A fitted parameter, or '-' where checkmpi-p2p found it outside its physical range."""
+    return "-" if key in (fit.get("unphysical") or {}) else num(opt_float(fit.get(key)) * scale, digits)
+
+
+def unphysical_notes(wrong: dict[str, str]) -> list[str]:
+    """The reasons checkmpi-p2p gives for the values shown as '-'."""
+    return [f"- for {key}: {reason}" for key, reason in wrong.items()]
 
 
 def _datatype(run: P2PRun) -> list[Table]:
@@ -176,6 +188,7 @@ def hockney_table(run: P2PRun) -> Table:
               "beta (MB/s)", "R^2"], left_columns=2,
               caption="breakpoints (B): " + (", ".join(str(int(b)) for b in fit.get("breakpoints", [])) or "none"))
     for i, s in enumerate(fit["segments"]):
-        t.rows.append([str(i + 1), f"{int(s['min_size'])}-{int(s['max_size'])}", num(float(s["alpha"]) * US, 3),
+        t.rows.append([str(i + 1), f"{int(s['min_size'])}-{int(s['max_size'])}", fitted(s, "alpha", US, 3),
                        num(opt_float(s["beta"]) * MBS, 1), num(opt_float(s.get("r2")), 4)])
+        t.caption += "".join(f"\nsegment {i + 1}: {note}" for note in unphysical_notes(s.get("unphysical") or {}))
     return t

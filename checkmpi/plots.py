@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +43,36 @@ def _save(fig: plt.Figure, outdir: Path, name: str, title: str) -> Figure:
     return Figure(title, png, svg)
 
 
+def id_ticks(ax: plt.Axes, labels: list[str], fontsize: float = 8) -> None:
+    """Strategy ids (or other names) under bars: slanted when there are many
+    or long ones, so that neighbours never overlap."""
+    slant = len(labels) > 6 or max((len(t) for t in labels), default=0) > 10
+    ax.set_xticks(np.arange(len(labels)), labels, fontsize=fontsize, rotation=40 if slant else 0,
+                  ha="right" if slant else "center", rotation_mode="anchor" if slant else "default")
+
+
+def bars_width(groups: int, per_group: float = 0.4, least: float = 6.0) -> float:
+    """Figure width (inches) for `groups` groups of bars and their labels."""
+    return max(least, per_group * groups + 2.5)
+
+
+def log_if_decades(ax: plt.Axes, values) -> int:
+    """A log y axis when the positive values span more than a decade: a
+    linear one would flatten every small value onto the axis. Returns how
+    many values a log axis leaves out (zero or negative), 0 if it stays linear."""
+    finite = [float(v) for v in np.ravel(values) if np.isfinite(v)]
+    positive = [v for v in finite if v > 0]
+    if not positive or max(positive) / min(positive) <= 10:
+        return 0
+    ax.set_yscale("log")
+    return len(finite) - len(positive)
+
+
+def wrapped(text: str, width: int = 100) -> str:
+    """A long title as lines of at most `width` characters, never cut."""
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
+
+
 # Breakdown parts: (timer, legend label, colour).
 PARTS = (("compute", "compute (shift)", "#4c72b0"), ("mpi", "MPI calls + barriers", "#dd8452"),
          ("pack", "pack", "#55a868"), ("unpack", "unpack", "#c44e52"), ("diag", "validation + profiles", "#8172b3"))
@@ -74,7 +105,7 @@ def halo_directions(run: HaloRun, outdir: Path) -> Figure:
     """Grouped bars: time per step in x, y and z (mean over ranks, bars from min to max)."""
     ran = sorted(run.ran(), key=lambda s: s.step)
     unit, scale = pick_unit(max((s.per_step(d, "max") for s in ran for d in "xyz" if d in s.timers), default=0.0))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(ran) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(bars_width(len(ran), 0.45), 4.6))
     x = np.arange(len(ran))
     width = 0.26
     for k, (d, colour) in enumerate(zip("xyz", ("#4c72b0", "#55a868", "#c44e52"))):
@@ -83,7 +114,7 @@ def halo_directions(run: HaloRun, outdir: Path) -> Figure:
         hi = np.array([s.per_step(d, "max") * scale if d in s.timers else 0.0 for s in ran])
         ax.bar(x + (k - 1) * width, mean, width, color=colour, label=f"{d} direction",
                yerr=np.vstack([mean - lo, hi - mean]), capsize=3, error_kw={"elinewidth": 0.8})
-    ax.set_xticks(x, [s.id for s in ran])
+    id_ticks(ax, [s.id for s in ran])
     ax.set_ylabel(f"time per step ({unit})")
     xlabel = "strategy (bars: mean over ranks; whiskers: min to max)"
     if any(s.raw["parts"]["schedule"] == "all-at-once" for s in ran):  # docs/halo.md, "Timers"
@@ -91,7 +122,7 @@ def halo_directions(run: HaloRun, outdir: Path) -> Figure:
     ax.set_xlabel(xlabel)
     ax.set_title(f"Exchange time per direction\n{run.name}: {x_join(run.dims)} ranks, local {x_join(run.local)}",
                  fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)  # outside: never hides a bar
     ax.grid(axis="y", alpha=0.3)
     return _save(fig, outdir, f"{run.name}-directions", "Exchange time per direction")
 
@@ -100,7 +131,7 @@ def halo_comparison(runs: list[HaloRun], outdir: Path) -> Figure:
     """Grouped bars: median time per step of each strategy, one bar per run, whiskers its 95% CI."""
     ids = sorted({s.id: s.step for r in runs for s in r.ran()}.items(), key=lambda kv: kv[1])
     unit, scale = pick_unit(max((s.step_time.median for r in runs for s in r.ran()), default=0.0))
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(ids) * max(1, len(runs) / 2) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(bars_width(len(ids), 0.25 + 0.15 * len(runs)), 4.6))
     x = np.arange(len(ids))
     width = 0.8 / len(runs)
     for k, run in enumerate(runs):
@@ -111,11 +142,11 @@ def halo_comparison(runs: list[HaloRun], outdir: Path) -> Figure:
         ax.bar(x + (k - (len(runs) - 1) / 2) * width, median, width,
                yerr=np.vstack([median - lo, hi - median]), capsize=2,
                label=f"{run.name} ({run.nprocs} ranks, local {x_join(run.local)})")
-    ax.set_xticks(x, [i for i, _ in ids])
+    id_ticks(ax, [i for i, _ in ids])
     ax.set_ylabel(f"median time per step ({unit}), 95% CI")
     ax.set_xlabel("strategy")
     ax.set_title("Comparison of runs", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(0, -0.32), fontsize=8)  # below the slanted ids
     ax.grid(axis="y", alpha=0.3)
     return _save(fig, outdir, "comparison", "Comparison of runs")
 
@@ -127,7 +158,7 @@ def predicted_vs_measured(run: HaloRun, predictions: list[Prediction], outdir: P
     measured = {s.id: s for s in run.ran()}
     pairs = [(p, measured[p.row.id]) for p in predictions if p.row.id in measured]
     unit, scale = pick_unit(max((max(p.total, measured_total(s)) for p, s in pairs), default=0.0))
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(pairs) + 3), 4.2))
+    fig, ax = plt.subplots(figsize=(bars_width(len(pairs), 0.45), 4.6))
     x = np.arange(len(pairs))
     width = 0.38
     for k, (label, phases) in enumerate((("predicted", [predicted_phases(p) for p, _ in pairs]),
@@ -139,7 +170,7 @@ def predicted_vs_measured(run: HaloRun, predictions: list[Prediction], outdir: P
                    edgecolor="white" if k == 0 else None, alpha=0.6 if k == 0 else 1.0,
                    label=f"{name}, {label}")
             bottom += values
-    ax.set_xticks(x, [p.row.id for p, _ in pairs], rotation=45, ha="right", fontsize=8)
+    id_ticks(ax, [p.row.id for p, _ in pairs])
     ax.set_ylabel(f"time per step ({unit})")
     ax.set_title(f"Predicted (hatched) vs measured, by phase\n{run.name}: {x_join(run.dims)} ranks, "
                  f"local {x_join(run.local)}", fontsize=10)
@@ -206,7 +237,7 @@ def pingpong(run: P2PRun, outdir: Path) -> Figure:
     median = np.array([_median(r["latency"]) for r in run.results]) * 1e6
     lo = np.array([float(r["latency"]["min"]) for r in run.results]) * 1e6
     hi = np.array([float(r["latency"]["max"]) for r in run.results]) * 1e6
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6), constrained_layout=True)
     ax1.fill_between(sizes, lo, hi, color="#4c72b0", alpha=0.2, label="min to max")
     ax1.plot(sizes, median, "o", color="#4c72b0", ms=4, label="measured (median)")
     ax2.plot(sizes, sizes / (median * 1e-6) / 1e6, "o", color="#4c72b0", ms=4, label="measured (size / median)")
@@ -222,7 +253,8 @@ def pingpong(run: P2PRun, outdir: Path) -> Figure:
         ax1.plot([], [], "--", color="grey", lw=0.8, label="protocol breakpoint")
     _size_axes(ax1, "latency, half round trip (us)", "Ping-pong latency", logy=True)
     _size_axes(ax2, "bandwidth (MB/s)", "Ping-pong bandwidth")
-    fig.suptitle(f"{run.name}: {run.context.get('mpi_library', '')[:60]}", fontsize=9)
+    log_if_decades(ax2, sizes / (median * 1e-6) / 1e6)
+    fig.suptitle(wrapped(f"{run.name}: {run.context.get('mpi_library', '')}", 110), fontsize=9)
     return _save(fig, outdir, f"{run.name}-pingpong", "Ping-pong latency and bandwidth")
 
 
@@ -232,38 +264,54 @@ def bandwidth(run: P2PRun, outdir: Path) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(sizes, bw, "o-", color="#4c72b0", ms=4, label=f"measured (window {run.config.get('window', '?')})")
     _size_axes(ax, "bandwidth (MB/s)", f"Streaming bandwidth\n{run.name}")
+    log_if_decades(ax, bw)
     return _save(fig, outdir, f"{run.name}-bw", "Streaming bandwidth")
 
 
 def loggp(run: P2PRun, outdir: Path) -> Figure:
-    """Per-size o_s, o_r and g + G*s with the fitted line, and the parameters themselves."""
+    """Per-size o_s, o_r and g + G*s with the fitted line (log axes where sizes and times span decades), and
+    the parameters themselves; one checkmpi-p2p calls unphysical is left out of the bars and named instead."""
     fit = run.fits.get("loggp") or {}
+    wrong = fit.get("unphysical") or {}
     sizes = np.array([float(r["size"]) for r in run.results])
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [3, 2]},
+                                   constrained_layout=True)
+    shown = []
     for key, label, colour in (("g_plus_Gs", "g + G*s (measured)", "#4c72b0"), ("o_s", "o_s (send overhead)",
                                "#55a868"), ("o_r", "o_r (receive overhead)", "#dd8452")):
-        values = [float(r[key]) * 1e6 if key in r else np.nan for r in run.results]
+        values = np.array([float(r[key]) * 1e6 if key in r else np.nan for r in run.results])
         ax1.plot(sizes, values, "o", ms=4, color=colour, label=label)
-    if {"g", "G"} <= fit.keys():
-        grid = np.linspace(sizes.min(), sizes.max(), 200)
-        ax1.plot(grid, (float(fit["g"]) + float(fit["G"]) * grid) * 1e6, "-", color="#c44e52",
-                 label="fit g + G*s")
+        shown.append(values)
+    if {"g", "G"} <= fit.keys() and "G" not in wrong:
+        grid = np.geomspace(max(sizes.min(), 1.0), sizes.max(), 200)
+        line = (float(fit["g"]) + float(fit["G"]) * grid) * 1e6
+        ax1.plot(grid, line, "-", color="#c44e52", label="fit g + G*s")
+        shown.append(line)
     ax1.set_xscale("symlog", base=2, linthresh=1)
+    hidden = log_if_decades(ax1, np.concatenate(shown))
     ax1.set_xlabel("message size (bytes)")
     ax1.set_ylabel("time (us)")
-    ax1.set_title("LogGP measurements per size", fontsize=10)
+    ax1.set_title("LogGP measurements per size" + (f"\n({hidden} values <= 0 are off the log axis)" if hidden else ""),
+                  fontsize=10)
     ax1.grid(alpha=0.3, which="both")
-    ax1.legend(fontsize=8)
-    names = [k for k in ("L", "o_s", "o_r", "g") if k in fit]
-    ax2.bar(names, [float(fit[k]) * 1e6 for k in names], color=["#8172b3", "#55a868", "#dd8452", "#4c72b0"][
-        :len(names)])
+    ax1.legend(fontsize=8, loc="upper left")
+    names = [k for k in ("L", "o_s", "o_r", "g") if k in fit and k not in wrong]
+    colours = dict(zip(("L", "o_s", "o_r", "g"), ("#8172b3", "#55a868", "#dd8452", "#4c72b0")))
+    bars = ax2.bar(names, [float(fit[k]) * 1e6 for k in names], color=[colours[k] for k in names])
+    ax2.bar_label(bars, fmt="%.3f", fontsize=8)
     ax2.set_ylabel("time (us)")
     ax2.set_title("LogGP parameters", fontsize=10)
-    if "G" in fit:  # G is per byte: its own line rather than a bar on the microsecond axis
+    notes = []
+    if "G" in fit and "G" not in wrong:  # G is per byte: its own line rather than a bar on the microsecond axis
         G = float(fit["G"])
-        ax2.set_xlabel(f"G = {G * 1e9:.4f} ns/byte" + (f"  (1/G = {1 / G / 1e6:.0f} MB/s)" if G > 0 else ""))
+        notes.append(f"G = {G * 1e9:.4f} ns/byte (1/G = {1 / G / 1e6:.0f} MB/s)")
+    left_out = [k for k in ("L", "o_s", "o_r", "g", "G") if k in wrong]
+    if left_out:
+        notes.append(f"not shown: {', '.join(left_out)} (not physical; the table says why)")
+    ax2.set_xlabel("\n".join(notes))
     ax2.grid(axis="y", alpha=0.3)
-    fig.suptitle(f"{run.name}: LogGP (n = {fit.get('n', run.config.get('n', '?'))})", fontsize=9)
+    ax2.margins(y=0.15)
+    fig.suptitle(f"{run.name}: LogGP (n = {fit.get('n', run.config.get('n', '?'))})", fontsize=10)
     return _save(fig, outdir, f"{run.name}-loggp", "LogGP parameters")
 
 

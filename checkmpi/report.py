@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -206,35 +207,51 @@ def print_report(rep: Report, out: Console) -> None:
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1500px; padding: 0 1em; color: #222; }
-div.table { overflow-x: auto; padding-bottom: 1em; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
-table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: .9em; }
-caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: .3em; }
-th, td { padding: .2em .6em; text-align: right; white-space: nowrap; }
-th { border-bottom: 2px solid #444; } td.name, th.name { text-align: left; }
-tbody { border-bottom: 1px solid #bbb; }
-p.note { color: #555; font-size: .85em; margin-top: -1em; white-space: pre-line; }
-table.context td { text-align: left; } table.context td:first-child { font-weight: 600; }
+p.title { font-weight: 600; margin: 1.5em 0 .3em; overflow-wrap: anywhere; }
+div.table { overflow-x: auto; max-width: 100%; margin-bottom: .4em; }
+table { border-collapse: separate; border-spacing: 0; font-size: .8em; }
+th, td { padding: .2em .3em; text-align: right; }
+td { white-space: nowrap; }
+th { white-space: normal; vertical-align: bottom; border-bottom: 2px solid #444; }
+td.name, th.name { text-align: left; }
+td.name { white-space: normal; overflow-wrap: anywhere; min-width: 6em; } td.id { white-space: nowrap; }
+tr > :first-child { position: sticky; left: 0; background: #fff; z-index: 1; }
+tbody:not(:last-child) tr:last-child > * { border-bottom: 1px solid #bbb; }
+td.noisy { color: #b3261e; font-weight: 600; }
+p.note { color: #555; font-size: .85em; margin: 0 0 1.5em; white-space: pre-line; overflow-wrap: anywhere; }
+table.context td:first-child { font-weight: 600; }
 p.headline { font-size: 1.1em; font-weight: 600; background: #eef4fb; border-left: 4px solid #4c72b0;
   padding: .5em .8em; }
-figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #eee; }
+figure { margin: 1em 0 2em; }
+figure img { max-width: 100%; height: auto; box-sizing: border-box; border: 1px solid #eee; }
 """
+
+NOISY = re.compile(r"^[0-9.]+!$")  # a figure the tables mark noisy (tables.halo_table)
 
 
 def _html_table(table: T.Table, css_class: str = "") -> str:
-    head = "".join(f'<th class="{"name" if i < table.left_columns else ""}">{_e(h)}</th>'
-                   for i, h in enumerate(table.headers))
+    """The title above a box that scrolls sideways when the table is wider
+    than the page, its first column staying in view; the caption below."""
+    ids = max((len(row[0]) for row in table.rows if row), default=0) <= 32  # short names: kept on one line
+
+    def cell(tag: str, i: int, text: str) -> str:
+        classes = ["name"] if i < table.left_columns else ["noisy"] if tag == "td" and NOISY.match(text) else []
+        classes += ["id"] if i == 0 and ids else []
+        title = ' title="noisy: see the warning below the table"' if "noisy" in classes else ""
+        return f'<{tag} class="{" ".join(classes)}"{title}>{_e(text)}</{tag}>'
+
+    head = "".join(cell("th", i, h) for i, h in enumerate(table.headers))
     body, group = [], []
     for i, row in enumerate(table.rows):
-        cells = "".join(f'<td class="{"name" if j < table.left_columns else ""}">{_e(c)}</td>'
-                        for j, c in enumerate(row))
-        group.append(f"<tr>{cells}</tr>")
+        group.append("<tr>" + "".join(cell("td", j, c) for j, c in enumerate(row)) + "</tr>")
         if i in table.section_after or i == len(table.rows) - 1:
             body.append("<tbody>" + "".join(group) + "</tbody>")
             group = []
     cls = f' class="{css_class}"' if css_class else ""
     thead = f"<thead><tr>{head}</tr></thead>" if any(table.headers) else ""
-    out = f'<div class="table"><table{cls}><caption>{_e(table.title)}</caption>{thead}{"".join(body)}</table></div>'
+    out = (f'<p class="title">{_e(table.title)}</p>'
+           f'<div class="table"><table{cls}>{thead}{"".join(body)}</table></div>')
     return out + (f'<p class="note">{_e(table.caption)}</p>' if table.caption else "")
 
 

@@ -2,7 +2,7 @@
 
 Two schemas are read: `checkmpi.halo/2` (docs/halo.md) and `checkmpi.p2p/2`
 (docs/p2p.md); their JSON Schema files are in schemas/ (packaged as
-checkmpi.schemas). A file that does not validate is refused with one line
+checkmpi.schemas, so an installed checkmpi has them). A file that does not validate is refused with one line
 naming the first offending key.
 """
 

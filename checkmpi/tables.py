@@ -79,12 +79,13 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     ran = run.ran()
     unit, scale = pick_unit(max((s.step_time.max for s in ran if s.step_time), default=0.0))
     digits = 2 if scale == 1e6 else 3
+    repeats = any(s.runs > 1 for s in ran)  # the runs' spread: a column only when there are runs to spread
     if wide:
-        headers = (["strategy", f"median ({unit})", "95% CI"] + [f"{d} GB/s" for d in "xyz"]
+        headers = (["strategy", f"median ({unit})", "95% CI", "tail"] + [f"{d} GB/s" for d in "xyz"]
                    + [f"{d} msg KiB" for d in "xyz"]
-                   + [f"p5 ({unit})", f"p95 ({unit})", f"min ({unit})", f"max ({unit})", f"mean ({unit})", "spread",
-                      "loop (s)", "%comp", "%MPI"]
-                   + [f"{t} ({unit})" for t in ("x", "y", "z", "pack", "unpack")] + ["validation"])
+                   + [f"p5 ({unit})", f"p95 ({unit})", f"min ({unit})", f"max ({unit})", f"mean ({unit})"]
+                   + (["spread"] if repeats else []) + ["loop (s)", "%comp", "%MPI"]
+                   + [f"{t} ({unit})" for t in ("x", "y", "z", "pack", "unpack")] + ["check"])
     else:
         headers = ["strategy", "median", "95% CI", "tail", "%MPI", "x GB/s", "y GB/s", "z GB/s", "check"]
     table = Table(f"{run.name}: {run.describe()}; time per step in {unit}", headers)
@@ -102,11 +103,11 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
         mpi_share = _pct(s.timers["comm"].max, loop)
         gbs = [_gbs(s.bandwidth(x)) for x in "xyz"]
         if wide:
-            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits)] + gbs
+            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits), tail] + gbs
                               + [_kib(s.directions[x]["message_bytes"]) for x in "xyz"]
                               + [num(v * scale, digits) for v in (d.p5, d.p95, d.min, d.max, d.mean)]
-                              + [num(100 * s.repeat_spread, 1) + "%" if s.runs > 1 else "-", num(loop, 4),
-                                 _pct(s.timers["compute"].max, loop), mpi_share]
+                              + ([num(100 * s.repeat_spread, 1) + "%" if s.runs > 1 else "-"] if repeats else [])
+                              + [num(loop, 4), _pct(s.timers["compute"].max, loop), mpi_share]
                               + [num(s.per_step(t) * scale, digits) for t in ("x", "y", "z", "pack", "unpack")]
                               + [verdict])
         else:
@@ -121,7 +122,7 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     runs = max((s.runs for s in ran), default=1)
     over = "ranks, steps" + (f" and {runs} runs" if runs > 1 else "")
     table.caption = (f"time per step over {over}, validation excluded: median, its 95% confidence interval, "
-                     f"{'' if wide else 'tail: '}p95/median (! = noisy: it or mean/median above "
+                     f"tail: p95/median (! = noisy: it or mean/median above "
                      f"{run.noise_thresholds['p95_over_median']:g}, or runs spread above "
                      f"{100 * run.noise_thresholds['repeat_spread']:.0f}%); %MPI: "
                      "exchange share of the loop; GB/s: payload sent in that direction over its time, slowest "
@@ -322,7 +323,31 @@ def _fitted_headers(table: Table, widest: list[int], width: int) -> list[str]:
             for i, (h, w) in enumerate(zip(table.headers, widest))]
 
 
+def fit_columns(table: Table, width: int) -> tuple[Table, list[str]]:
+    """The table without the columns, from the right, that do not fit `width`
+    even at their narrowest (numbers whole, headers and names wrapped at
+    words, two spaces between columns), and the headers of those left out."""
+    def narrowest(i: int) -> int:
+        cells = [row[i] for row in table.rows if i < len(row)]
+        header = max((len(w) for w in table.headers[i].split()), default=0)
+        if i >= table.left_columns:
+            return max(header, max((len(c) for c in cells), default=0))
+        word = max((len(w) for c in cells for w in c.split()), default=0)
+        return max(header, min(word, width // 2) if i == 0 else word)
+
+    keep = list(range(len(table.headers)))
+    while len(keep) > table.left_columns + 1 and sum(map(narrowest, keep)) + 2 * (len(keep) - 1) > width:
+        keep.pop()
+    if len(keep) == len(table.headers):
+        return table, []
+    fitted = Table(table.title, [table.headers[i] for i in keep],
+                   [[row[i] for i in keep if i < len(row)] for row in table.rows], table.caption, table.section_after,
+                   table.left_columns)
+    return fitted, table.headers[len(keep):]
+
+
 def render(table: Table, out: Console) -> None:
+    table, dropped = fit_columns(table, out.width)
     # No padding at the outer edges: every column counts on an 80-column terminal.
     rich = RichTable(title=table.title, box=box.SIMPLE_HEAD, title_justify="left", show_header=any(table.headers),
                      pad_edge=False, show_edge=False, collapse_padding=True)
@@ -340,6 +365,9 @@ def render(table: Table, out: Console) -> None:
     for i, row in enumerate(table.rows):
         rich.add_row(*row, end_section=i in table.section_after and i != len(table.rows) - 1)
     out.print(rich)
+    if dropped:
+        out.print(Text(f"left out to fit {out.width} columns: {', '.join(' '.join(h.split()) for h in dropped)} "
+                       "(a wider terminal, or COLUMNS, shows them)", style="bold"))
     if table.caption:  # below the table after a blank line (where its rows end), wrapped to the width
         out.print()
         out.print(Text(table.caption, style="dim"))

@@ -9,25 +9,36 @@
 #                                     tests, build-mpich/ (MPICH), build-cuda/
 #                                     (Open MPI, CUDA backend) when nvcc is on
 #                                     PATH or in /usr/local/cuda/bin (CUDA is
-#                                     not installed here), pytest, and Slurm
+#                                     not installed here), pytest, Slurm
 #                                     with munge for the local cluster the
-#                                     campaign tests start (scripts/slurm-local.sh)
+#                                     campaign tests start (scripts/slurm-local.sh),
+#                                     and Chromium, in which the tests look at
+#                                     the HTML reports
 #   bash scripts/setup.sh --sanitize  also build-asan/ (clang, Open MPI,
 #                                     AddressSanitizer + UndefinedBehaviorSanitizer,
 #                                     the libFuzzer targets)
+#   bash scripts/setup.sh --slurm     only Slurm and munge, for the local
+#                                     cluster of scripts/slurm-local.sh: no
+#                                     other package, no build, no .venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tests=0 sanitize=0
+tests=0 sanitize=0 slurm=0
 for arg in "$@"; do
   case $arg in
     --tests | --mpich) tests=1 ;;  # --mpich: the name this option had before
     --sanitize) sanitize=1 ;;
-    *) echo "setup: unknown option '$arg' (--tests, --sanitize or nothing)" >&2; exit 2 ;;
+    --slurm) slurm=1 ;;
+    *) echo "setup: unknown option '$arg' (--tests, --sanitize, --slurm or nothing)" >&2; exit 2 ;;
   esac
 done
+if [ $slurm -eq 1 ] && [ $tests -eq 1 -o $sanitize -eq 1 ]; then
+  echo "setup: --slurm installs Slurm and munge alone; --tests installs them too" >&2
+  exit 2
+fi
 
 packages=(g++ cmake ninja-build pkg-config libopenmpi-dev openmpi-bin python3 python3-venv)
-[ $tests -eq 0 ] || packages+=(mpich libmpich-dev libgtest-dev slurm-wlm munge)
+[ $slurm -eq 0 ] || packages=(slurm-wlm munge)
+[ $tests -eq 0 ] || packages+=(mpich libmpich-dev libgtest-dev slurm-wlm munge chromium)
 # clang with its sanitizer and libFuzzer run-times (Debian's libclang-rt-dev).
 [ $sanitize -eq 0 ] || packages+=(clang libclang-rt-dev libgtest-dev)
 missing=()
@@ -41,13 +52,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+if [ $slurm -eq 1 ]; then
+  echo "setup: Slurm and munge are installed; start a cluster here with: bash scripts/slurm-local.sh start"
+  exit 0
+fi
 
 # The Python layer first: a virtual environment with the checkmpi command
 # (and, for the tests, pytest), whose jsonschema the MPI tests use too. pip
 # fetches the packages from PyPI the first time only.
 extras=""
 modules="numpy, matplotlib, rich, jsonschema"
-[ $tests -eq 0 ] || extras="[test]" modules="$modules, pytest"
+[ $tests -eq 0 ] || extras="[test]" modules="$modules, pytest, wheel"
 if [ ! -x .venv/bin/checkmpi ] || ! .venv/bin/python -c "import $modules" 2>/dev/null; then
   echo "setup: installing the checkmpi Python package into .venv"
   .venv/bin/python -c '' 2>/dev/null || python3 -m venv --clear .venv

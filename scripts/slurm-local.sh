@@ -6,8 +6,8 @@
 #   scripts/slurm-local.sh status [DIR]                         # exit 0 when it answers, 3 when not
 #   scripts/slurm-local.sh stop [DIR]
 #
-# Debian's slurm-wlm and munge (`bash scripts/setup.sh --tests` installs
-# them), all state in DIR (default $CHECKMPI_SLURM_DIR, else
+# Debian's slurm-wlm and munge (`bash scripts/setup.sh --slurm` installs
+# them and nothing else; `--tests` installs them too), all state in DIR (default $CHECKMPI_SLURM_DIR, else
 # /tmp/checkmpi-slurm-$UID): its own munge key and socket, slurm.conf,
 # spool, logs and free ports, so it touches no system-wide Slurm or munge.
 # Point the Slurm commands at it with `export SLURM_CONF=DIR/slurm.conf`.
@@ -78,7 +78,7 @@ start() {
     command -v "$tool" >/dev/null || missing+=("$tool")
   done
   if [ ${#missing[@]} -gt 0 ]; then
-    say "error: ${missing[*]} not found; install Debian's slurm-wlm and munge (bash scripts/setup.sh --tests)"
+    say "error: ${missing[*]} not found; install Debian's slurm-wlm and munge with: bash scripts/setup.sh --slurm"
     exit 2
   fi
   stop_daemons

@@ -24,6 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                 help="plan, run, status, report (step: what a Slurm batch script calls)")
     p = verbs.add_parser("plan", allow_abbrev=False, help="list every run and the submissions")
     p.add_argument("spec", metavar="SPEC.toml", help="the campaign's spec (TOML, docs/campaign.md)")
+    p.add_argument("--bin", metavar="DIR", help="folder of checkmpi-halo, which resolves the strategies (else "
+                   "$CHECKMPI_BIN, ./build/bin, PATH)")
     p.set_defaults(func=_plan)
     r = verbs.add_parser("run", allow_abbrev=False, help="run (or resume) the campaign into DIR")
     r.add_argument("spec", metavar="SPEC.toml", help="the campaign's spec (TOML, docs/campaign.md)")
@@ -31,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--bin", metavar="DIR", help="folder of the native executables (else $CHECKMPI_BIN, "
                    "./build/bin, PATH)")
     r.set_defaults(func=_run)
-    s = verbs.add_parser("status", allow_abbrev=False, help="done / running / failed / missing, per run")
+    s = verbs.add_parser("status", allow_abbrev=False, help="done / running / failed / pending, per run")
     s.add_argument("dir", metavar="DIR", help="the campaign's folder (campaign run --dir)")
     s.set_defaults(func=_status)
     rep = verbs.add_parser("report", allow_abbrev=False, help="the campaign's tables, plots, HTML and JSON")
@@ -62,7 +64,7 @@ def _sigterm_interrupts() -> None:
 
 
 def _plan(args: argparse.Namespace, extra: list[str]) -> int:
-    spec = load_spec(args.spec)
+    spec = load_spec(args.spec, args.bin)
     runs = plan(spec)
     out = T.console()
     for table in plan_tables(spec, runs):
@@ -83,8 +85,10 @@ def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
                           + ([str(nodes_for(p.np, spec.ranks_per_node))] if slurm else []))
         if i + 1 < len(runs) and runs[i + 1].submission != r.submission:
             table.section_after.add(i)
-    table.caption = ("in execution order, a submission after another; run: s<submission>-<grid of ranks>-<global "
-                     "size>-<strategy>; " + "; ".join(f"sweep {sw.index}: {sw.name}" for sw in spec.sweeps))
+    order = ("each submission's runs in the order its job runs them (the submissions' jobs may run at the same time)"
+             if slurm else "in execution order, one submission after another")
+    table.caption = (f"{order}; run: s<submission>-<grid of ranks>-<global size>-<strategy>; "
+                     + "; ".join(f"sweep {sw.index}: {sw.name}" for sw in spec.sweeps))
     subs = T.Table("Submissions", ["submission", "runs", "time limit (s)", "first run", "last run"], left_columns=1)
     options = []  # sbatch's, under the table: a line each
     for k in range(1, spec.repetitions + 1):
@@ -95,12 +99,20 @@ def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
 
             options.append(f"submission {k}: sbatch {' '.join(sbatch_options(spec, k))}")
     if slurm:
-        subs.caption = ("one batch script per submission, its runs as job steps in order; inside the allocation "
-                        "each run starts with srun and the PMI plugin its MPI needs (PMIx for Open MPI, PMI2 for "
-                        "MPICH) where Slurm offers it, else with mpirun")
+        nodes = nodes_for(max(r.point.np for r in runs), spec.ranks_per_node)
+        subs.caption = (f"each submission is one batch job of {nodes} node{'s' if nodes > 1 else ''} (its sbatch "
+                        f"options below), and all {spec.repetitions} are submitted at once: Slurm starts each when "
+                        "its nodes are free, so submissions may run at the same time or wait for one another (and "
+                        "for other jobs); a job pending longer than "
+                        f"{spec.slurm.pending_limit_s:g} s is cancelled and its runs recorded as not started. "
+                        "Inside a job the runs are job steps, one after another, each started with "
+                        + ("srun and the PMI plugin its MPI needs (PMIx for Open MPI, PMI2 for MPICH) where Slurm "
+                           "offers it, else with mpirun" if spec.launcher in ("auto", "srun") else spec.launcher))
     else:
-        subs.caption = "runs one after another on this machine with mpirun" + (
-            f"; ranks_per_node = {spec.ranks_per_node} applies to Slurm only" if spec.ranks_per_node else "")
+        launcher = "mpirun" if spec.launcher == "auto" else spec.launcher
+        subs.caption = (f"one submission after another on this machine, each run with {launcher} when the one "
+                        "before has ended") + (f"; ranks_per_node = {spec.ranks_per_node} applies to Slurm only"
+                                               if spec.ranks_per_node else "")
     subs.caption += (f"; a run is stopped as too slow after {spec.too_slow:g} x its expected time, or at the "
                      "submission's time limit")
     subs.caption = "\n".join([subs.caption, *options])

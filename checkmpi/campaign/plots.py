@@ -15,9 +15,9 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
 from checkmpi.campaign.plan import Run, points, sweep_points
-from checkmpi.campaign.report import Cell, point_label, scaleup, sweep_unit
+from checkmpi.campaign.report import Cell, point_label, scaleup, status_text, sweep_unit
 from checkmpi.campaign.spec import Spec, Sweep
-from checkmpi.plots import Figure
+from checkmpi.plots import Figure, id_ticks
 from checkmpi.tables import pick_unit
 
 matplotlib.use("Agg")
@@ -86,7 +86,8 @@ def variability_plot(spec: Spec, cells: dict[str, Cell], sweep: Sweep, outdir: P
     runs as crosses on the bottom edge."""
     pts = sweep_points(sweep)
     n = len(spec.strategies)
-    fig, axes = plt.subplots(1, n, figsize=(max(3.5, 0.9 * len(pts) + 2) * n + 1, 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, n, figsize=(max(3.5, 0.9 * len(pts) + 2) * n + 1.5, 4.6), squeeze=False,
+                             constrained_layout=True)  # the suptitle above the subplots' titles, never on them
     x = np.arange(len(pts))
     for ax, s in zip(axes[0], spec.strategies):
         unit, scale = sweep_unit(spec, cells, sweep, s)
@@ -103,7 +104,7 @@ def variability_plot(spec: Spec, cells: dict[str, Cell], sweep: Sweep, outdir: P
             ok = [c.loop for k in range(1, spec.repetitions + 1) if (c := cells[Run(k, p, s).id]).loop is not None]
             medians.append(float(np.median(ok)) * scale if ok else np.nan)
         ax.plot(x, medians, "_", color="black", ms=22, mew=2, label="median")
-        ax.set_xticks(x, [point_label(sweep, p) for p in pts], rotation=30 if len(pts) > 4 else 0, fontsize=8)
+        id_ticks(ax, [point_label(sweep, p) for p in pts])
         ax.set_xlim(-0.5, len(pts) - 0.5)
         ax.set_title(s, fontsize=10)
         ax.set_ylim(bottom=0)
@@ -121,7 +122,7 @@ def failure_matrix(spec: Spec, cells: dict[str, Cell], outdir: Path) -> Figure:
     cols = [(p, s) for p in points(spec) for s in spec.strategies]
     grid = np.array([[order.index(cells[Run(k, p, s).id].status) for p, s in cols]
                      for k in range(1, spec.repetitions + 1)])
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(cols) + 3), 0.42 * spec.repetitions + 2.4))
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.3 * len(cols) + 3), 0.42 * spec.repetitions + 2.4))
     ax.imshow(grid, cmap=ListedColormap([STATUS_COLOURS[s] for s in order]), vmin=0, vmax=len(order) - 1,
               aspect="auto")
     for k in range(spec.repetitions):
@@ -129,7 +130,7 @@ def failure_matrix(spec: Spec, cells: dict[str, Cell], outdir: Path) -> Figure:
             letter = cells[Run(k + 1, p, s).id].letter
             if letter:
                 ax.text(j, k, letter, ha="center", va="center", fontsize=8, color="white")
-    ax.set_xticks(np.arange(len(cols)), [f"{p.id} {s}" for p, s in cols], rotation=60, ha="right", fontsize=7)
+    id_ticks(ax, [f"{p.id} {s}" for p, s in cols], fontsize=7)  # each label ends at its column
     ax.set_yticks(np.arange(spec.repetitions), [f"s{k}" for k in range(1, spec.repetitions + 1)], fontsize=8)
     ax.set_xticks(np.arange(len(cols) + 1) - 0.5, minor=True)
     ax.set_yticks(np.arange(spec.repetitions + 1) - 0.5, minor=True)
@@ -138,6 +139,6 @@ def failure_matrix(spec: Spec, cells: dict[str, Cell], outdir: Path) -> Figure:
     ax.set_xlabel("point (grid-size) and strategy")
     ax.set_ylabel("submission")
     ax.set_title("Outcome of every run (letters: notes in the report)", fontsize=10)
-    ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor="#999999", label=s.replace("_", " "))
+    ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor="#999999", label=status_text(s))
                        for s in order], loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     return _save(fig, outdir, "failure-matrix", "Outcome of every run")

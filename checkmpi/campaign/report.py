@@ -81,6 +81,11 @@ def gather(cdir: CampaignDir, spec: Spec, runs: list[Run]) -> dict[str, Cell]:
     return cells
 
 
+def status_text(status: str) -> str:
+    """A status as tables and summaries say it; "missing" (no record yet, the JSON's word) reads as pending."""
+    return "pending" if status == "missing" else status.replace("_", " ")
+
+
 def _letter(i: int) -> str:
     text = ""
     i += 1
@@ -143,7 +148,7 @@ def per_submission_table(spec: Spec, cells: dict[str, Cell], sweep: Sweep, strat
                               + [""])
         table.caption = ("loop: the timed loop, max over ranks; below, over the ok runs: ratio = max / min, "
                          "spread = standard deviation / mean")
-    table.caption += "; n.a.: the run failed (see its note); -: not run (not started, or missing)"
+    table.caption += "; n.a.: the run failed (see its note); -: not run (not started, or pending)"
     return table
 
 
@@ -218,7 +223,7 @@ def failures_table(cells: dict[str, Cell]) -> T.Table:
 
 
 def submissions_table(spec: Spec, cells: dict[str, Cell]) -> tuple[T.Table, list[dict[str, Any]]]:
-    table = T.Table("Submissions", ["submission", "ok", "failed", "not started", "missing", "slower than expected",
+    table = T.Table("Submissions", ["submission", "ok", "failed", "not started", "pending", "slower than expected",
                                     "verdict"], left_columns=1)
     subs = []
     for k in range(1, spec.repetitions + 1):
@@ -231,7 +236,7 @@ def submissions_table(spec: Spec, cells: dict[str, Cell]) -> tuple[T.Table, list
         elif n["ok"] == len(mine):
             verdict = "every run ok" + ("" if not slow else f", {slow} slower than expected")
         else:
-            verdict = "; ".join(f"{n[s]} {s.replace('_', ' ')}" for s in (*FAILED, "not_started", "missing") if n[s])
+            verdict = "; ".join(f"{n[s]} {status_text(s)}" for s in (*FAILED, "not_started", "missing") if n[s])
         jobs = _row_name(spec, k, mine)
         table.rows.append([jobs, str(n["ok"]), str(failed), str(n["not_started"]), str(n["missing"]), str(slow),
                            verdict])
@@ -253,7 +258,7 @@ def summary_lines(spec: Spec, cells: dict[str, Cell], subs: list[dict[str, Any]]
     by_sub = {s["submission"]: [c for c in cells.values() if c.run.submission == s["submission"]] for s in subs}
     lines = [
         f"{counts['ok']}/{counts['runs']} runs ok; " + ", ".join(
-            f"{counts[s]} {s.replace('_', ' ')}" for s in (*FAILED, "not_started", "missing")),
+            f"{counts[s]} {status_text(s)}" for s in (*FAILED, "not_started", "missing")),
         share(sum(1 for s in subs if s["verdict"] == "did not start"), "did not start at all"),
         share(sum(1 for s in subs if any(c.status == "too_slow" for c in by_sub[s["submission"]])),
               f"had a run stopped as too slow (over {spec.too_slow:g} x its expected time, or at the time limit)"),

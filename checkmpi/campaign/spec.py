@@ -72,7 +72,7 @@ class Spec:
 _TABLES: dict[str, set[str]] = {
     "campaign": {"name", "executor", "repetitions"},
     "launch": {"ranks_per_node", "time_limit_s", "too_slow", "too_slow_min_s", "launcher"},
-    "halo": {"strategies", "itfin", "icheck", "args"},
+    "halo": {"strategies", "iters", "itfin", "icheck", "args"},
     "slurm": {"partition", "account", "constraint", "gpus_per_node", "sbatch_args", "srun_args",
               "pending_limit_s", "poll_s"},
     "report": {"slow"},
@@ -200,10 +200,13 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
         strategies = tuple(resolved) if resolved else tuple(s.id for s in catalog.load(",".join(raw), bin_dir))
     except CheckmpiError as e:
         raise c.fail("[halo] strategies:", e.message) from None
-    itfin = c.integer(halo, "itfin", "halo", 100)
+    if "iters" in halo and "itfin" in halo:
+        raise c.fail("[halo] iters", "and itfin (CheckMPI's name) both set the number of timed steps; give one of them")
+    itfin = c.integer(halo, "iters" if "iters" in halo else "itfin", "halo", 100)
     icheck = c.integer(halo, "icheck", "halo", None) or itfin
     halo_args = c.strings(halo, "args", "halo")
-    for option in ("--strategy", "--itfin", "--icheck", "--json", "--outdir", "--lx", "--proc_x", "--input"):
+    for option in ("--strategy", "--iters", "--itfin", "--icheck", "--json", "--outdir", "--size", "--local", "--procs",
+                   "--lx", "--ly", "--lz", "--proc_x", "--proc_y", "--proc_z", "--input"):
         if any(a == option or a.startswith(option + "=") for a in halo_args):
             raise c.fail("[halo] args", f"may not set {option}; the campaign sets it")
 

@@ -1,5 +1,5 @@
 """Where a campaign stands: one progress line per finished run while it
-runs, and `checkmpi campaign status DIR` (done / running / failed / missing)."""
+runs, and `checkmpi campaign status DIR` (done / running / failed / pending)."""
 
 from __future__ import annotations
 
@@ -58,12 +58,12 @@ class Progress:
 
 
 def run_state(cdir: CampaignDir, run_id: str, record: dict[str, Any] | None) -> str:
-    """done, running, failed (status) or missing."""
+    """done, running, failed (status) or pending (no record yet: not run so far)."""
     marker = cdir.marker(run_id)
     if marker is not None and _alive(marker):
         return "running"
     if record is None:
-        return "missing"
+        return "pending"
     return "done" if record["status"] == "ok" else f"failed ({record['status']})"
 
 
@@ -100,6 +100,6 @@ def status_table(cdir: CampaignDir, runs: list[Run]) -> tuple[T.Table, Counter]:
                            T.num(expected, 2) if expected is not None else "-"])
         if r.get("note"):
             notes.append(f"{run.id}: {r['note']}")
-    table.caption = "\n".join([", ".join(f"{counts[k]} {k}" for k in ("done", "running", "failed", "missing"))
+    table.caption = "\n".join([", ".join(f"{counts[k]} {k}" for k in ("done", "running", "failed", "pending"))
                                + f" of {len(runs)} runs", *notes])
     return table, counts

@@ -1,5 +1,6 @@
 #include "core/cli.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -9,8 +10,9 @@
 
 namespace checkmpi {
 
-CommandLine::CommandLine(std::string program, std::string synopsis, std::vector<OptionSpec> specs)
-    : program_(std::move(program)), synopsis_(std::move(synopsis)), specs_(std::move(specs)) {}
+CommandLine::CommandLine(std::string program, std::string synopsis, std::vector<OptionSpec> specs,
+                         std::vector<OldSpelling> old)
+    : program_(std::move(program)), synopsis_(std::move(synopsis)), specs_(std::move(specs)), old_(std::move(old)) {}
 
 const OptionSpec* CommandLine::find_long(const std::string& name) const {
   for (const auto& s : specs_)
@@ -21,6 +23,18 @@ const OptionSpec* CommandLine::find_long(const std::string& name) const {
 const OptionSpec* CommandLine::find_short(char c) const {
   for (const auto& s : specs_)
     if (s.short_name != 0 && s.short_name == c) return &s;
+  return nullptr;
+}
+
+const OptionSpec* CommandLine::find_old(const std::string& spelling) {
+  for (const auto& o : old_) {
+    if (o.spelling != spelling) continue;
+    const OptionSpec* spec = find_long(o.name);
+    const std::string line = spelling + " is the old spelling of --" + o.name + "; it works in this release only";
+    if (spec && std::find(deprecations_.begin(), deprecations_.end(), line) == deprecations_.end())
+      deprecations_.push_back(line);
+    return spec;
+  }
   return nullptr;
 }
 
@@ -37,9 +51,11 @@ void CommandLine::parse(int argc, const char* const* argv) {
         name = name.substr(0, eq);
       }
       spec = find_long(name);
+      if (!spec) spec = find_old("--" + name);
       if (!spec) throw UsageError("unknown option '--" + name + "' (see " + program_ + " --help)");
     } else if (arg.size() >= 2 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
       spec = arg.size() == 2 ? find_short(arg[1]) : nullptr;
+      if (!spec) spec = find_old(arg);
       if (!spec) throw UsageError("unknown option '" + arg + "' (see " + program_ + " --help)");
     } else {
       positional_.push_back(arg);
@@ -79,18 +95,64 @@ double CommandLine::get_double(const std::string& name, double fallback) const {
   return v ? parse_number(*v, "--" + name) : fallback;
 }
 
+namespace {
+
+// `text` after `first` (the first line's start), wrapped at `width`; later
+// lines start with `indent` spaces. A word longer than a line stays whole.
+std::string wrap(const std::string& first, const std::string& text, std::size_t indent, std::size_t width) {
+  std::string out, line = first;
+  bool empty = true;  // no word on this line yet
+  std::istringstream words(text);
+  std::string word;
+  while (words >> word) {
+    if (!empty && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = std::string(indent, ' ');
+      empty = true;
+    }
+    line += (empty ? "" : " ") + word;
+    empty = false;
+  }
+  return out + line + "\n";
+}
+
+// A synopsis line such as "  nbc        non-blocking ...": wrapped lines
+// start under its second column (or two spaces in from its own start).
+std::string wrap_synopsis_line(const std::string& line, std::size_t width) {
+  const std::size_t lead = line.find_first_not_of(' ');
+  if (lead == std::string::npos) return "\n";
+  const std::size_t gap = line.find("  ", lead);
+  const std::size_t column = gap == std::string::npos ? std::string::npos : line.find_first_not_of(' ', gap);
+  if (column == std::string::npos) return wrap(line.substr(0, lead), line.substr(lead), lead + 2, width);
+  return wrap(line.substr(0, column), line.substr(column), column, width);
+}
+
+}  // namespace
+
 std::string CommandLine::help() const {
-  std::ostringstream out;
-  out << "usage: " << program_ << " " << synopsis_ << "\n\noptions:\n";
+  const std::size_t column = 30;  // where the options' help starts
+  std::string out;
+  std::istringstream synopsis(synopsis_);
+  std::string line;
+  bool first = true;
+  while (std::getline(synopsis, line)) {
+    out += first ? wrap("usage: " + program_ + " ", line, 7, kHelpWidth) : wrap_synopsis_line(line, kHelpWidth);
+    first = false;
+  }
+  out += "\noptions:\n";
   for (const auto& s : specs_) {
     if (s.hidden) continue;
     std::string left = "  ";
     left += s.short_name ? std::string("-") + s.short_name + ", " : "    ";
-    left += "--" + s.name + (s.takes_value ? " VALUE" : "");
-    if (left.size() < 30) left.resize(30, ' ');
-    out << left << " " << s.help << "\n";
+    left += "--" + s.name + (s.takes_value ? " " + s.metavar : "");
+    if (left.size() + 1 > column) {  // too long for the column: the help starts on the next line
+      out += left + "\n";
+      left.clear();
+    }
+    left.resize(column, ' ');
+    out += wrap(left, s.help, column, kHelpWidth);
   }
-  return out.str();
+  return out;
 }
 
 long long parse_integer(const std::string& text, const std::string& what) {

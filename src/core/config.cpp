@@ -21,39 +21,50 @@ const std::vector<std::string>& halo_keys() {
 
 CommandLine halo_command_line() {
   std::vector<OptionSpec> specs{
-      {"input", 0, true, "namelist input file (default file.input)"},
+      {"input", 0, true, "namelist input file (default file.input)", false, "FILE"},
       {"no-input", 0, false, "read no input file: keys come from the options below"},
+      {"size", 0, true, "global size (CheckMPI's keys: --lx, --ly, --lz)", false, "LXxLYxLZ"},
+      {"local", 0, true, "size per rank instead: the global size is this times the grid", false, "LxMxN"},
+      {"procs", 0, true, "ranks per direction (CheckMPI's keys: --proc_x, --proc_y, --proc_z, where 0 lets MPI "
+                         "choose; default: MPI chooses)", false, "PXxPYxPZ"},
+      {"iters", 0, true, "timed steps (CheckMPI's key: --itfin; default 100000)", false, "N"},
+      {"icheck", 0, true, "steps between validations and profile dumps (default 100)", false, "N"},
+      {"border", 0, true, "overlap=masked's border in cells (default 10)", false, "N"},
       {"strategy", 's', true, "comma-separated ids, aliases or numbers, 'all' (default), or compositions of "
-                              "parts such as pack=kernel,transport=persistent (see --list-strategies)"},
+                              "parts such as pack=kernel,transport=persistent (see --list-strategies)", false, "LIST"},
       {"list-strategies", 0, false, "list the strategies and exit"},
       {"reverse", 0, false, "reversed propagation (field(i) = field(i+1))"},
-      {"precision", 0, true, "single|double (default single)"},
-      {"warmup", 0, true, "untimed iterations before each timed loop (default 0)"},
-      {"repeat", 0, true, "run each strategy N times, interleaved (A B C A B C ...); statistics over all (default 1)"},
-      {"sync", 0, true, "barrier|none: barriers after each direction, as CheckMPI (default barrier)"},
+      {"precision", 0, true, "working precision (default single)", false, "single|double"},
+      {"warmup", 0, true, "untimed steps before each timed loop (default 0)", false, "N"},
+      {"repeat", 0, true, "run each strategy N times, interleaved (A B C A B C ...); statistics over all (default 1)",
+       false, "N"},
+      {"sync", 0, true, "barriers after each direction, as CheckMPI, or none (default barrier)", false,
+       "barrier|none"},
       {"self-copy", 0, false, "where a rank is its own neighbour, copy locally instead of through MPI"},
-      {"outdir", 'o', true, "directory for per-strategy output (default .)"},
-      {"json", 0, true, "write results as JSON (schema checkmpi.halo/2) to this file"},
+      {"outdir", 0, true, "directory for per-strategy output (default .)", false, "DIR"},
+      {"json", 0, true, "write results as JSON (schema checkmpi.halo/2) to this file", false, "FILE"},
       {"memcpy-probe", 0, false, "also measure memcpy bandwidth (JSON probes; used by bench/)"},
       {"compute-probe", 0, false, "also time the backend's own whole-step compute, no MPI (JSON probes; bench/)"},
-      {"backend", 0, true, "auto|host|cuda: where fields and kernels live (default auto: cuda if built with it "
-                           "and every rank sees a GPU)"},
+      {"backend", 0, true, "where fields and kernels live (default auto: cuda if built with it "
+                           "and every rank sees a GPU)", false, "auto|host|cuda"},
       {"require-gpu-aware", 0, false, "cuda backend: fail unless MPI is CUDA-aware"},
       {"stage", 0, false, "cuda backend: stage messages through host memory even if MPI is CUDA-aware"},
       {"watchdog", 0, true, "seconds without progress after which the job is diagnosed and aborted; 0: off "
-                            "(default from the run's size, at least 60)"},
+                            "(default from the run's size, at least 60)", false, "S"},
       {"force", 0, false, "run even if the estimate says the run takes more than an hour"},
-      {"compute", 0, true, "auto|in-place|one-pass|two-pass: how the strategies move the fields (default auto: "
-                           "in place on the host, one pass into a second buffer on cuda; two-pass: CheckMPI's, "
-                           "host steps in place, kernel steps copy-then-shift)"},
+      {"compute", 0, true, "how the strategies move the fields (default auto: in place on the host, one pass "
+                           "into a second buffer on cuda; two-pass: CheckMPI's, host steps in place, kernel steps "
+                           "copy-then-shift)", false, "auto|in-place|one-pass|two-pass"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-error", 0, true, "test only: corrupt one cell for this strategy id", true},
       {"inject-misroute", 0, true, "test only: KIND:DIR, KIND self|swap|axis, DIR x|y|z: wrong neighbours", true},
   };
+  // The namelist keys override the input file's; those other options name
+  // (the vocabulary's --size, --procs, --iters) stay out of the list.
   for (const auto& key : halo_keys())
-    specs.push_back({key, 0, true, "override &parameters key " + key});
-  return CommandLine("checkmpi-halo", "[--input FILE] [--KEY VALUE ...] [options]", specs);
+    if (key != "icheck" && key != "border") specs.push_back({key, 0, true, "", true});
+  return CommandLine("checkmpi-halo", "[--input FILE] [--KEY VALUE ...] [options]", specs, {{"-o", "outdir"}});
 }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
@@ -118,11 +129,12 @@ long long* key_slot(HaloConfig& c, const std::string& key) {
 }
 
 void check_config(const HaloConfig& c, const std::set<std::string>& given) {
-  const long long kMaxExtent = 1LL << 30;  // keeps l+2 and plane sizes within int
   const std::pair<const char*, long long> sizes[] = {{"lx", c.lx}, {"ly", c.ly}, {"lz", c.lz}};
   for (const auto& [name, v] : sizes) {
     if (!given.count(name))
-      throw UsageError(std::string(name) + " is not set (give it in the input file or as --" + name + ")");
+      throw UsageError(std::string(name) + " is not set (give it in the input file, as --size LXxLYxLZ or --" +
+                       name + ", or give --local LxMxN)");
+    if (c.local[0] > 0) continue;  // from --local and the grid: checked then (resolve_local_size)
     if (v <= 0) throw UsageError(std::string(name) + " must be positive, got " + std::to_string(v));
     if (v > kMaxExtent) throw UsageError(std::string(name) + " is too large: " + std::to_string(v));
   }
@@ -135,6 +147,60 @@ void check_config(const HaloConfig& c, const std::set<std::string>& given) {
   if (c.border <= 0) throw UsageError("border must be positive, got " + std::to_string(c.border));
   if (c.warmup < 0) throw UsageError("--warmup must not be negative, got " + std::to_string(c.warmup));
   if (c.repeat < 1) throw UsageError("--repeat must be at least 1, got " + std::to_string(c.repeat));
+}
+
+// "64x64x32": three positive integers.
+std::array<long long, 3> parse_triple(const std::string& text, const std::string& option, const char* example) {
+  std::array<long long, 3> v{};
+  std::stringstream ss(text);
+  std::string part;
+  size_t n = 0;
+  bool ok = true;
+  while (std::getline(ss, part, 'x')) {
+    if (n < 3) {
+      try {
+        v[n] = parse_integer(part, option);
+      } catch (const UsageError&) {
+        ok = false;
+      }
+    }
+    ++n;
+  }
+  if (!ok || n != 3 || text.empty() || text.back() == 'x' || v[0] < 1 || v[1] < 1 || v[2] < 1)
+    throw UsageError(option + " expects three positive integers like " + example + ", got '" + text + "'");
+  return v;
+}
+
+// On one command line each setting has one spelling: the vocabulary's
+// (--size, --local, --procs, --iters) or CheckMPI's keys; either overrides the input file.
+void refuse_both(const CommandLine& cli, const std::string& option, const std::vector<std::string>& others,
+                 const std::string& what) {
+  if (!cli.has(option)) return;
+  for (const auto& other : others)
+    if (cli.has(other))
+      throw UsageError("--" + option + " " + cli.get(option, "") + " and --" + other + " " + cli.get(other, "") +
+                       " both set " + what + "; give one of them");
+}
+
+void apply_vocabulary(const CommandLine& cli, HaloConfig& c, std::set<std::string>& given) {
+  refuse_both(cli, "size", {"local", "lx", "ly", "lz"}, "the global size");
+  refuse_both(cli, "local", {"lx", "ly", "lz"}, "the global size");
+  refuse_both(cli, "procs", {"proc_x", "proc_y", "proc_z"}, "the grid of ranks");
+  refuse_both(cli, "iters", {"itfin"}, "the number of timed steps");
+  if (auto v = cli.value("size")) {
+    const auto size = parse_triple(*v, "--size", "64x64x32");
+    c.lx = size[0], c.ly = size[1], c.lz = size[2];
+  }
+  if (auto v = cli.value("local")) {
+    c.local = parse_triple(*v, "--local", "32x32x32");
+    c.lx = c.ly = c.lz = 0;  // from the grid, once it is known (resolve_local_size)
+  }
+  if (cli.has("size") || cli.has("local")) given.insert({"lx", "ly", "lz"});
+  if (auto v = cli.value("procs")) {
+    const auto procs = parse_triple(*v, "--procs", "2x2x1");
+    c.proc_x = procs[0], c.proc_y = procs[1], c.proc_z = procs[2];
+  }
+  if (cli.has("iters")) c.itfin = cli.get_int("iters", c.itfin);
 }
 
 void parse_misroute(HaloConfig& c, const std::string& text) {
@@ -167,6 +233,8 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
       given.insert(key);
     }
   }
+  apply_vocabulary(cli, c, given);
+  c.warnings.insert(c.warnings.begin(), cli.deprecations().begin(), cli.deprecations().end());
 
   if (auto v = cli.value("strategy")) {
     c.strategies = split_list(*v);

@@ -2,6 +2,7 @@
 // on the command line, plus the options checkmpi adds.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct HaloConfig {
   long long itfin = 100000;
   long long icheck = 100;
   long long border = 10;
+  // --local LxMxN: the size per rank; lx, ly, lz follow from it and the grid
+  // (resolve_local_size). 0: not given.
+  std::array<long long, 3> local{0, 0, 0};
 
   std::string input = "file.input";  // empty: no input file, keys from options only
   std::vector<std::string> strategies{"all"};
@@ -57,6 +61,9 @@ struct HaloConfig {
   std::vector<std::string> warnings;  // for rank 0 to print: repeated namelist keys, icheck > itfin
 };
 
+// The largest global size in one direction: keeps l+2 and plane sizes within int.
+constexpr long long kMaxExtent = 1LL << 30;
+
 // The namelist keys, in CheckMPI's order.
 const std::vector<std::string>& halo_keys();
 
@@ -64,9 +71,11 @@ const std::vector<std::string>& halo_keys();
 CommandLine halo_command_line();
 
 // Applies, in order: defaults, the namelist in `input_text` (the input file's
-// contents; ignored with --no-input), then --KEY VALUE overrides and the other
-// options. Checks everything that does not depend on the number of ranks.
-// Throws UsageError.
+// contents; ignored with --no-input), then --KEY VALUE overrides, --size,
+// --local, --procs and --iters (each refused beside the keys it sets: one
+// spelling per setting on a command line) and the other options. Checks
+// everything that does not depend on the number of ranks. Old spellings
+// used go into `warnings`. Throws UsageError.
 HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_text);
 
 // Reads a whole file; UsageError if it is missing or unreadable.

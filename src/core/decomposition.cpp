@@ -42,6 +42,23 @@ std::array<int, 3> choose_dims(const HaloConfig& c, int nranks) {
   return dims;
 }
 
+void resolve_local_size(HaloConfig& c, int nranks) {
+  if (c.local[0] <= 0) return;
+  c.lx = c.ly = c.lz = 0;  // only the grid is checked here
+  const std::array<int, 3> dims = choose_dims(c, nranks);
+  long long* global[3] = {&c.lx, &c.ly, &c.lz};
+  for (int d = 0; d < 3; ++d) {
+    long long size = 0;
+    if (__builtin_mul_overflow(c.local[size_t(d)], static_cast<long long>(dims[size_t(d)]), &size) ||
+        size > kMaxExtent)
+      throw UsageError("--local " + std::to_string(c.local[0]) + "x" + std::to_string(c.local[1]) + "x" +
+                       std::to_string(c.local[2]) + " on a grid of " + std::to_string(dims[0]) + "x" +
+                       std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " ranks makes l" + "xyz"[d] +
+                       " larger than " + std::to_string(kMaxExtent));
+    *global[d] = size;
+  }
+}
+
 Decomposition make_decomposition(const HaloConfig& c, MPI_Comm world) {
   Decomposition d;
   int nranks = 1;

@@ -51,6 +51,10 @@ struct Decomposition {
 // arithmetic, identical on every rank.
 std::array<int, 3> choose_dims(const HaloConfig& c, int nranks);
 
+// With --local: lx, ly, lz = the size per rank times the grid choose_dims
+// gives for `nranks`. Throws UsageError when a direction grows past kMaxExtent.
+void resolve_local_size(HaloConfig& c, int nranks);
+
 // Creates the Cartesian communicator (collective over `world`).
 Decomposition make_decomposition(const HaloConfig& c, MPI_Comm world);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 
@@ -95,6 +96,20 @@ Json noise_thresholds_json() {
   j["repeat_spread"] = kNoiseRepeatSpread;
   j["fit_r2"] = kNoiseFitR2;
   return j;
+}
+
+std::string threshold_crossed(const std::string& what, double value, double limit, bool above, int digits,
+                              double scale, const char* unit) {
+  const auto fixed = [](double v, int d) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", d, v);
+    return std::string(text);
+  };
+  while (digits < 6 && fixed(value * scale, digits) == fixed(limit * scale, digits)) ++digits;
+  char bound[64];
+  std::snprintf(bound, sizeof bound, "%g", limit * scale);
+  return what + " " + fixed(value * scale, digits) + unit + (above ? " above" : " below") + " the threshold " +
+         bound + unit;
 }
 
 double relative_spread(std::vector<double> values) {

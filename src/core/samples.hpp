@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/json.hpp"
@@ -88,6 +89,14 @@ Json distribution_json(const Distribution& d);
 
 // {"p95_over_median", "mean_over_median", "repeat_spread", "fit_r2"}: the thresholds above, for the JSON.
 Json noise_thresholds_json();
+
+// A crossed noise threshold as a warning reads it, e.g. "p95/median 1.503
+// above the threshold 1.5" or "R^2 0.8123 below the threshold 0.9": the
+// value with as many decimals (at least `digits`, at most 6) as it takes to
+// read differently from the threshold; both times `scale`, followed by `unit`
+// (e.g. 100 and "%" for a spread).
+std::string threshold_crossed(const std::string& what, double value, double limit, bool above, int digits = 2,
+                              double scale = 1.0, const char* unit = "");
 
 // (max - min) / median of the values (per-repeat medians); NaN with fewer than two.
 double relative_spread(std::vector<double> values);

@@ -1,4 +1,5 @@
-// checkmpi-halo's results as JSON (schema checkmpi.halo/2, docs/halo.md; schemas/checkmpi.halo-2.schema.json).
+// checkmpi-halo's results as JSON (schema checkmpi.halo/2, docs/halo.md;
+// checkmpi/schemas/checkmpi.halo-2.schema.json).
 #pragma once
 
 #include <vector>

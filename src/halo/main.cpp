@@ -95,6 +95,9 @@ int halo_main(int argc, char** argv) {
       MPI_Bcast(text.data(), len, MPI_CHAR, 0, world);
     }
     HaloConfig cfg = collectively(world, [&] { return make_halo_config(cli, text); });
+    int world_size = 1;
+    MPI_Comm_size(world, &world_size);
+    collectively(world, [&] { resolve_local_size(cfg, world_size); });
     auto chosen = collectively(world, [&] { return select_strategies(cfg.strategies); });
     collectively(world, [&] { check_fault_hooks(cfg, chosen); });
     if (rank == 0)

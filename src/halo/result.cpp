@@ -70,12 +70,6 @@ std::vector<double> gather_samples(const std::vector<double>& mine, MPI_Comm com
   return all;
 }
 
-std::string number(const char* format, double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 }  // namespace
 
 void add_run(StrategyResult& into, StrategyRun run, MPI_Comm comm) {
@@ -142,14 +136,11 @@ void summarise(StrategyResult& r, MPI_Comm comm) {
   r.repeat_spread = relative_spread(r.repeat_medians);
   r.noise.clear();
   if (r.step_time.tail_ratio() > kNoiseTailRatio)
-    r.noise.push_back("p95/median " + number("%.2f", r.step_time.tail_ratio()) + " > " +
-                      number("%.2f", kNoiseTailRatio));
+    r.noise.push_back(threshold_crossed("p95/median", r.step_time.tail_ratio(), kNoiseTailRatio, true));
   if (r.step_time.mean_ratio() > kNoiseMeanRatio)
-    r.noise.push_back("mean/median " + number("%.2f", r.step_time.mean_ratio()) + " > " +
-                      number("%.2f", kNoiseMeanRatio));
+    r.noise.push_back(threshold_crossed("mean/median", r.step_time.mean_ratio(), kNoiseMeanRatio, true));
   if (r.repeat_spread > kNoiseRepeatSpread)
-    r.noise.push_back("repeat spread " + number("%.1f", 100 * r.repeat_spread) + "% > " +
-                      number("%.0f", 100 * kNoiseRepeatSpread) + "%");
+    r.noise.push_back(threshold_crossed("repeat spread", r.repeat_spread, kNoiseRepeatSpread, true, 1, 100, "%"));
   std::vector<double>().swap(r.pooled);
 }
 

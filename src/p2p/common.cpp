@@ -45,13 +45,14 @@ std::string PayloadCheck::verify(const Buffer& received, int from, int me, long 
 
 void note_tail(ModeOutput& out, const Stats& s, const std::string& what) {
   if (s.tail_ratio() > kNoiseTailRatio)
-    out.noise.push_back(format("%s: p95/median %.2f > %.2f", what.c_str(), s.tail_ratio(), kNoiseTailRatio));
+    out.noise.push_back(what + ": " + threshold_crossed("p95/median", s.tail_ratio(), kNoiseTailRatio, true));
   if (s.mean_ratio() > kNoiseMeanRatio)
-    out.noise.push_back(format("%s: mean/median %.2f > %.2f", what.c_str(), s.mean_ratio(), kNoiseMeanRatio));
+    out.noise.push_back(what + ": " + threshold_crossed("mean/median", s.mean_ratio(), kNoiseMeanRatio, true));
 }
 
 void note_fit(ModeOutput& out, double r2, const std::string& what) {
-  if (std::isfinite(r2) && r2 < kNoiseFitR2) out.noise.push_back(format("%s: R^2 %.4f < %.2f", what.c_str(), r2, kNoiseFitR2));
+  if (std::isfinite(r2) && r2 < kNoiseFitR2)
+    out.noise.push_back(what + ": " + threshold_crossed("R^2", r2, kNoiseFitR2, false, 4));
 }
 
 void progress(const Session& s, std::size_t index, std::size_t count, const std::string& what) {
@@ -70,10 +71,22 @@ Json repeats_json(ModeOutput& out, const std::string& what,
     q["spread"] = spread;
     j[name] = q;
     if (spread > kNoiseRepeatSpread)
-      out.noise.push_back(format("%s %s: repeat spread %.1f%% > %.0f%%", what.c_str(), name.c_str(), 100 * spread,
-                                 100 * kNoiseRepeatSpread));
+      out.noise.push_back(what + " " + name + ": " +
+                          threshold_crossed("repeat spread", spread, kNoiseRepeatSpread, true, 1, 100, "%"));
   }
   return j;
+}
+
+Json unphysical_json(const std::vector<Unphysical>& wrong) {
+  Json j = Json::object();
+  for (const auto& u : wrong) j[u.parameter] = u.reason;
+  return j;
+}
+
+std::string fitted_text(const std::string& name, double value, const char* fmt, const std::vector<Unphysical>& wrong) {
+  for (const auto& u : wrong)
+    if (u.parameter == name) return name + " = -";
+  return name + " = " + format(fmt, value);
 }
 
 namespace {
@@ -88,6 +101,8 @@ Json hockney_json(const HockneyFit& fit) {
     seg["alpha"] = s.alpha;
     seg["beta"] = s.beta;
     seg["r2"] = s.r2;
+    const auto wrong = unphysical(s);
+    if (!wrong.empty()) seg["unphysical"] = unphysical_json(wrong);
     segments.push(seg);
   }
   j["segments"] = segments;
@@ -104,8 +119,10 @@ std::string hockney_text(const HockneyFit& fit, const std::string& what) {
     const auto& s = fit.segments[i];
     if (i > 0) text += format("#   breakpoint at %.0f B\n", fit.breakpoints[i - 1]);
     const std::string beta = std::isfinite(s.beta) ? format("%.1f MB/s", s.beta / 1e6) : "inf (flat)";
-    text += format("#   %.0f .. %.0f B: alpha = %.3f us, beta = %s, R^2 = %.4f\n", s.min_size, s.max_size,
-                   s.alpha * 1e6, beta.c_str(), s.r2);
+    const auto wrong = unphysical(s);
+    text += format("#   %.0f .. %.0f B: %s, beta = %s, R^2 = %.4f\n", s.min_size, s.max_size,
+                   fitted_text("alpha", s.alpha * 1e6, "%.3f us", wrong).c_str(), beta.c_str(), s.r2);
+    for (const auto& u : wrong) text += "#   note: " + u.reason + "\n";
   }
   return text;
 }

@@ -165,6 +165,39 @@ LogGPFit fit_loggp(const std::vector<LogGPPoint>& points, int n) {
   return fit;
 }
 
+std::vector<Unphysical> unphysical(const HockneySegment& s) {
+  if (!(std::isfinite(s.alpha) && s.alpha <= 0)) return {};
+  char range[64];
+  std::snprintf(range, sizeof range, "%.0f-%.0f B", s.min_size, s.max_size);
+  return {{"alpha", "alpha = " + microseconds(s.alpha) + " is not a latency: the times of " + range +
+                        " extrapolate to zero or less at 0 bytes, where the fit stops at its bound alpha >= 0"}};
+}
+
+std::vector<Unphysical> unphysical(const LogGPFit& fit, const std::vector<LogGPPoint>& points) {
+  std::vector<Unphysical> out;
+  if (points.empty()) return out;
+  const LogGPPoint& p = points.front();
+  const std::string at = std::to_string((long long)p.size) + " B";
+  const auto not_positive = [](double v) { return std::isfinite(v) && v <= 0; };  // NaN: not fitted, not wrong
+  if (not_positive(fit.L))
+    out.push_back({"L", "L = " + microseconds(fit.L) + " is not a latency: at " + at + " half the round trip (" +
+                            microseconds(p.prtt_1_0 / 2) + ") is no longer than o_s + o_r + (s-1)G (" +
+                            microseconds(fit.o_s + fit.o_r + std::max(p.size - 1, 0.0) * fit.G) +
+                            "), so the overheads measured there are too large"});
+  if (not_positive(fit.o_s))
+    out.push_back({"o_s", "o_s = " + microseconds(fit.o_s) + " is not an overhead: at " + at +
+                              " PRTT(n,d,s) was no longer than PRTT(1,0,s) + (n-1) d"});
+  if (not_positive(fit.o_r))
+    out.push_back({"o_r", "o_r = " + microseconds(fit.o_r) + " is not an overhead: the receive took no time at " + at});
+  if (not_positive(fit.g))
+    out.push_back({"g", "g = " + microseconds(fit.g) + " is not a gap: g + G*s extrapolates to zero or less at 0 "
+                            "bytes, where the fit stops at its bound g >= 0"});
+  if (not_positive(fit.G))
+    out.push_back({"G", "G = " + std::to_string(fit.G * 1e9) + " ns/B is not a time per byte: g + G*s does not grow "
+                            "with the size"});
+  return out;
+}
+
 OverheadFit fit_overhead(const std::vector<double>& bytes, const std::vector<double>& overhead,
                          const std::vector<double>& reference) {
   const LineFit line = fit_line(bytes, overhead, relative_weights(reference), false);

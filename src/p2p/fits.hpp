@@ -25,12 +25,22 @@ LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y, con
 // millisecond points weigh alike.
 std::vector<double> relative_weights(const std::vector<double>& y);
 
+// A fitted parameter outside its physical range (a latency, overhead or gap
+// that is not positive): the report prints "-" for it, and the reason.
+struct Unphysical {
+  std::string parameter;  // as the JSON names it: "L", "alpha", ...
+  std::string reason;     // the value and why it cannot be
+};
+
 struct HockneySegment {
   double min_size = 0, max_size = 0;  // first and last measured size in the segment
   double alpha = 0;                   // s
   double beta = 0;                    // bytes/s; +inf when time does not grow with size
   double r2 = 0;
 };
+
+// alpha <= 0: no message takes no time (the fit met its bound alpha >= 0).
+std::vector<Unphysical> unphysical(const HockneySegment& s);
 
 struct HockneyFit {
   std::vector<HockneySegment> segments;
@@ -73,6 +83,10 @@ struct LogGPFit {
 // g >= 0. o_s and o_r: the values at the smallest size. L from the smallest
 // size's round trip: PRTT(1,0,s)/2 - o_s - o_r - (s - 1) G.
 LogGPFit fit_loggp(const std::vector<LogGPPoint>& points, int n);
+
+// L, o_s, o_r and g must be positive (a latency, overheads, a gap), G too
+// (time per byte); each that is not, with why it came out so.
+std::vector<Unphysical> unphysical(const LogGPFit& fit, const std::vector<LogGPPoint>& points);
 
 struct OverheadFit {
   double O = 0;   // s/byte

@@ -150,11 +150,18 @@ void run_loggp(const Session& s, ModeOutput& out) {
   }
   j["residuals"] = residuals;
   j["warnings"] = Json::array_of(fit.warnings);
+  const auto wrong = unphysical(fit, points);
+  if (!wrong.empty()) j["unphysical"] = unphysical_json(wrong);
   out.fits["loggp"] = j;
   note_fit(out, fit.r2, "LogGP fit of g + G*s");
-  out.table += format("# LogGP (n = %d): L = %.3f us, o_s = %.3f us, o_r = %.3f us, g = %.3f us, G = %.6f ns/B "
-                      "(%.1f MB/s), R^2 = %.4f\n",
-                      n, fit.L * 1e6, fit.o_s * 1e6, fit.o_r * 1e6, fit.g * 1e6, fit.G * 1e9, 1e-6 / fit.G, fit.r2);
+  const std::string bandwidth = fit.G > 0 ? format(" (%.1f MB/s)", 1e-6 / fit.G) : "";
+  out.table += format("# LogGP (n = %d): %s, %s, %s, %s, %s%s, R^2 = %.4f\n", n,
+                      fitted_text("L", fit.L * 1e6, "%.3f us", wrong).c_str(),
+                      fitted_text("o_s", fit.o_s * 1e6, "%.3f us", wrong).c_str(),
+                      fitted_text("o_r", fit.o_r * 1e6, "%.3f us", wrong).c_str(),
+                      fitted_text("g", fit.g * 1e6, "%.3f us", wrong).c_str(),
+                      fitted_text("G", fit.G * 1e9, "%.6f ns/B", wrong).c_str(), bandwidth.c_str(), fit.r2);
+  for (const auto& u : wrong) out.table += "# note: " + u.reason + "\n";
   for (const auto& w : fit.warnings) out.table += "# warning: " + w + "\n";
 }
 

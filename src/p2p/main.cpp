@@ -219,6 +219,8 @@ int p2p_main(int argc, char** argv) {
       return kExitOk;
     }
     P2PConfig cfg = collectively(world, [&] { return make_p2p_config(cli); });
+    if (rank == 0)
+      for (const std::string& line : cli.deprecations()) std::cerr << "checkmpi-p2p: warning: " << line << "\n";
     choose_device(cfg, world);
     check_resources(cfg, world);
     const Watchdog watchdog("checkmpi-p2p", watchdog_seconds(cfg), rank);

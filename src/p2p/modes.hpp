@@ -38,6 +38,13 @@ struct ModeOutput {
 void note_tail(ModeOutput& out, const Stats& s, const std::string& what);
 void note_fit(ModeOutput& out, double r2, const std::string& what);
 
+// {"L": "L = -0.117 us is not a latency: ..."}: what a fit's JSON carries
+// as "unphysical", so that reports print "-" for those values and the reason.
+Json unphysical_json(const std::vector<Unphysical>& wrong);
+// "L = -" for a value among `wrong`, else "L = " and the value as `format` prints it.
+std::string fitted_text(const std::string& name, double value, const char* format,
+                        const std::vector<Unphysical>& wrong);
+
 // Rank 0 of s.comm: "[index/count] WHAT ..." on stdout as each size starts.
 void progress(const Session& s, std::size_t index, std::size_t count, const std::string& what);
 

@@ -176,24 +176,28 @@ const char* mpi_buffers_name(const P2PConfig& cfg) {
 
 CommandLine p2p_command_line() {
   std::vector<OptionSpec> specs{
-      {"message-size", 'm', true, "MIN:MAX or MAX, bytes, powers of two from MIN (default 1:4194304; datatype 4:4194304)"},
-      {"iterations", 'i', true, "timed iterations per size, all sizes (default by mode, see docs/p2p.md)"},
-      {"warmup", 'x', true, "untimed warm-up iterations per size, all sizes (default by mode)"},
-      {"window", 'W', true, "bw: non-blocking sends in flight (default 64)"},
-      {"prtt-n", 'n', true, "loggp: messages per PRTT(n,.,s) (default 10)"},
-      {"vectors", 0, true, "datatype: COUNT:BLOCKLEN:STRIDE,... in floats (default: stride-4 sweep)"},
-      {"op", 0, true, "nbc: ialltoall, ialltoallv, iallreduce, ibcast, comma-separated, or all (default all)"},
-      {"progress", 0, true, "nbc: MPI_Test calls spread over the compute, N or N,N,... (default 0)"},
+      {"message-size", 'm', true, "MIN:MAX or MAX, bytes, powers of two from MIN (default 1:4194304; datatype "
+                                  "4:4194304)", false, "MIN:MAX"},
+      {"iters", 'i', true, "timed iterations per size, all sizes (default by mode, see docs/p2p.md)", false, "N"},
+      {"warmup", 'x', true, "untimed warm-up iterations per size, all sizes (default by mode)", false, "N"},
+      {"window", 'W', true, "bw: non-blocking sends in flight (default 64)", false, "N"},
+      {"prtt-n", 0, true, "loggp: messages per PRTT(n,.,s) (default 10)", false, "N"},
+      {"vectors", 0, true, "datatype: COUNT:BLOCKLEN:STRIDE,... in floats (default: stride-4 sweep)", false, "LIST"},
+      {"op", 0, true, "nbc: ialltoall, ialltoallv, iallreduce, ibcast, comma-separated, or all (default all)",
+       false, "LIST"},
+      {"progress", 0, true, "nbc: MPI_Test calls spread over the compute, N or N,N,... (default 0)", false, "N,..."},
       {"progress-thread", 0, false, "nbc: start the MPI library's progress thread where it has one"},
-      {"pencil", 0, true, "nbc: PxQ pencil transposes (2DECOMP&FFT) of --grid instead of --op; P*Q = ranks"},
-      {"grid", 0, true, "nbc --pencil: NXxNYxNZ,... doubles (default 16^3,32^3,64^3,128^3)"},
+      {"pencil", 0, true, "nbc: PxQ pencil transposes (2DECOMP&FFT) of --grid instead of --op; P*Q = ranks", false,
+       "PxQ"},
+      {"grid", 0, true, "nbc --pencil: NXxNYxNZ,... doubles (default 16^3,32^3,64^3,128^3)", false, "LIST"},
       {"buffer", 0, true, "where buffers live: host or cuda (GPU memory; MPI gets it when CUDA-aware, else "
-                          "staged through pinned host memory) (default host)"},
-      {"repeat", 0, true, "run the sweep N times, interleaved (1 2 4 ... 1 2 4 ...); statistics over all (default 1)"},
+                          "staged through pinned host memory) (default host)", false, "host|cuda"},
+      {"repeat", 0, true, "run the sweep N times, interleaved (1 2 4 ... 1 2 4 ...); statistics over all (default 1)",
+       false, "N"},
       {"validate", 'c', false, "check received data every iteration, outside the timed region"},
-      {"json", 0, true, "write results as JSON (schema checkmpi.p2p/2) to this file"},
+      {"json", 0, true, "write results as JSON (schema checkmpi.p2p/2) to this file", false, "FILE"},
       {"watchdog", 0, true, "seconds without progress after which the job is diagnosed and aborted; 0: off "
-                            "(default from the largest message, at least 60)"},
+                            "(default from the largest message, at least 60)", false, "S"},
       {"force", 0, false, "run even if the estimate says the sweep takes more than an hour"},
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
@@ -208,7 +212,8 @@ CommandLine p2p_command_line() {
                          "  nbc        non-blocking collectives: overlap with computation (OSU), pencil transposes\n"
                          "  self       a message rank 0 sends to itself through MPI (MPI_Sendrecv), per size\n"
                          "  barrier    MPI_Barrier latency on 2, 4, 8, ... and all ranks (OSU osu_barrier)";
-  return CommandLine("checkmpi-p2p", synopsis, specs);
+  // -n was loggp's message count; -n means ranks in checkmpi's commands.
+  return CommandLine("checkmpi-p2p", synopsis, specs, {{"-n", "prtt-n"}, {"--iterations", "iters"}});
 }
 
 P2PConfig make_p2p_config(const CommandLine& cli) {
@@ -228,8 +233,8 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
     if (cfg.mode == Mode::Barrier) throw UsageError("--message-size does not apply to mode barrier (no message)");
     parse_size_range(*m, cfg);
   }
-  cfg.iterations = cfg.iterations_large = positive(cli, "iterations", d->iterations);
-  if (!cli.has("iterations")) cfg.iterations_large = d->iterations_large;
+  cfg.iterations = cfg.iterations_large = positive(cli, "iters", d->iterations);
+  if (!cli.has("iters")) cfg.iterations_large = d->iterations_large;
   cfg.warmup = cfg.warmup_large = positive(cli, "warmup", d->warmup, 0);
   if (!cli.has("warmup")) cfg.warmup_large = d->warmup_large;
   cfg.window = positive(cli, "window", cfg.window);

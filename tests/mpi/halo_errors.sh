@@ -22,7 +22,6 @@ printf '&parameters lx = 4.5 /\n' >real.input
 expect_error "value of 'lx' is not an integer: '4.5'" --input real.input
 expect_error "value of --itfin is not an integer: 'x'" --input ok.input --itfin x
 expect_error "lx must be positive, got -4" --no-input $good --lx -4
-expect_error "lz is not set" --no-input --lx 4 --ly 4
 expect_error "itfin must be positive, got 0" --input ok.input --itfin 0
 expect_error "icheck must be positive, got 0" --input ok.input --icheck 0
 expect_error "icheck must be positive, got -2" --input ok.input --icheck -2
@@ -36,6 +35,22 @@ if [ "$np" -gt 1 ]; then
   expect_error "lx = $((2 * np + 1)) is not divisible by proc_x = $np" \
     --input ok.input --lx $((2 * np + 1)) --proc_x "$np" --proc_y 1 --proc_z 1
 fi
+# One spelling per setting on a command line; malformed triples name the value.
+expect_error "^checkmpi-halo: error: --size 8x4x4 and --lx 8 both set the global size; give one of them$" \
+  --input ok.input --size 8x4x4 --lx 8
+expect_error "--size 8x4x4 and --local 2x2x2 both set the global size" --input ok.input --size 8x4x4 --local 2x2x2
+expect_error "--local 2x2x2 and --lz 4 both set the global size" --input ok.input --local 2x2x2 --lz 4
+expect_error "--procs 1x1x$np and --proc_z $np both set the grid of ranks" --input ok.input --procs 1x1x$np \
+  --proc_z $np
+expect_error "--iters 3 and --itfin 2 both set the number of timed steps" --input ok.input --iters 3 --itfin 2
+expect_error "^checkmpi-halo: error: --size expects three positive integers like 64x64x32, got '8x8'$" \
+  --input ok.input --size 8x8
+expect_error "--procs expects three positive integers like 2x2x1, got '0x1x1'" --input ok.input --procs 0x1x1
+expect_error "--local expects three positive integers like 32x32x32, got '4x4xq'" --input ok.input --local 4x4xq
+expect_error "--local 1073741825x1x1 on a grid of .* ranks makes lx larger than 1073741824" \
+  --input ok.input --local 1073741825x1x1 --procs ${np}x1x1
+expect_error "lz is not set \(give it in the input file, as --size LXxLYxLZ or --lz, or give --local LxMxN\)" \
+  --no-input --lx 4 --ly 4
 expect_error "unknown strategy 'step99'" --input ok.input --strategy step0,step99
 expect_error "unknown option '--bogus'" --input ok.input --bogus
 expect_error "not enough memory: .* need .* available" --no-input --lx 20000 --ly 20000 --lz 20000

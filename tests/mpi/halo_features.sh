@@ -41,6 +41,29 @@ run_mpi 4 "${halo[@]}" --proc_x 0 --proc_y 0 --proc_z 0 --itfin 3 --strategy 1 -
 grep -q '"itfin": 3' auto.json || fail "override of itfin"
 grep -Eq 'decomposition  : proc_x=[0-9] proc_y=[0-9] proc_z=[0-9]' auto.txt || fail "auto dims"
 
+# The vocabulary checkmpi's commands share: --local, --procs and --iters set
+# what the keys set (over the file's); -o, once --outdir's short form, still
+# works with a deprecation line.
+run_mpi 4 "${halo[@]}" --local 3x5x4 --procs 1x2x2 --iters 6 --strategy step2 -o voc --json voc.json \
+  >voc.txt 2>voc.err || fail "--local/--procs/--iters run: $(tail -3 voc.err)"
+python3 - <<'PY' || fail "--local/--procs/--iters JSON"
+import json
+d = json.load(open("voc.json"))
+c = d["config"]
+assert (c["lx"], c["ly"], c["lz"], c["itfin"]) == (3, 10, 8, 6), c
+assert d["context"]["dims"] == [1, 2, 2], d["context"]["dims"]
+PY
+[ -s voc/step2/prof_i.000003.dat ] || fail "-o did not set the output directory"
+grep -qx 'checkmpi-halo: warning: -o is the old spelling of --outdir; it works in this release only' voc.err ||
+  fail "no deprecation line for -o: $(cat voc.err)"
+run_mpi 4 "${halo[@]}" --size 8x8x4 --strategy step2 --outdir size --json size.json >/dev/null 2>&1 || fail "--size"
+grep -q '"lz": 4' size.json || fail "--size did not set lz"
+# --help fits 80 columns and names the vocabulary and CheckMPI's keys.
+awk 'length($0) > 80 { exit 1 }' <<<"$help" || fail "--help has lines over 80 columns"
+for word in --size --local --procs --iters --itfin --proc_x --lx; do
+  grep -q -- "$word" <<<"$help" || fail "--help does not mention $word"
+done
+
 # JSON: schema, context, config, per-strategy timers with min/mean/max.
 run_mpi 4 "${halo[@]}" --strategy step0,step2 --outdir j --json r.json --precision double >/dev/null || fail "json run"
 for key in '"schema": "checkmpi.halo/2"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \

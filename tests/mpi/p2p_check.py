@@ -64,8 +64,10 @@ def hockney_ok(h, sizes):
     for a, b in zip(segs, segs[1:]):
         need(sizes.index(b["min_size"]) == sizes.index(a["max_size"]) + 1, "hockney: segments not adjacent")
     for s in segs:
-        need(list(s) == ["min_size", "max_size", "alpha", "beta", "r2"], f"hockney segment keys {list(s)}")
+        keys = ["min_size", "max_size", "alpha", "beta", "r2"] + (["unphysical"] if s["alpha"] == 0 else [])
+        need(list(s) == keys, f"hockney segment keys {list(s)}")
         need(finite(s["alpha"]) and s["alpha"] >= 0, f"hockney: alpha {s['alpha']} < 0")
+        need(s["alpha"] > 0 or list(s["unphysical"]) == ["alpha"], "hockney: alpha 0 not called unphysical")
         need((flat_ok and s["beta"] is None) or (finite(s["beta"]) and s["beta"] > 0),
              f"hockney: beta {s['beta']} not > 0")
         need(s["r2"] is None or s["r2"] <= 1 + 1e-9, f"hockney: r2 {s['r2']}")
@@ -154,7 +156,12 @@ elif mode == "loggp":
         need(close(r["o_s"], r["prtt_n_d"] / (n - 1), -r["prtt_1_0"] / (n - 1), -r["d"]), f"o_s at {r['size']}")
         need(r["prtt_1_0"] > 0 and r["prtt_n_0"] > 0 and r["prtt_n_d"] > r["prtt_1_0"], f"PRTT at {r['size']}")
     f = fits["loggp"]
-    need(list(f) == ["n", "L", "o_s", "o_r", "g", "G", "r2", "residuals", "warnings"], f"loggp fit keys {list(f)}")
+    wrong = [k for k in ["L", "o_s", "o_r", "g", "G"] if finite(f[k]) and f[k] <= 0]  # not physical: named, why
+    need(list(f) == ["n", "L", "o_s", "o_r", "g", "G", "r2", "residuals", "warnings"] + (["unphysical"] if wrong
+                                                                                         else []),
+         f"loggp fit keys {list(f)}")
+    need(list(f.get("unphysical", {})) == wrong, f"unphysical {f.get('unphysical')} but values <= 0: {wrong}")
+    need(all(v.startswith(f"{k} = ") for k, v in f.get("unphysical", {}).items()), "unphysical reasons")
     need(f["n"] == n, "fit n")
     need(all(finite(f[k]) for k in ["L", "o_s", "o_r", "g", "G"]), f"LogGP not finite: {f}")
     need(f["G"] > 0, f"G = {f['G']} not > 0")

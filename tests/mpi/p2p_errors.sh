@@ -20,9 +20,11 @@ expect_error "unexpected argument 'extra'" pingpong extra
 expect_error "unknown option '--bogus'" pingpong --bogus
 expect_error "message size range 64:8: MIN 64 is larger than MAX 8" pingpong -m 64:8
 expect_error "value of --message-size \(MAX\) is not an integer: 'abc'" pingpong -m 1:abc
-expect_error "value of --iterations is not an integer: 'ten'" bw -i ten
-expect_error "--iterations must be at least 1, got 0" pingpong -i 0
+expect_error "value of --iters is not an integer: 'ten'" bw -i ten
+expect_error "--iters must be at least 1, got 0" pingpong -i 0
+expect_error "--iters must be at least 1, got 0" pingpong --iterations 0
 expect_error "--window must be at least 1, got 0" bw -W 0
+expect_error "--prtt-n must be at least 2, got 1" loggp --prtt-n 1
 expect_error "--prtt-n must be at least 2, got 1" loggp -n 1
 expect_error "datatype tuple '2:4:2': stride 2 is smaller than blocklen 4" datatype --vectors 1:1:1,2:4:2
 expect_error "datatype tuple '2:4' is not COUNT:BLOCKLEN:STRIDE" datatype --vectors 2:4

@@ -7,10 +7,21 @@ cd "$dir"
 p2p="$CHECKMPI_BIN/checkmpi-p2p"
 
 "$p2p" --help >help.txt || fail "--help exit $?"
-for word in pingpong bw ring loggp datatype nbc --message-size --iterations --warmup --window --prtt-n --vectors \
+for word in pingpong bw ring loggp datatype nbc --message-size --iters --warmup --window --prtt-n --vectors \
   --op --progress --progress-thread --pencil --grid --buffer --validate --json; do
   grep -q -- "$word" help.txt || fail "--help does not mention $word"
 done
+awk 'length($0) > 80 { exit 1 }' help.txt || fail "--help has lines over 80 columns"
+grep -q -- '-n, --prtt-n' help.txt && fail "--help gives --prtt-n the short -n (ranks in checkmpi's commands)"
+# Old spellings (-n for --prtt-n, --iterations) work for one release, with a deprecation line each.
+run_mpi 2 "$p2p" loggp -n 3 --iterations 4 -x 1 -m 1:4 --json old.json >old.txt 2>old.err ||
+  fail "old spellings: $(tail -3 old.err)"
+grep -qx 'checkmpi-p2p: warning: -n is the old spelling of --prtt-n; it works in this release only' old.err ||
+  fail "no deprecation line for -n: $(cat old.err)"
+grep -qx 'checkmpi-p2p: warning: --iterations is the old spelling of --iters; it works in this release only' \
+  old.err || fail "no deprecation line for --iterations: $(cat old.err)"
+python3 -c 'import json, sys; d = json.load(open("old.json")); sys.exit(d["config"]["n"] != 3)' ||
+  fail "-n did not set the PRTT count"
 grep -q -- --inject-corruption help.txt && fail "--help shows the test-only switch"
 "$p2p" --version | grep -Eq '^checkmpi-p2p [0-9]+\.[0-9]+\.[0-9]+ \(revision ' || fail "--version"
 

@@ -35,8 +35,18 @@ def tiny(tmp_path_factory, halo_bin) -> dict:
             "status": status, "locked": locked}
 
 
+def test_report_page_fits_the_screen(tiny, tmp_path):
+    """The campaign's HTML report in Chromium at 1400 and 800 px: no table cell or figure overflows its box."""
+    from browser import check_page
+
+    assert tiny["second"].returncode == 0, tiny["second"].stderr
+    wide, narrow = check_page(tiny["folder"] / "report.html", "campaign", tmp_path)
+    assert wide["figures"] == narrow["figures"] == 4  # scale-up, two variability plots, failure matrix
+    assert wide["tables"] >= 12
+
+
 def test_while_it_runs(tiny):
-    assert re.search(r"\d+ done, 1 running, 0 failed, \d+ missing of 20 runs", tiny["status"].stdout)
+    assert re.search(r"\d+ done, 1 running, 0 failed, \d+ pending of 20 runs", tiny["status"].stdout)
     assert_clean_error(tiny["locked"], 1, "another 'checkmpi campaign run' is working on")
 
 
@@ -87,7 +97,7 @@ def test_records(tiny):
 def test_status(tiny):
     r = checkmpi("campaign", "status", str(tiny["folder"]), timeout=60)
     assert r.returncode == 0, r.stderr
-    assert "20 done, 0 running, 0 failed, 0 missing of 20 runs" in r.stdout
+    assert "20 done, 0 running, 0 failed, 0 pending of 20 runs" in r.stdout
     rows = rendered_table(r.stdout, "Campaign")
     assert len(rows) == 20 and all(row[1] == "done" and row[2] == "1" for row in rows)
 
@@ -100,7 +110,7 @@ def test_report_tables_json_html(tiny, tmp_path):
     doc = json.loads((tmp_path / "r.json").read_text())
     validate_report(doc)
     assert doc["counts"]["ok"] == 20 and doc["counts"]["runs"] == 20 and doc["counts"]["retried_runs"] == 0
-    assert "20/20 runs ok; 0 invalid, 0 too slow, 0 crashed, 0 not started, 0 missing" in doc["summary"]
+    assert "20/20 runs ok; 0 invalid, 0 too slow, 0 crashed, 0 not started, 0 pending" in doc["summary"]
     assert "2/2 submissions (100%) ran every point correctly, regardless of time" in doc["summary"]
     recs = records(folder)
     loops = {}

@@ -69,6 +69,17 @@ def test_a_point_two_sweeps_share_runs_once(tmp_path):
     assert len(plan(spec)) == 2 * 4 * 2
 
 
+def test_steps_as_iters_or_itfin_not_both(tmp_path):
+    """The option vocabulary's name, or CheckMPI's."""
+    spec = parse_spec(ISSUE_SPEC.replace("itfin = 40", "iters = 30"), tmp_path / "s.toml")
+    assert (spec.itfin, spec.icheck) == (30, 20)
+    with pytest.raises(CheckmpiError, match=r"\[halo\] iters and itfin \(CheckMPI's name\) both set the number of "
+                                            r"timed steps; give one of them"):
+        parse_spec(ISSUE_SPEC.replace("itfin = 40", "itfin = 40\niters = 40"), tmp_path / "s.toml")
+    with pytest.raises(CheckmpiError, match=r"\[halo\] args may not set --procs; the campaign sets it"):
+        parse_spec(ISSUE_SPEC.replace("icheck = 20", 'icheck = 20\nargs = ["--procs", "2x1x1"]'), tmp_path / "s.toml")
+
+
 def test_defaults_and_per_submission_limits(tmp_path):
     spec = parse_spec('[campaign]\nname = "d"\nrepetitions = 3\n[launch]\ntime_limit_s = [10, 20.5, 30]\n'
                       '[[sweep]]\nlocal = "8x8x8"\nnp = 2\n', tmp_path / "d.toml")
@@ -125,6 +136,8 @@ def test_plan_command_lists_every_run_and_submission():
         assert run.id in r.stdout
     assert "20 runs = 2 submissions x 5 points x 2 strategies" in flat(r.stdout)  # the title, wrapped
     assert "ranks_per_node = 2 applies to Slurm only" in flat(r.stdout)  # in the caption, wrapped at 80
+    assert "one submission after another on this machine, each run with mpirun when the one before has ended" \
+        in flat(r.stdout)
 
 
 def test_plan_command_errors(tmp_path):
@@ -159,3 +172,8 @@ def test_slurm_plan_and_batch_script(tmp_path):
     r = checkmpi("campaign", "plan", str(path), timeout=60)
     assert r.returncode == 0, r.stderr
     assert "--nodes=2 --ntasks-per-node=2 --time=6 --partition=gpu" in flat(r.stdout)  # a cell, wrapped at 80
+    # What Slurm does with the submissions: all at once, each job started when its nodes are free.
+    text = flat(r.stdout)
+    assert "each submission is one batch job of 2 nodes (its sbatch options below), and all 2 are submitted at " \
+           "once: Slurm starts each when its nodes are free, so submissions may run at the same time" in text
+    assert "a submission after another" not in text and "the submissions' jobs may run at the same time" in text

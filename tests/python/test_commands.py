@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA, UNIT, assert_clean_error, checkmpi
 
+from checkmpi.errors import CheckmpiError
+
 
 def png_size(path: Path) -> tuple[int, int]:
     data = path.read_bytes()
@@ -65,6 +67,10 @@ def test_report_everything(tmp_path):
     assert "Size (B)" in out and "LogGP parameters" in out
     assert out.count("Headline: ") == 2 and '<p class="headline">' in html
     assert "x GB/s" in html and "x msg KiB" in html  # the HTML page has the wide tables
+    from browser import check_page  # every kind of plot and table, at 1400 and 800 px
+
+    wide, narrow = check_page(tmp_path / "r.html", "fixtures", tmp_path)
+    assert wide["figures"] == narrow["figures"] == 12 and narrow["scrolling"] >= 2
 
 
 def test_report_nbc_tables_and_plots(tmp_path):
@@ -115,21 +121,88 @@ def test_report_of_a_file_without_suffix(tmp_path):
     check_plots(tmp_path / "run2-files" / "plots", ["run2-breakdown", "run2-directions"])
 
 
-def test_report_no_plots(tmp_path):
-    r = checkmpi("report", str(DATA / "p2p_pingpong.json"), "--no-plots", "--plots", str(tmp_path / "p"),
+@pytest.mark.parametrize("spelling", ["--no-report", "--no-plots"])
+def test_report_no_report(tmp_path, spelling):
+    """Tables only, as `run --no-report`; --no-plots, the old name, still works for a release, and says so."""
+    r = checkmpi("report", str(DATA / "p2p_pingpong.json"), spelling, "--plots", str(tmp_path / "p"),
                  "--outdir", str(tmp_path / "o"))
     assert r.returncode == 0 and not (tmp_path / "p").exists() and not (tmp_path / "o").exists()
+    assert "Hockney fit" in r.stdout
+    warnings = [line for line in r.stderr.splitlines() if "warning" in line]
+    assert warnings == ([] if spelling == "--no-report" else
+                        ["checkmpi: warning: --no-plots is the old spelling of --no-report; it works in this release "
+                         "only"])
+    # With --html the page is still written (without plots), as asked.
+    r = checkmpi("report", str(DATA / "p2p_pingpong.json"), spelling, "--html", str(tmp_path / "p.html"))
+    assert r.returncode == 0 and "<img" not in (tmp_path / "p.html").read_text()
+
+
+def test_one_option_vocabulary():
+    """The names the commands share mean one thing: -n/--np ranks where a command launches (and nowhere else),
+    -o/--json the results file, --launcher listed alike; old spellings warn."""
+    import contextlib
+    import io
+
+    from checkmpi.cli import LAUNCHER_HELP, build_parser
+
+    parser = build_parser()
+    launching = {"run": ["run"], "p2p": ["p2p", "pingpong"], "calibrate": ["calibrate"]}
+    for name, head in launching.items():
+        args, _ = parser.parse_known_args([*head, "-n", "3", "-o", "x.json", "--launcher", "srun"])
+        assert (args.np, args.json, args.launcher) == (3, "x.json", "srun"), name
+        sub = parser._subparsers._group_actions[0].choices[name]
+        text = sub.format_help()
+        assert "--launcher mpirun|mpiexec|srun" in text and " ".join(LAUNCHER_HELP.split()) in " ".join(text.split())
+    args, _ = parser.parse_known_args(["predict", "--p2p", "p.json", "--procs", "2x2x2", "--local", "8x8x8",
+                                       "-o", "pr.json"])
+    assert args.json == "pr.json"
+    for head in (["predict", "--p2p", "p.json", "--procs", "2x2x2", "--local", "8x8x8"], ["report", "a.json"],
+                 ["export", "--format", "csv", "a.json"]):  # they launch nothing: no -n
+        with pytest.raises(CheckmpiError):
+            args, extra = parser.parse_known_args([*head, "-n", "2"])
+            if extra:
+                raise CheckmpiError(f"unrecognized arguments: {extra}")
+    args, _ = parser.parse_known_args(["run", "--itfin", "7"])
+    assert args.iters == 7
+    with pytest.raises(CheckmpiError, match=r"^--iters 7 and --itfin 8 both set the number of timed steps"):
+        parser.parse_known_args(["run", "--iters", "7", "--itfin", "8"])
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        args, _ = parser.parse_known_args(["calibrate", "--output", "m.json"])
+    assert args.json == "m.json"
+    assert err.getvalue() == "checkmpi: warning: --output is the old spelling of --json; it works in this release only\n"
 
 
 def test_report_at_80_columns(tmp_path):
     files = sorted(str(p) for p in [*DATA.glob("halo_*.json"), *DATA.glob("p2p_*.json")])
-    r = checkmpi("report", *files, "--no-plots", "--machine", str(DATA / "profiles" / "machine_2ranks.json"),
+    r = checkmpi("report", *files, "--no-report", "--machine", str(DATA / "profiles" / "machine_2ranks.json"),
                  env={"COLUMNS": "80"})
     assert r.returncode == 0, r.stderr
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
     assert "\u2026" not in r.stdout  # no cell cut short
-    wide = checkmpi("report", *files, "--no-plots", "--wide", env={"COLUMNS": "80"})
+    wide = checkmpi("report", *files, "--no-report", "--wide", env={"COLUMNS": "80"})
     assert max(len(line) for line in wide.stdout.splitlines()) > 80
+
+
+def test_report_below_80_columns_names_what_it_leaves_out():
+    """A terminal too narrow for a table's columns even at their narrowest: the columns that do not fit are
+    left out from the right, and a line under the table names them; nothing is cut."""
+    files = [str(DATA / "halo_4ranks.json"), str(DATA / "p2p_loggp.json")]
+    r = checkmpi("report", *files, "--no-report", env={"COLUMNS": "60"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 60 and "\u2026" not in r.stdout
+    text = " ".join(r.stdout.split())
+    assert "left out to fit 60 columns: check (a wider terminal, or COLUMNS, shows them)" in text
+    header = next(line for line in lines if line.startswith("strategy "))
+    assert header.split() == ["strategy", "median", "95%", "CI", "tail", "%MPI", "GB/s", "GB/s", "GB/s"]
+    row = next(line for line in lines if line.startswith("step2 "))
+    doc = json.loads((DATA / "halo_4ranks.json").read_text())
+    step2 = next(e for e in doc["results"] if e["strategy"] == "step2")
+    assert float(row.split()[1]) == pytest.approx(step2["step_time"]["median"] * 1e6, abs=6e-3)
+    assert "left out to fit 60 columns: g+G*s (a wider" in text  # the LogGP measurements
+    wide = checkmpi("report", *files, "--no-report", env={"COLUMNS": "200"})
+    assert "left out" not in wide.stdout
 
 
 def test_predict_table_and_json(tmp_path):
@@ -264,7 +337,7 @@ def test_report_explains_and_projects_over_measured_runs(tmp_path):
     for name in ("projection", "halo_scale_np4-predicted"):
         assert (tmp_path / "rep" / "plots" / f"{name}.png").stat().st_size > 1000
     # Without a model: the tables stand, no explanation.
-    r = checkmpi("report", runs[0], "--no-plots")
+    r = checkmpi("report", runs[0], "--no-report")
     assert r.returncode == 0 and "where the time goes" not in r.stdout
 
 
@@ -279,9 +352,9 @@ def test_report_overlays_a_campaigns_scale_up(tmp_path):
     table = r.stdout.split("Scale-up: predicted time")[1]
     assert [line.split()[0] for line in table.splitlines() if line.startswith("step")] == doc["campaign"]["strategies"]
     assert (tmp_path / "rep" / "plots" / "projection.png").stat().st_size > 1000
-    assert_clean_error(checkmpi("report", "--campaign", str(DATA / "halo_4ranks.json"), "--no-plots"), 2,
+    assert_clean_error(checkmpi("report", "--campaign", str(DATA / "halo_4ranks.json"), "--no-report"), 2,
                        "is not a campaign report")
-    assert_clean_error(checkmpi("report", "--no-plots"), 2, "report needs results files or --campaign")
+    assert_clean_error(checkmpi("report", "--no-report"), 2, "report needs results files or --campaign")
 
 
 def test_export_csv_and_extrap(tmp_path):
@@ -323,11 +396,11 @@ def test_error_malformed_json(tmp_path):
     doc = json.loads((DATA / "halo_4ranks.json").read_text())
     doc["results"][1]["valid"] = "false"  # a string where a boolean belongs is an error, not "valid"
     bad.write_text(json.dumps(doc))
-    assert_clean_error(checkmpi("report", str(bad), "--no-plots"), 2, "results[1].valid is not a boolean: 'false'")
+    assert_clean_error(checkmpi("report", str(bad), "--no-report"), 2, "results[1].valid is not a boolean: 'false'")
     doc = json.loads((DATA / "p2p_pingpong.json").read_text())
     doc["fits"]["hockney"]["segments"][0]["alpha"] = "fast"
     bad.write_text(json.dumps(doc))
-    assert_clean_error(checkmpi("report", str(bad), "--no-plots"), 2,
+    assert_clean_error(checkmpi("report", str(bad), "--no-report"), 2,
                        "fits.hockney.segments[0].alpha is not a number or null: 'fast'")
 
 
@@ -405,7 +478,7 @@ def test_null_fits_are_shown_as_missing_not_a_crash(tmp_path):
         r["latency"]["p95"] = None
     (tmp_path / "pp.json").write_text(json.dumps(pp))
     (tmp_path / "dt.json").write_text(json.dumps(dt))
-    r = checkmpi("report", str(tmp_path / "pp.json"), str(tmp_path / "dt.json"), "--no-plots")
+    r = checkmpi("report", str(tmp_path / "pp.json"), str(tmp_path / "dt.json"), "--no-report")
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     hockney = r.stdout[r.stdout.index("Hockney fit"):]

@@ -136,6 +136,22 @@ def test_main_job_with_no_arguments(halo_bin, tmp_path):
     assert (json_path.with_suffix("") / "report.html").exists()
     # About half a minute on an idle machine; shared CI machines get slack.
     assert elapsed < 300, elapsed
+    check_quickstart_page(json_path.with_suffix("") / "report.html", doc, tmp_path)
+
+
+def check_quickstart_page(page: Path, doc: dict, work: Path) -> None:
+    """The quick start's report in Chromium at 1400 and 800 px: nothing overflows; the wide results table
+    scrolls in its own box at 800 px with the strategy column staying; the noise markers are there."""
+    from browser import check_page
+
+    wide, narrow = check_page(page, "quickstart", work)
+    assert (wide["tables"], wide["figures"]) == (2, 2)  # context and results; breakdown and directions
+    assert narrow["scrolling"] == 1  # the results table, in its box
+    text = page.read_text()
+    noisy = [e["strategy"] for e in doc["results"] if e["noise"]]
+    assert text.count('class="noisy"') == len(noisy)
+    for sid in noisy:
+        assert f"warning: {sid} is noisy: " in text
 
 
 def test_calibration_targets_the_budget(halo_bin, tmp_path):
@@ -223,6 +239,23 @@ def test_p2p_short_n_means_ranks_and_csv(tmp_path):
     assert doc["context"]["nprocs"] == 3 and doc["config"]["ranks"] == [2, 3]
     r = checkmpi("export", "--format", "csv", "ring.json", cwd=tmp_path)
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 + 2 * 7 * 6  # rings x sizes x statistics
+
+
+def test_vocabulary_reaches_the_tools_and_their_warnings_the_user(halo_bin, tmp_path):
+    """--itfin is --iters (CheckMPI's name); checkmpi-halo gets the vocabulary's names; the native tools' warning
+    lines (here icheck above the steps, and an old spelling) are shown, not left in their logs."""
+    r = checkmpi("run", "--bin", str(halo_bin), "-n", "2", "--local", "8x4x4", "--itfin", "6", "--icheck", "10",
+                 "--strategy", "step2", "--no-report", "-o", "w.json", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"running: .*checkmpi-halo --no-input --size 16x4x4 --procs 2x1x1 --iters 6 ", r.stderr)
+    assert r.stderr.count("checkmpi-halo: warning: icheck (10) is larger than itfin (6)") == 1, r.stderr
+    assert json.loads((tmp_path / "w.json").read_text())["config"]["itfin"] == 6
+    r = checkmpi("p2p", "self", "--bin", str(BUILD_BIN), "-o", "s.json", "-m", "1:4", "--iterations", "3", "-x", "0",
+                 "--no-report", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "checkmpi-p2p: warning: --iterations is the old spelling of --iters; it works in this release only" \
+        in r.stderr.splitlines()
+    assert json.loads((tmp_path / "s.json").read_text())["config"]["iterations"] == 3
 
 
 @pytest.mark.skipif(not (BUILD_BIN / "checkmpi-p2p").exists(), reason="checkmpi-p2p is not built")

@@ -80,7 +80,7 @@ def test_failed_run_leaves_earlier_log(halo_bin, tmp_path):
 
 
 @pytest.mark.parametrize("args, option", [
-    (["report", "{fixture}", "--no-plots", "--html", "{fixture}"], "--html"),
+    (["report", "{fixture}", "--no-report", "--html", "{fixture}"], "--html"),
     (["export", "--format", "csv", "{fixture}", "-o", "{fixture}"], "-o"),
     (["predict", "--p2p", "{p2p}", "--procs", "2x2x2", "--local", "8x8x8", "--json", "{p2p}"], "--json"),
 ])
@@ -109,7 +109,7 @@ def test_full_disk_keeps_the_earlier_report(tmp_path):
 set -e
 mount -t tmpfs -o size=2m tmpfs {disk}
 cd {tmp_path}
-{sys.executable} -m checkmpi report {DATA / 'halo_4ranks.json'} --no-plots --html {disk}/report.html
+{sys.executable} -m checkmpi report {DATA / 'halo_4ranks.json'} --no-report --html {disk}/report.html
 md5sum {disk}/report.html > before.md5
 dd if=/dev/zero of={disk}/filler bs=4096 2>/dev/null || true
 set +e

@@ -264,6 +264,11 @@ def test_wide_halo_table_has_every_figure_per_step():
     assert float(row["loop (s)"]) == pytest.approx(s.timers["loop"].max, abs=6e-5)
     assert float(row["spread"].rstrip("%")) == pytest.approx(100 * s.repeat_spread, abs=0.06)
     assert float(row["z msg KiB"]) == pytest.approx(s.directions["z"]["message_bytes"] / 1024, abs=0.06)
+    rows = {cells[0]: dict(zip(h, cells)) for cells in table.rows}
+    for s in run.ran():  # the tail and its noise marker, as in the narrow table
+        tail = rows[s.label]["tail"]
+        assert tail.endswith("!") == bool(s.noise)
+        assert float(tail.rstrip("!")) == pytest.approx(s.step_time.p95 / s.step_time.median, rel=5e-3, abs=6e-3)
 
 
 def test_headline_names_the_fastest_and_its_speed_up():
@@ -310,7 +315,9 @@ def test_p2p_tables():
         assert f"warning: {warning}" in fit.caption
     lg = p2p_tables.p2p_tables(load(DATA / "p2p_loggp.json"))
     params = load(DATA / "p2p_loggp.json").fits["loggp"]
-    assert float(lg[1].rows[0][0]) == pytest.approx(params["L"] * 1e6, abs=6e-4)
+    for cell, key in zip(lg[1].rows[0], ("L", "o_s", "o_r", "g")):  # '-' where the tool says unphysical
+        if key not in params.get("unphysical", {}):
+            assert float(cell) == pytest.approx(params[key] * 1e6, abs=6e-4)
     dt = p2p_tables.p2p_tables(load(DATA / "p2p_datatype.json"))
     assert {r[4] for r in dt[0].rows} == {"yes", "no"}
     for mode in ("bw", "ring"):
@@ -561,6 +568,48 @@ def test_explain_table():
     half = 0.5 * 10 ** -(len(pred[7].split(".")[1]) if "." in pred[7] else 0)
     low, high = (measured * scale / (float(pred[7]) + half), measured * scale / (float(pred[7]) - half))
     assert low * 0.98 <= float(meas[8]) <= high * 1.02
+
+
+def _fit_cells(table: tables.Table) -> dict[str, str]:
+    return dict(zip(table.headers, table.rows[0]))
+
+
+def test_unphysical_fit_values_are_dashes_with_the_reason(tmp_path):
+    """Where checkmpi-p2p calls a fitted value unphysical (a latency, overhead or gap that is not positive), the
+    tables print '-' and its reason, whatever else the fit holds; every other value is printed."""
+    for name in ("p2p_loggp.json", "p2p_pingpong.json"):  # the recorded runs: '-' exactly where the JSON says
+        run = load(DATA / name)
+        for table in p2p_tables.p2p_tables(run):
+            if table.title.endswith("LogGP parameters"):
+                fit = run.fits["loggp"]
+                for key, header in (("L", "L (us)"), ("o_s", "o_s (us)"), ("o_r", "o_r (us)"), ("g", "g (us)")):
+                    wrong = key in (fit.get("unphysical") or {})
+                    assert (_fit_cells(table)[header] == "-") == wrong, (name, key)
+                    assert wrong == (fit[key] <= 0), (name, key)  # the tool's rule
+                for reason in (fit.get("unphysical") or {}).values():
+                    assert reason in table.caption
+            if "Hockney fit" in table.title:
+                for row, seg in zip(table.rows, run.fits["hockney"]["segments"]):
+                    assert (row[2] == "-") == ("alpha" in (seg.get("unphysical") or {})) == (seg["alpha"] <= 0)
+    # A fit as checkmpi-p2p writes it when the smallest size's round trip is shorter than its overheads.
+    doc = json.loads((DATA / "p2p_loggp.json").read_text())
+    fit = doc["fits"]["loggp"]
+    fit["L"] = -1.17e-7
+    fit["unphysical"] = {"L": "L = -0.117 us is not a latency: at 1 B half the round trip (0.173 us) is no longer "
+                              "than o_s + o_r + (s-1)G (0.290 us), so the overheads measured there are too large"}
+    doc["fits"]["hockney"] = {"segments": [{"min_size": 1, "max_size": 64, "alpha": 0.0, "beta": 1e9, "r2": 0.95,
+                                            "unphysical": {"alpha": "alpha = 0.000 us is not a latency: ..."}}],
+                              "breakpoints": []}
+    path = tmp_path / "lg.json"
+    path.write_text(json.dumps(doc))
+    made = p2p_tables.p2p_tables(load(path))
+    params = next(t for t in made if t.title.endswith("LogGP parameters"))
+    cells = _fit_cells(params)
+    assert cells["L (us)"] == "-" and cells["o_s (us)"] == f"{fit['o_s'] * 1e6:.3f}"
+    assert params.caption.splitlines()[0] == "- for L: " + fit["unphysical"]["L"]
+    hockney = next(t for t in made if "Hockney fit" in t.title)
+    assert hockney.rows[0][2] == "-" and hockney.rows[0][3] == "1000.0"
+    assert "segment 1: - for alpha: alpha = 0.000 us is not a latency" in hockney.caption
 
 
 def test_context_names_the_cpu_and_its_caches():

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <vector>
 
 #include "core/config.hpp"
@@ -63,7 +64,8 @@ TEST(Config, NoInputTakesKeysFromOptions) {
 
 TEST(Config, BadValuesNameTheProblem) {
   EXPECT_EQ(error_of({"--lx", "0"}, kInput), "lx must be positive, got 0");
-  EXPECT_EQ(error_of({}, "&parameters lx=4 ly=4 /"), "lz is not set (give it in the input file or as --lz)");
+  EXPECT_EQ(error_of({}, "&parameters lx=4 ly=4 /"),
+            "lz is not set (give it in the input file, as --size LXxLYxLZ or --lz, or give --local LxMxN)");
   EXPECT_EQ(error_of({"--ly", "-4"}, kInput), "ly must be positive, got -4");
   EXPECT_EQ(error_of({"--itfin", "0"}, kInput), "itfin must be positive, got 0");
   EXPECT_EQ(error_of({"--icheck", "0"}, kInput), "icheck must be positive, got 0");
@@ -102,6 +104,73 @@ TEST(Config, UnknownOptionAndMissingValue) {
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "option --input needs a value");
   }
+}
+
+TEST(Config, VocabularySetsWhatTheKeysSet) {
+  HaloConfig c = config({"--size", "24x16x8", "--procs", "2x2x1", "--iters", "9"}, kInput);
+  EXPECT_EQ(c.lx, 24);
+  EXPECT_EQ(c.ly, 16);
+  EXPECT_EQ(c.lz, 8);
+  EXPECT_EQ(c.proc_x, 2);
+  EXPECT_EQ(c.proc_y, 2);
+  EXPECT_EQ(c.proc_z, 1);
+  EXPECT_EQ(c.itfin, 9);
+  EXPECT_EQ(c.icheck, 5);  // the file's, untouched
+  EXPECT_TRUE(c.warnings.empty());
+  // --local: the global size follows from the grid once the rank count is known.
+  c = config({"--no-input", "--local", "4x5x6", "--procs", "2x1x3"}, "");
+  EXPECT_EQ(c.lx, 0);
+  resolve_local_size(c, 6);
+  EXPECT_EQ(c.lx, 8);
+  EXPECT_EQ(c.ly, 5);
+  EXPECT_EQ(c.lz, 18);
+  c = config({"--local", "4x4x4"}, kInput);  // the file's proc_y = 0: MPI chooses, its sizes give way
+  resolve_local_size(c, 4);
+  EXPECT_EQ(c.lx, 8);
+  EXPECT_EQ(c.ly, 8);
+  EXPECT_EQ(c.lz, 4);
+  c = config({"--no-input", "--local", "1073741824x1x1", "--procs", "2x1x1"}, "");
+  try {
+    resolve_local_size(c, 2);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--local 1073741824x1x1 on a grid of 2x1x1 ranks makes lx larger than 1073741824");
+  }
+}
+
+TEST(Config, OneSpellingPerSettingAndOldSpellings) {
+  EXPECT_EQ(error_of({"--size", "8x8x8", "--ly", "4"}, kInput),
+            "--size 8x8x8 and --ly 4 both set the global size; give one of them");
+  EXPECT_EQ(error_of({"--local", "8x8x8", "--size", "8x8x8"}, kInput),
+            "--size 8x8x8 and --local 8x8x8 both set the global size; give one of them");
+  EXPECT_EQ(error_of({"--procs", "2x1x1", "--proc_x", "2"}, kInput),
+            "--procs 2x1x1 and --proc_x 2 both set the grid of ranks; give one of them");
+  EXPECT_EQ(error_of({"--itfin", "3", "--iters", "4"}, kInput),
+            "--iters 4 and --itfin 3 both set the number of timed steps; give one of them");
+  EXPECT_EQ(error_of({"--size", "8x8"}, kInput), "--size expects three positive integers like 64x64x32, got '8x8'");
+  EXPECT_EQ(error_of({"--size", "8x8x8x"}, kInput),
+            "--size expects three positive integers like 64x64x32, got '8x8x8x'");
+  EXPECT_EQ(error_of({"--procs", "2x0x1"}, kInput),
+            "--procs expects three positive integers like 2x2x1, got '2x0x1'");
+  EXPECT_EQ(error_of({"--local", "x4x4"}, kInput),
+            "--local expects three positive integers like 32x32x32, got 'x4x4'");
+  // -o was --outdir's short form: it still is, with a deprecation line among the warnings.
+  const HaloConfig c = config({"-o", "out"}, "&parameters lx=4 ly=4 lz=4 lx=8 /");
+  EXPECT_EQ(c.outdir, "out");
+  ASSERT_EQ(c.warnings.size(), 2u);
+  EXPECT_EQ(c.warnings[0], "-o is the old spelling of --outdir; it works in this release only");
+  EXPECT_NE(c.warnings[1].find("'lx' is given again"), std::string::npos) << c.warnings[1];
+}
+
+TEST(Config, HelpFitsEightyColumns) {
+  const std::string help = halo_command_line().help();
+  std::istringstream lines(help);
+  std::string line;
+  while (std::getline(lines, line)) EXPECT_LE(line.size(), CommandLine::kHelpWidth) << line;
+  for (const char* word : {"--size LXxLYxLZ", "--local LxMxN", "--procs PXxPYxPZ", "--iters N", "--itfin",
+                           "--proc_x", "--lx"})
+    EXPECT_NE(help.find(word), std::string::npos) << word;
+  EXPECT_EQ(help.find("-o, "), std::string::npos);  // deprecated: not advertised
 }
 
 TEST(Decomposition, FixedAndChosenDims) {

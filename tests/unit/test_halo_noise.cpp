@@ -55,7 +55,7 @@ TEST(HaloNoise, HeavyTailIsFlagged) {
   // One step in ten five times slower: p95 = 5 x median.
   const StrategyResult r = summarised({run_of(200, 1e-5, 5e-5, 10)});
   ASSERT_EQ(r.noise.size(), 1u);
-  EXPECT_EQ(r.noise[0], "p95/median 5.00 > 1.50");
+  EXPECT_EQ(r.noise[0], "p95/median 5.00 above the threshold 1.5");
   EXPECT_TRUE(std::isnan(r.repeat_spread));  // one run: no spread
 }
 
@@ -66,7 +66,7 @@ TEST(HaloNoise, RareLongStallsAreFlaggedByTheMean) {
   EXPECT_NEAR(r.step_time.p95, 1e-5, 1e-15);
   EXPECT_NEAR(r.step_time.mean, (49 * 1e-5 + 1e-3) / 50, 1e-15);
   ASSERT_EQ(r.noise.size(), 1u);
-  EXPECT_EQ(r.noise[0], "mean/median 2.98 > 1.50");
+  EXPECT_EQ(r.noise[0], "mean/median 2.98 above the threshold 1.5");
 }
 
 TEST(HaloNoise, RepeatsThatDisagreeAreFlagged) {
@@ -74,6 +74,16 @@ TEST(HaloNoise, RepeatsThatDisagreeAreFlagged) {
                                        run_of(50, 1.1e-5, 1.1e-5, 10)});
   EXPECT_NEAR(r.repeat_spread, 0.3 / 1.1, 1e-9);
   ASSERT_EQ(r.noise.size(), 1u);
-  EXPECT_EQ(r.noise[0], "repeat spread 27.3% > 10%");
+  EXPECT_EQ(r.noise[0], "repeat spread 27.3% above the threshold 10%");
   EXPECT_NEAR(r.step_time.mean, (1e-5 + 1.3e-5 + 1.1e-5) / 3, 1e-12);
+}
+
+TEST(HaloNoise, TheCrossedThresholdIsReadableFromTheWarning) {
+  // As many decimals as it takes for the value not to read as the threshold itself.
+  EXPECT_EQ(threshold_crossed("p95/median", 1.5012, 1.5, true), "p95/median 1.501 above the threshold 1.5");
+  EXPECT_EQ(threshold_crossed("p95/median", 1.62, 1.5, true), "p95/median 1.62 above the threshold 1.5");
+  EXPECT_EQ(threshold_crossed("R^2", 0.89996, 0.9, false, 4), "R^2 0.89996 below the threshold 0.9");
+  EXPECT_EQ(threshold_crossed("repeat spread", 0.1004, 0.1, true, 1, 100, "%"),
+            "repeat spread 10.04% above the threshold 10%");
+  EXPECT_EQ(threshold_crossed("mean/median", 1.5 + 1e-9, 1.5, true), "mean/median 1.500000 above the threshold 1.5");
 }

@@ -111,6 +111,21 @@ TEST(Hockney, AlphaNeverNegativeBetaAlwaysPositive) {
   }
 }
 
+TEST(Hockney, ZeroAlphaIsNotAPhysicalLatency) {
+  const auto s = powers_of_two(1024, 1 << 22);
+  std::vector<double> t;
+  for (double x : s) t.push_back(x / 1e9 - 0.2e-6);  // extrapolates below zero: alpha stops at 0
+  const HockneyFit f = fit_hockney(s, t, 1);
+  ASSERT_EQ(f.segments.size(), 1u);
+  EXPECT_EQ(f.segments[0].alpha, 0.0);
+  const auto wrong = unphysical(f.segments[0]);
+  ASSERT_EQ(wrong.size(), 1u);
+  EXPECT_EQ(wrong[0].parameter, "alpha");
+  EXPECT_EQ(wrong[0].reason, "alpha = 0.000 us is not a latency: the times of 1024-4194304 B extrapolate to zero or "
+                             "less at 0 bytes, where the fit stops at its bound alpha >= 0");
+  EXPECT_TRUE(unphysical(HockneySegment{1, 8, 1e-6, 1e9, 1}).empty());
+}
+
 TEST(Hockney, FlatTimesGiveInfiniteBeta) {
   const auto s = powers_of_two(1, 64);
   const std::vector<double> t(s.size(), 1e-6);
@@ -164,6 +179,26 @@ TEST(LogGP, IdealNetworkRecovered) {
   ASSERT_EQ(f.residuals.size(), pts.size());
   for (double r : f.residuals) EXPECT_NEAR(r, 0.0, 1e-15);
   EXPECT_TRUE(f.warnings.empty());
+}
+
+TEST(LogGP, ParametersOutsideTheirPhysicalRangeAreNamed) {
+  const int n = 10;
+  std::vector<LogGPPoint> pts;
+  for (double s : powers_of_two(1, 1 << 20)) pts.push_back(ideal_point(s, n, 1e-6, 0.3e-6, 0.4e-6, 0.5e-6, 0.1e-9));
+  EXPECT_TRUE(unphysical(fit_loggp(pts, n), pts).empty());  // the ideal network's
+  // The smallest size's round trip shorter than its overheads: a negative L, as measured on shared memory.
+  pts.front().prtt_1_0 = 0.4e-6;
+  pts.front().prtt_n_0 = pts.front().prtt_1_0 + (n - 1) * 0.5e-6;
+  pts.front().prtt_n_d = pts.front().prtt_1_0 + (n - 1) * (pts.front().prtt_1_0 + 0.3e-6);
+  const LogGPFit f = fit_loggp(pts, n);
+  EXPECT_NEAR(f.L, 0.2e-6 - 0.7e-6, 1e-12);
+  const auto wrong = unphysical(f, pts);
+  ASSERT_EQ(wrong.size(), 1u);
+  EXPECT_EQ(wrong[0].parameter, "L");
+  EXPECT_EQ(wrong[0].reason, "L = -0.500 us is not a latency: at 1 B half the round trip (0.200 us) is no longer "
+                             "than o_s + o_r + (s-1)G (0.700 us), so the overheads measured there are too large");
+  // Not fitted (no points): NaN everywhere, nothing to call wrong.
+  EXPECT_TRUE(unphysical(fit_loggp({}, n), {}).empty());
 }
 
 TEST(LogGP, WarnsWhereTheDelayIsShorterThanTheGap) {

@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cmath>
+#include <sstream>
 
 #include "core/errors.hpp"
 #include "p2p/buffer.hpp"
@@ -134,10 +135,10 @@ TEST(P2POptions, BadOptionsSayWhatIsWrong) {
   EXPECT_EQ(error_of({"pingpong", "-m", "1:2:3"}), "value of --message-size is not MIN:MAX or MAX: '1:2:3'");
   EXPECT_EQ(error_of({"pingpong", "-m", "-4:8"}), "message sizes must not be negative, got -4");
   EXPECT_EQ(error_of({"pingpong", "-m", "4294967296"}), "message size 4294967296 exceeds MPI's count limit 2147483647");
-  EXPECT_EQ(error_of({"pingpong", "-i", "0"}), "--iterations must be at least 1, got 0");
+  EXPECT_EQ(error_of({"pingpong", "-i", "0"}), "--iters must be at least 1, got 0");
   EXPECT_EQ(error_of({"pingpong", "-x", "-1"}), "--warmup must be at least 0, got -1");
   EXPECT_EQ(error_of({"bw", "-W", "0"}), "--window must be at least 1, got 0");
-  EXPECT_EQ(error_of({"loggp", "-n", "1"}), "--prtt-n must be at least 2, got 1");
+  EXPECT_EQ(error_of({"loggp", "--prtt-n", "1"}), "--prtt-n must be at least 2, got 1");
   EXPECT_EQ(error_of({"pingpong", "--buffer", "gpu"}), "unknown --buffer 'gpu' (host, cuda)");
   EXPECT_EQ(error_of({"nbc", "--buffer", "cuda"}),
             "--buffer cuda does not apply to mode nbc (its operations use host buffers)");
@@ -154,6 +155,32 @@ TEST(P2POptions, BadOptionsSayWhatIsWrong) {
             "no datatype tuple of the default sweep has a payload between 1 and 2 bytes");
   EXPECT_EQ(error_of({"pingpong", "--vectors", "1:1:1"}), "--vectors applies to mode datatype only");
   EXPECT_EQ(error_of({"pingpong", "--inject-corruption", "8:8"}), "--inject-corruption: OFFSET must lie inside SIZE");
+}
+
+TEST(P2POptions, OldSpellingsWorkWithADeprecationLine) {
+  const char* argv[] = {"checkmpi-p2p", "loggp", "-n", "4", "--iterations", "7", "-n", "5"};
+  CommandLine cli = p2p_command_line();
+  cli.parse(8, argv);
+  const P2PConfig c = make_p2p_config(cli);
+  EXPECT_EQ(c.n, 5);
+  EXPECT_EQ(c.iterations, 7);
+  ASSERT_EQ(cli.deprecations().size(), 2u);  // once per old spelling
+  EXPECT_EQ(cli.deprecations()[0], "-n is the old spelling of --prtt-n; it works in this release only");
+  EXPECT_EQ(cli.deprecations()[1], "--iterations is the old spelling of --iters; it works in this release only");
+  EXPECT_EQ(config({"loggp", "--prtt-n", "6", "--iters", "9"}).n, 6);
+  EXPECT_EQ(config({"pingpong", "-i", "9"}).iterations_large, 9);
+}
+
+TEST(P2POptions, HelpFitsEightyColumns) {
+  std::istringstream help(p2p_command_line().help());
+  std::string line;
+  int lines = 0;
+  while (std::getline(help, line)) {
+    EXPECT_LE(line.size(), CommandLine::kHelpWidth) << line;
+    ++lines;
+  }
+  EXPECT_GT(lines, 30);
+  EXPECT_EQ(p2p_command_line().help().find("-n, "), std::string::npos);  // -n is ranks, in checkmpi's commands
 }
 
 TEST(P2PStats, MinMedianMeanMaxAndPercentiles) {

@@ -17,16 +17,16 @@ run() {  # run NP TOOL ARGS...
 }
 halo=("$bin/checkmpi-halo" --backend host --no-input --outdir out)
 # Three strategies on a 2x2x1 grid, with the memcpy probe.
-run 4 "${halo[@]}" --lx 32 --ly 32 --lz 16 --proc_x 2 --proc_y 2 --proc_z 1 --itfin 40 --icheck 10 \
+run 4 "${halo[@]}" --size 32x32x16 --procs 2x2x1 --iters 40 --icheck 10 \
   --strategy step0,step1,step2 --memcpy-probe --json "$here/halo_4ranks.json"
 # Every strategy, three interleaved runs each.
-run 4 "${halo[@]}" --lx 32 --ly 32 --lz 16 --proc_x 2 --proc_y 2 --proc_z 1 --itfin 40 --icheck 20 \
+run 4 "${halo[@]}" --size 32x32x16 --procs 2x2x1 --iters 40 --icheck 20 \
   --strategy all --repeat 3 --json "$here/halo_all_steps.json"
 # Weak scaling for the projection's measured points: the same 12^3 block at 1, 2 and 4 ranks.
 for np in 1 2 4; do
-  read -r px py pz <<<"$(case $np in 1) echo 1 1 1 ;; 2) echo 2 1 1 ;; 4) echo 2 2 1 ;; esac)"
-  run $np "${halo[@]}" --lx $((12 * px)) --ly $((12 * py)) --lz $((12 * pz)) --proc_x "$px" --proc_y "$py" \
-    --proc_z "$pz" --itfin 20 --icheck 20 --strategy step2,step7,step8 --json "$here/halo_scale_np$np.json"
+  procs=$(case $np in 1) echo 1x1x1 ;; 2) echo 2x1x1 ;; 4) echo 2x2x1 ;; esac)
+  run $np "${halo[@]}" --local 12x12x12 --procs "$procs" --iters 20 --icheck 20 --strategy step2,step7,step8 \
+    --json "$here/halo_scale_np$np.json"
 done
 # A campaign's weak scale-up of the same block (its report JSON carries the measured points).
 cat >scale.toml <<'TOML'
