@@ -40,6 +40,18 @@ struct FieldRange {
 inline Box interior_box(const Grid& g) { return Box{{1, 1, 1}, {g.l, g.m, g.n}}; }
 inline Box whole_box(const Grid& g) { return Box{{0, 0, 0}, {g.l + 1, g.m + 1, g.n + 1}}; }
 
+// The slabs of `core` below and above `inner` in direction d, into `out`
+// (the empty ones left out); then `core` narrowed to `inner` in d.
+inline void peel_slabs(Box& core, const Box& inner, int d, std::vector<Box>& out) {
+  Box below = core, above = core;
+  below.hi[d] = inner.lo[d] - 1;
+  above.lo[d] = inner.hi[d] + 1;
+  for (const Box& b : {below, above})
+    if (!b.empty()) out.push_back(b);
+  core.lo[d] = inner.lo[d];
+  core.hi[d] = inner.hi[d];
+}
+
 // The interior minus `inner`, as at most six disjoint boxes: slabs below and
 // above in z (whole planes), then in y within inner's z range (whole rows),
 // then in x within both.
@@ -48,15 +60,7 @@ inline std::vector<Box> shell_boxes(const Grid& g, const Box& inner) {
   if (inner.empty()) return {all};
   std::vector<Box> out;
   Box core = all;  // narrowed to inner one direction at a time
-  for (int d = 2; d >= 0; --d) {
-    Box below = core, above = core;
-    below.hi[d] = inner.lo[d] - 1;
-    above.lo[d] = inner.hi[d] + 1;
-    for (const Box& b : {below, above})
-      if (!b.empty()) out.push_back(b);
-    core.lo[d] = inner.lo[d];
-    core.hi[d] = inner.hi[d];
-  }
+  for (int d = 2; d >= 0; --d) peel_slabs(core, inner, d, out);
   return out;
 }
 
@@ -72,16 +76,8 @@ inline std::vector<Box> in_place_shell_boxes(const Grid& g, const Box& done, int
   if (done.empty()) return {all};
   std::vector<Box> out;
   Box core = all;  // narrowed to done one direction at a time
-  for (int d = 2; d >= 0; --d) {
-    if (d == axis) continue;
-    Box below = core, above = core;
-    below.hi[d] = done.lo[d] - 1;
-    above.lo[d] = done.hi[d] + 1;
-    for (const Box& b : {below, above})
-      if (!b.empty()) out.push_back(b);
-    core.lo[d] = done.lo[d];
-    core.hi[d] = done.hi[d];
-  }
+  for (int d = 2; d >= 0; --d)
+    if (d != axis) peel_slabs(core, done, d, out);
   Box upstream = core, downstream = core;
   if (reverse) {
     upstream.lo[axis] = done.hi[axis] + 1;
