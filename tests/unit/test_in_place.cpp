@@ -3,27 +3,16 @@
 // threads than a block has planes; and the shell's decomposition.
 #include <gtest/gtest.h>
 
-#include <numeric>
+#include <algorithm>
 
 #include "backends/backend.hpp"
 #include "core/fields.hpp"
-#include "reference_shift.hpp"
+#include "host_kernel_testing.hpp"
 #include "strategies/compute.hpp"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 using namespace checkmpi;
 
 namespace {
-
-// Every cell a distinct value, so a misplaced element is always seen.
-Fields<float> numbered(const Grid& g, float base) {
-  Fields<float> fs(g);
-  for (int f = 0; f < 3; ++f) std::iota(fs.f[f].begin(), fs.f[f].end(), base + float(f) * 1e6f);
-  return fs;
-}
 
 bool inside(const Box& b, int i, int j, int k) {
   return i >= b.lo[0] && i <= b.hi[0] && j >= b.lo[1] && j <= b.hi[1] && k >= b.lo[2] && k <= b.hi[2];
@@ -46,42 +35,8 @@ void expect_box_shift(const Grid& g, const Fields<float>& got, const Fields<floa
         }
 }
 
-// The interior of got against CheckMPI's loop over `before`.
-void expect_whole_shift(const Grid& g, const Fields<float>& got, const Fields<float>& before, bool reverse,
-                        const std::string& what) {
-  Fields<float> want = before;
-  reference_shift(g, want.pointers(), reverse);
-  for (int f = 0; f < 3; ++f)
-    for (int k = 1; k <= g.n; ++k)
-      for (int j = 1; j <= g.m; ++j)
-        for (int i = 1; i <= g.l; ++i)
-          ASSERT_EQ(got.at(f, i, j, k), want.at(f, i, j, k))
-              << what << ": field " << f + 1 << " at " << i << "," << j << "," << k << (reverse ? " reverse" : "");
-}
-
-// What the exchange does between the in-flight part and after(): every halo
-// cell takes its value anew (here the one it had in `from`).
-void unpack_halos(const Grid& g, Fields<float>& f, const Fields<float>& from) {
-  for (int k = 0; k <= g.n + 1; ++k)
-    for (int j = 0; j <= g.m + 1; ++j)
-      for (int i = 0; i <= g.l + 1; ++i)
-        if (i == 0 || j == 0 || k == 0 || i == g.l + 1 || j == g.m + 1 || k == g.n + 1)
-          for (int field = 0; field < 3; ++field) f.f[field][g.index(i, j, k)] = from.f[field][g.index(i, j, k)];
-}
-
-class InPlace : public ::testing::TestWithParam<int> {
+class InPlace : public HostThreadsTest {
  protected:
-  void SetUp() override {
-#ifdef _OPENMP
-    omp_set_num_threads(GetParam());
-#endif
-  }
-  void TearDown() override {
-#ifdef _OPENMP
-    omp_set_num_threads(1);
-#endif
-  }
-  std::unique_ptr<Backend<float>> backend = make_host_backend<float>();
   // Small and odd, thin in z (fewer planes than threads), and one past the caches' lines per row.
   const std::vector<Grid> grids{Grid{5, 4, 3}, Grid{9, 7, 2}, Grid{1, 6, 5}, Grid{67, 33, 21}};
 };
@@ -140,48 +95,63 @@ TEST_P(InPlace, DoneThenShellIsTheWholeShift) {
     }
 }
 
-// The host's overlap in place, in slices stopped at the first test that
-// finds the halos in (interior: the halo-free cells, field1's rows whole;
-// masked: the inner box extended downstream; field3 sliced from its
-// downstream end), the halos then unpacked: wherever it stops, after()
-// completes exactly CheckMPI's loop, and it needs no second buffer.
+// The host's overlap, in place and one pass, in slices stopped at the first
+// test that finds the halos in (interior: the halo-free cells, in place
+// field1's rows whole; masked: the inner box, in place extended downstream
+// and field3 sliced from its downstream end), the halos then unpacked:
+// wherever it stops (before the first slice, within a field, between
+// fields, after the last), after() completes exactly CheckMPI's loop; in
+// place it needs no second buffer.
 TEST_P(InPlace, OverlapCutShortAnywhereIsTheWholeShift) {
   const Grid grid{131, 67, 45};  // 14 planes a slice: three or four slices per field
   const Decomposition dec;
   StepTimers timers;
-  for (Overlap overlap : {Overlap::Masked, Overlap::Interior})
-    for (bool reverse : {false, true}) {
-      HaloConfig config;
-      config.border = 3;
-      config.reverse = reverse;
-      const Fields<float> src = numbered(grid, 1.0f);
-      for (int cut = 0;; ++cut) {
+  for (Compute mode : {Compute::InPlace, Compute::OnePass})
+    for (Overlap overlap : {Overlap::Masked, Overlap::Interior})
+      for (bool reverse : {false, true}) {
+        HaloConfig config;
+        config.border = 3;
+        config.reverse = reverse;
+        const Fields<float> src = numbered(grid, 1.0f);
+        const std::string what = std::string(compute_name(mode)) + " " + name(overlap);
+        // The fields where after() left them, copied out.
+        const auto result = [&](const HaloState<float>& s) {
+          Fields<float> got(grid);
+          for (int field = 0; field < 3; ++field)
+            std::copy(s.f[field], s.f[field] + grid.cells(), got.f[field].begin());
+          return got;
+        };
+        for (int cut = 0;; ++cut) {
+          Fields<float> f = src;
+          HaloState<float> s{dec, grid, f.pointers(), config, timers, *backend};
+          ComputeStep<float> compute;
+          compute.setup(s, mode, overlap);
+          ASSERT_TRUE(compute.sliced(s));
+          if (mode == Compute::InPlace) {
+            EXPECT_EQ(compute.other(), FieldPtrs<float>{});
+          }
+          compute.begin_slices();
+          bool more = true;
+          for (int i = 0; i < cut && more; ++i) more = compute.next_slice(s);
+          unpack_halos(grid, f, src);
+          compute.after(s);
+          if (mode == Compute::InPlace) {
+            ASSERT_EQ(s.f, f.pointers());  // in the same arrays
+          }
+          expect_whole_shift(grid, result(s), src, reverse, what + " cut after " + std::to_string(cut));
+          if (HasFatalFailure()) return;
+          if (!more) break;
+        }
+        // Whole, without slices.
         Fields<float> f = src;
         HaloState<float> s{dec, grid, f.pointers(), config, timers, *backend};
         ComputeStep<float> compute;
-        compute.setup(s, Compute::InPlace, overlap);
-        ASSERT_TRUE(compute.sliced(s));
-        EXPECT_EQ(compute.other(), FieldPtrs<float>{});
-        compute.begin_slices();
-        bool more = true;
-        for (int i = 0; i < cut && more; ++i) more = compute.next_slice(s);
+        compute.setup(s, mode, overlap);
+        compute.in_flight(s, false);
         unpack_halos(grid, f, src);
         compute.after(s);
-        ASSERT_EQ(s.f, f.pointers());  // in the same arrays
-        expect_whole_shift(grid, f, src, reverse, std::string(name(overlap)) + " cut after " + std::to_string(cut));
-        if (HasFatalFailure()) return;
-        if (!more) break;
+        expect_whole_shift(grid, result(s), src, reverse, what + " whole");
       }
-      // Whole, without slices.
-      Fields<float> f = src;
-      HaloState<float> s{dec, grid, f.pointers(), config, timers, *backend};
-      ComputeStep<float> compute;
-      compute.setup(s, Compute::InPlace, overlap);
-      compute.in_flight(s, false);
-      unpack_halos(grid, f, src);
-      compute.after(s);
-      expect_whole_shift(grid, f, src, reverse, std::string(name(overlap)) + " whole");
-    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, InPlace, ::testing::Values(1, 2, 3, 5));

@@ -10,37 +10,15 @@
 #include "backends/cuda.hpp"
 #include "core/errors.hpp"
 #include "core/fields.hpp"
-#include "reference_shift.hpp"
+#include "host_kernel_testing.hpp"
 #include "strategies/compute.hpp"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 using namespace checkmpi;
 
 namespace {
 
-// Every cell a distinct value, so a misplaced element is always seen.
-Fields<float> numbered(const Grid& g, float base) {
-  Fields<float> fs(g);
-  for (int f = 0; f < 3; ++f) std::iota(fs.f[f].begin(), fs.f[f].end(), base + float(f) * 100000.0f);
-  return fs;
-}
-
-class HostKernels : public ::testing::TestWithParam<int> {
+class HostKernels : public HostThreadsTest {
  protected:
-  void SetUp() override {
-#ifdef _OPENMP
-    omp_set_num_threads(GetParam());
-#endif
-  }
-  void TearDown() override {
-#ifdef _OPENMP
-    omp_set_num_threads(1);
-#endif
-  }
-  std::unique_ptr<Backend<float>> backend = make_host_backend<float>();
   Grid g{5, 4, 3};
 };
 
@@ -103,24 +81,13 @@ TEST_P(HostKernels, UnpackWritesExactlyThePlane) {
   }
 }
 
-// The interior of dst against CheckMPI's in-place shift of src.
-void expect_shifted(const Grid& g, const Fields<float>& dst, const Fields<float>& src, bool reverse) {
-  Fields<float> in_place = src;
-  reference_shift(g, in_place.pointers(), reverse);
-  for (int f = 0; f < 3; ++f)
-    for (int k = 1; k <= g.n; ++k)
-      for (int j = 1; j <= g.m; ++j)
-        for (int i = 1; i <= g.l; ++i)
-          ASSERT_EQ(dst.at(f, i, j, k), in_place.at(f, i, j, k)) << "field " << f + 1 << " reverse " << reverse;
-}
-
 TEST_P(HostKernels, ShiftOverTheInteriorEqualsTheInPlaceShift) {
   for (bool reverse : {false, true}) {
     Fields<float> src = numbered(g, 1.0f);
     Fields<float> dst(g);
     backend->shift(g, dst.pointers(), as_const(src.pointers()), interior_box(g), reverse, kComputeQueue);
     backend->wait(kComputeQueue);
-    expect_shifted(g, dst, src, reverse);
+    expect_whole_shift(g, dst, src, reverse);
   }
 }
 
@@ -132,14 +99,14 @@ TEST_P(HostKernels, StreamingShiftOfALargeBlock) {
     Fields<float> src = numbered(big, 3.0f);
     Fields<float> dst(big);
     backend->shift(big, dst.pointers(), as_const(src.pointers()), interior_box(big), reverse, kComputeQueue);
-    expect_shifted(big, dst, src, reverse);
+    expect_whole_shift(big, dst, src, reverse);
     // The overlapped form: halo-free cells, then the planes next to the halos.
     Fields<float> split(big);
     backend->shift(big, split.pointers(), as_const(src.pointers()), halo_free_boxes(big, reverse), reverse,
                    kComputeQueue);
     backend->shift_shell(big, split.pointers(), as_const(src.pointers()), halo_free_boxes(big, reverse), reverse,
                          kComputeQueue);
-    expect_shifted(big, split, src, reverse);
+    expect_whole_shift(big, split, src, reverse);
   }
 }
 
@@ -185,43 +152,8 @@ TEST_P(HostKernels, InnerThenShellIsTheWholeShift) {
               for (int i = inner.lo[0]; i <= inner.hi[0]; ++i)
                 ASSERT_EQ(dst.at(f, i, j, k), before.at(f, i, j, k)) << "border " << border;
         backend->shift(grid, dst.pointers(), as_const(src.pointers()), inner, reverse, kComputeQueue);
-        expect_shifted(grid, dst, src, reverse);
+        expect_whole_shift(grid, dst, src, reverse);
       }
-}
-
-// Overlap on the host runs its in-flight boxes in slices and stops at the
-// first test that finds the halos in (step8: the halo-free cells, step10:
-// the inner box): wherever it stops (before the first slice, within a field,
-// between fields, after the last), what after() does completes exactly the
-// shift.
-TEST_P(HostKernels, OverlapCutShortAnywhereIsTheWholeShift) {
-  const Grid grid{131, 67, 45};  // 14 planes a slice: three or four slices per field
-  const Decomposition dec;
-  StepTimers timers;
-  for (Overlap overlap : {Overlap::Masked, Overlap::Interior})
-    for (bool reverse : {false, true}) {
-      HaloConfig config;
-      config.border = 3;
-      config.reverse = reverse;
-      const Fields<float> src = numbered(grid, 1.0f);
-      for (int cut = 0;; ++cut) {
-        Fields<float> f = src;
-        HaloState<float> s{dec, grid, f.pointers(), config, timers, *backend};
-        ComputeStep<float> compute;
-        compute.setup(s, Compute::OnePass, overlap);
-        ASSERT_TRUE(compute.sliced(s));
-        compute.begin_slices();
-        bool more = true;
-        for (int i = 0; i < cut && more; ++i) more = compute.next_slice(s);
-        compute.after(s);
-        Fields<float> got(grid);
-        for (int field = 0; field < 3; ++field)
-          std::copy(s.f[field], s.f[field] + grid.cells(), got.f[field].begin());
-        expect_shifted(grid, got, src, reverse);
-        if (HasFatalFailure()) FAIL() << name(overlap) << ": cut after " << cut << " slices";
-        if (!more) break;
-      }
-    }
 }
 
 TEST_P(HostKernels, PartialPackAndCopyPlane) {
