@@ -343,20 +343,24 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, several_nodes:
                                  per_node=k if several_nodes else None)
         source += ("; " if source else "") + src
         rows = catalog.rows_of_run(run, runner.bin_dir)
-        case = case_of(run)
-        rank, kinds = placement.busiest(case.procs, case.rpn)
         point: dict[str, Any] = {"ranks": k}
         for schedule, sid in EXCHANGE_STRATEGIES.items():
-            result = _result(run, sid)
             if sid not in rows:
                 raise CheckmpiError(f"no {sid} result in '{run.path}'", EXIT_FAILED)
-            seconds = result.per_step("mpi", "mean")
-            links = predict([rows[sid]], case, base)[0].visible_mpi
-            n = completions(rows[sid], messages(rows[sid], case, kinds))
-            point[schedule] = {"strategy": sid, "seconds": seconds, "links": links, "completions": n,
-                               "wait": max(0.0, seconds - links) / n}
+            point[schedule] = {"strategy": sid, **_wait(run, sid, rows[sid], base)}
         points.append(point)
     return {"local": list(EXCHANGE_LOCAL), "points": points, "source": source} if points else None
+
+
+def _wait(run: HaloRun, sid: str, row: catalog.Row, base: Machine) -> dict[str, float]:
+    """Strategy `sid`'s MPI time per step in `run` (mean over ranks: `seconds`), what `base` predicts for its
+    catalog row (`links`), its completions on the busiest rank (model.completions) and the wait per completion,
+    max(0, seconds - links) over them."""
+    case = case_of(run)
+    seconds = _result(run, sid).per_step("mpi", "mean")
+    links = predict([row], case, base)[0].visible_mpi
+    n = completions(row, messages(row, case, placement.busiest(case.procs, case.rpn)[1]))
+    return {"seconds": seconds, "links": links, "completions": n, "wait": max(0.0, seconds - links) / n if n else 0.0}
 
 
 def _block_waits(doc: dict[str, Any], base: Machine, runs: dict[tuple[Triple, int], list[tuple[HaloRun, str]]],
@@ -372,17 +376,9 @@ def _block_waits(doc: dict[str, Any], base: Machine, runs: dict[tuple[Triple, in
             if entry["ranks"] < 2 or not halos:
                 continue
             rows = catalog.rows_of_run(halos[0], bin_dir)
-            waits = {}
-            for schedule, sid in EXCHANGE_STRATEGIES.items():
-                found = []
-                for run in halos:
-                    case = case_of(run)
-                    row = rows[_result(run, sid).id]
-                    n = completions(row, messages(row, case, placement.busiest(case.procs, case.rpn)[1]))
-                    links = predict([row], case, base)[0].visible_mpi
-                    found.append(max(0.0, _result(run, sid).per_step("mpi", "mean") - links) / n if n else 0.0)
-                waits[schedule] = min(found)
-            entry["waits"] = waits
+            entry["waits"] = {schedule: min(_wait(run, sid, rows[_result(run, sid).id], base)["wait"]
+                                            for run in halos)
+                              for schedule, sid in EXCHANGE_STRATEGIES.items()}
 
 
 def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int, bin_dir: str | None,
