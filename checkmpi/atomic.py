@@ -5,10 +5,12 @@ disk, an error or a stop never leaves a truncated file or loses the previous one
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from checkmpi.errors import EXIT_FAILED, CheckmpiError
 
@@ -48,6 +50,10 @@ def replacing(path: Path) -> Iterator[Path]:
 def write_text(path: Path, text: str) -> None:
     with replacing(path) as temp:
         temp.write_text(text, encoding="utf-8")
+
+
+def write_json(path: Path, doc: Any) -> None:
+    write_text(path, json.dumps(doc, indent=1) + "\n")
 
 
 def refuse_inputs(path: Path, inputs: Iterable[Path], option: str) -> None:

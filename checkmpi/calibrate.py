@@ -21,7 +21,7 @@ from checkmpi import __version__, catalog, placement
 from checkmpi import tables as T
 from checkmpi.atomic import write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
-from checkmpi.grid import Triple, dims_create, parse_triple, physical_cores
+from checkmpi.grid import Triple, parse_triple, physical_cores
 from checkmpi.jobs import ProgressLine, new_path
 from checkmpi.machine import MACHINE_SCHEMA, OVERLAPS, Machine, load_machine, machine_of
 from checkmpi.model import completions, kernel_of, messages, predict
@@ -227,9 +227,9 @@ def calibrate(args: argparse.Namespace) -> int:
             halos = [halo for halo, _ in runs[(block, k)]]
             src = "; ".join(src for _, src in runs[(block, k)])
             copy = max(h.memcpy_bandwidth.mean for h in halos)
-            rates = _kernel_rates(halos, runner.bin_dir)
+            rates = _kernel_rates(halos)
             # --sync's barrier, as the barrier measurement costs it, is neither the window's own wait nor hideable.
-            window = catalog.rows_of_run(halos[0], runner.bin_dir).get(WINDOW_STRATEGY)
+            window = catalog.rows_of_run(halos[0]).get(WINDOW_STRATEGY)
             barrier = next((b["seconds"] for b in barriers if b["ranks"] == k), 0.0)
             sync = (window.traits["barriers"] if window else 0) * barrier
             node_barriers = window.traits["node_barriers"][str(halos[0].config["compute"])] if window else 0
@@ -270,8 +270,8 @@ def calibrate(args: argparse.Namespace) -> int:
     }
     base = machine_of(doc, out)  # no waits in it yet: each wait is what the rest leaves unexplained
     doc["exchange"] = _exchange(runner, base, ranks_per_node, nodes_allocated > 1, sizes)
-    _block_waits(doc, base, runs, runner.bin_dir)
-    doc["turns"] = _turns(halo_runs, machine_of(doc, out), physical_cores(), runner.bin_dir, list(local))
+    _block_waits(doc, base, runs)
+    doc["turns"] = _turns(halo_runs, machine_of(doc, out), physical_cores(), list(local))
     write_text(out, json.dumps(doc, indent=1) + "\n")
     machine = load_machine(out)  # what predict will read: refuse to leave a profile it cannot
     T.render(machine_table(machine), T.console())
@@ -342,7 +342,7 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, several_nodes:
         run, src, _ = runner.run("checkmpi-halo", k, argv, f"exchange-{k}", f"neighbour exchange, {k} ranks",
                                  per_node=k if several_nodes else None)
         source += ("; " if source else "") + src
-        rows = catalog.rows_of_run(run, runner.bin_dir)
+        rows = catalog.rows_of_run(run)
         point: dict[str, Any] = {"ranks": k}
         for schedule, sid in EXCHANGE_STRATEGIES.items():
             if sid not in rows:
@@ -363,8 +363,8 @@ def _wait(run: HaloRun, sid: str, row: catalog.Row, base: Machine) -> dict[str, 
     return {"seconds": seconds, "links": links, "completions": n, "wait": max(0.0, seconds - links) / n if n else 0.0}
 
 
-def _block_waits(doc: dict[str, Any], base: Machine, runs: dict[tuple[Triple, int], list[tuple[HaloRun, str]]],
-                 bin_dir: str | None) -> None:
+def _block_waits(doc: dict[str, Any], base: Machine,
+                 runs: dict[tuple[Triple, int], list[tuple[HaloRun, str]]]) -> None:
     """Per block and rank count (2 or more), the wait per completion of each schedule, as _exchange finds it on the
     tiny block, from the block's own runs: the partner a completion waits for is late by a part of its step, so
     the wait grows with the block. EXCHANGE_STRATEGIES' MPI time per step less what `base` predicts for it without
@@ -375,13 +375,13 @@ def _block_waits(doc: dict[str, Any], base: Machine, runs: dict[tuple[Triple, in
             halos = [halo for halo, _ in runs.get((tuple(point["local"]), entry["ranks"]), [])]  # type: ignore[misc]
             if entry["ranks"] < 2 or not halos:
                 continue
-            rows = catalog.rows_of_run(halos[0], bin_dir)
+            rows = catalog.rows_of_run(halos[0])
             entry["waits"] = {schedule: min(_wait(run, sid, rows[_result(run, sid).id], base)["wait"]
                                             for run in halos)
                               for schedule, sid in EXCHANGE_STRATEGIES.items()}
 
 
-def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int, bin_dir: str | None,
+def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int,
            local: list[int]) -> dict[str, Any]:
     """With more ranks on the node than cores: per kernel and schedule, the others' turns a rank waits through per
     step in units of its own work, from the memory and compute runs: TURN_STRATEGIES' measured step (loop less diag,
@@ -392,7 +392,7 @@ def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int
         if k <= cores:
             continue
         point: dict[str, Any] = {"ranks": k}
-        rows = [catalog.rows_of_run(run, bin_dir) for run in halos]
+        rows = [catalog.rows_of_run(run) for run in halos]
         for kind, sid in TURN_STRATEGIES.items():
             factors = []
             for run, by_id in zip(halos, rows):
@@ -416,7 +416,7 @@ def halo_steps(sizes: Sizes, local: Triple) -> int:
 def _halo_argv(backend: str, np: int, local: Triple, steps: int, folder: Path, strategy: str,
                name: str = "halo") -> list[str]:
     return ["--no-input", "--backend", backend, "--strategy", strategy, "--local", x_join(local),
-            "--procs", x_join(dims_create(np)), "--iters", str(steps), "--icheck", str(steps),
+            "--iters", str(steps), "--icheck", str(steps),
             "--warmup", str(max(1, steps // 10)), "--outdir", str(folder / f"{name}-{backend}-{np}")]
 
 
@@ -466,13 +466,13 @@ def _best_pack(entries: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _kernel_rates(halos: list[HaloRun], bin_dir: str | None) -> dict[str, float]:
+def _kernel_rates(halos: list[HaloRun]) -> dict[str, float]:
     """Each compute kernel's best rate (machine.KERNELS), over every strategy of the runs that runs it (as the model
     says: model.kernel_of): a strategy's compute timer holds its kernel alone, and on a VM the same kernel moves by
     a third from one strategy's loop to the next, so the more loops the surer the best."""
     rates: dict[str, float] = {}
     for run in halos:
-        rows = catalog.rows_of_run(run, bin_dir)
+        rows = catalog.rows_of_run(run)
         for r in run.ran():
             if r.id in rows and (rate := _compute_bandwidth(run, r.id)) > rates.get(
                     kind := kernel_of(rows[r.id], str(run.config["compute"])), 0.0):

@@ -38,8 +38,12 @@ def parse(doc: dict[str, Any], origin: str) -> list[Row]:
     errors = list(schema_validator(CATALOG_SCHEMA).iter_errors(doc))
     if errors:
         raise CheckmpiError(f"{origin}: the catalog does not validate: {errors[0].message}", EXIT_FAILED)
-    return [Row(r["id"], r["alias"], r["number"], r["description"], r["parts"], r["traits"], r["unavailable"])
-            for r in doc["strategies"]]
+    return [row(r) for r in doc["strategies"]]
+
+
+def row(r: dict[str, Any]) -> Row:
+    """A validated catalog row (a catalog's, a result's or a plan's `catalog`) as a Row."""
+    return Row(r["id"], r["alias"], r["number"], r["description"], r["parts"], r["traits"], r["unavailable"])
 
 
 def load(selection: str = "all", bin_dir: str | None = None) -> list[Row]:
@@ -75,21 +79,6 @@ def _listing(exe: str, selection: str) -> tuple[tuple[Row, ...], dict[str, str]]
     return tuple(parse(doc, exe)), dict(doc["default_compute"])
 
 
-def rows_of_run(run: HaloRun, bin_dir: str | None = None) -> dict[str, Row]:
-    """The catalog rows of the strategies a halo run ran, by its strategy id: the
-    results' parts (compute resolved as it ran) are handed to the tool as compositions."""
-    ran = run.ran()
-    if not ran:
-        return {}
-    rows = load(",".join(_composition(s.raw["parts"]) for s in ran), bin_dir)
-    by_parts = {tuple(sorted(r.parts.items())): r for r in rows}
-    out = {}
-    for s in ran:
-        row = by_parts.get(tuple(sorted(s.raw["parts"].items())))
-        if row is not None:
-            out[s.id] = row
-    return out
-
-
-def _composition(parts: dict[str, str]) -> str:
-    return ",".join(f"{k}={v}" for k, v in parts.items())
+def rows_of_run(run: HaloRun) -> dict[str, Row]:
+    """The catalog rows of the strategies a halo run ran, by its strategy id, as the results carry them."""
+    return {s.id: row(s.raw["catalog"]) for s in run.ran()}

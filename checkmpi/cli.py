@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from pathlib import Path
 
 from checkmpi import __version__
-from checkmpi.atomic import refuse_inputs, write_text
 from checkmpi.errors import CheckmpiError
-from checkmpi.results import P2P_MODES, HaloRun, load, load_all, run_folder
+from checkmpi.results import P2P_MODES
 
 
 class Parser(argparse.ArgumentParser):
@@ -223,144 +220,15 @@ def _p2p(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _report(args: argparse.Namespace, extra: list[str]) -> int:
-    from checkmpi import report as R
-    from checkmpi import tables as T
-    from checkmpi.projection import load_campaign, parse_scale
+    from checkmpi.report import report_command
 
-    halos, p2ps = load_all(args.files)
-    folder = Path(args.outdir) if args.outdir else report_folder(args.files)
-    plots = None if args.no_report else Path(args.plots) if args.plots else folder / "plots"
-    if not args.files and not args.campaign:
-        raise CheckmpiError("report needs results files or --campaign REPORT.json")
-    inputs = R.ModelInputs(_report_machine(args), _gbs(args.copy_bandwidth), args.bin,
-                           parse_scale(args.scale) if args.scale else [], args.ranks_per_node,
-                           load_campaign(args.campaign) if args.campaign else None)
-    rep = R.build(halos, p2ps, plots, inputs, wide=args.wide)
-    R.print_report(rep, T.console(args.wide))
-    if rep.figures:
-        print(f"checkmpi: plots in {plots}", file=sys.stderr)
-    if not args.no_report or args.html:
-        html = Path(args.html) if args.html else folder / "report.html"
-        refuse_inputs(html, [Path(f) for f in args.files], "--html")
-        R.write_html(rep, html)
-        print(f"checkmpi: report: {html}", file=sys.stderr)
-    return 0
-
-
-def _report_machine(args: argparse.Namespace):
-    if args.ranks_per_node is not None and args.ranks_per_node < 1:
-        raise CheckmpiError(f"--ranks-per-node must be positive, got {args.ranks_per_node}")
-    if not args.machine:
-        return None
-    from checkmpi.machine import load_machine
-
-    return load_machine(args.machine)
-
-
-def report_folder(files: list[str]) -> Path:
-    """One file: its companions' folder; several: a new results/report-<time>/."""
-    if len(files) == 1:
-        return run_folder(Path(files[0]))
-    from checkmpi.jobs import new_path
-
-    return new_path("report", "")
-
-
-def _gbs(value: float | None) -> float | None:
-    if value is None:
-        return None
-    if value <= 0:
-        raise CheckmpiError(f"--copy-bandwidth must be positive, got {value:g}")
-    return value * 1e9
+    return report_command(args)
 
 
 def _predict(args: argparse.Namespace, extra: list[str]) -> int:
-    from checkmpi import catalog
-    from checkmpi import model_tables as MT
-    from checkmpi import tables as T
-    from checkmpi.grid import parse_triple
-    from checkmpi.model import predict
-    from checkmpi.projection import parse_scale, project
+    from checkmpi.predict import predict_command
 
-    inputs = [Path(p) for p in (args.p2p or [])] + [Path(p) for p in (args.machine, args.halo) if p]
-    if args.ranks_per_node is not None and args.ranks_per_node < 1:
-        raise CheckmpiError(f"--ranks-per-node must be positive, got {args.ranks_per_node}")
-    local = parse_triple(args.local, "--local")
-    counts = parse_scale(args.scale) if args.scale else []
-    procs = parse_triple(args.procs, "--procs") if args.procs else (1, 1, 1)
-    machine = _machine(args)
-    rpn = args.ranks_per_node
-    if counts and rpn is None:
-        rpn = int(machine.context.get("cores_per_node") or 0) or None
-        if rpn is None:
-            raise CheckmpiError("--scale needs --ranks-per-node (the inputs do not say how many cores a node has)")
-    if args.json:
-        refuse_inputs(Path(args.json), inputs, "--json")
-    case = _case(args, procs, local, rpn)
-    rows = catalog.load(args.strategy, args.bin)
-    out = T.console()
-    doc: dict = {"schema": "checkmpi.predict/1", "case": {
-        "procs": None if counts else case.procs, "local": case.local, "precision": case.precision,
-        "sync": case.sync, "compute": case.compute, "self_copy": case.self_copy, "border": case.border,
-        "ranks_per_node": case.rpn if not counts else rpn, "backend": case.backend},
-        "model": {"machine": str(machine.path), "derived_from": machine.context.get("derived_from", "machine")}}
-    if counts:
-        points = project(counts, case, rows, machine)
-        T.render(MT.placement_table(points, rpn, local), out)
-        T.render(MT.projection_table(points, machine), out)
-        doc["projection"] = [{"ranks": pt.nprocs, "procs": pt.procs, "nodes": pt.nodes, "busiest_rank": pt.rank,
-                              "links": pt.links, "predictions": [_prediction_json(p) for p in pt.predictions]}
-                             for pt in points]
-        if args.plots:
-            from checkmpi import plots
-
-            fig = plots.projection(points, {}, Path(args.plots))
-            print(f"checkmpi: plot: {fig.png}", file=sys.stderr)
-    else:
-        predictions = predict(rows, case, machine)
-        title = (f"Predicted time per step: {'x'.join(map(str, case.procs))} ranks ({case.rpn} per node), local "
-                 f"{'x'.join(map(str, case.local))}, {case.precision}, sync {case.sync}")
-        T.render(MT.prediction_table(predictions, machine, title), out)
-        doc["predictions"] = [_prediction_json(p) for p in predictions]
-    if args.json:
-        write_text(Path(args.json), json.dumps(doc, indent=1) + "\n")
-    return 0
-
-
-def _machine(args: argparse.Namespace):
-    from checkmpi.machine import load_machine
-    from checkmpi.p2p_profile import copy_bandwidth_for, machine_from_p2p
-    from checkmpi.results import P2PRun
-
-    if args.machine:
-        if args.copy_bandwidth is not None or args.halo:
-            raise CheckmpiError("--copy-bandwidth and --halo go with --p2p; --machine has its own copy bandwidth")
-        return load_machine(args.machine)
-    runs = [load(p) for p in args.p2p]
-    if not all(isinstance(r, P2PRun) for r in runs):
-        raise CheckmpiError("--p2p needs checkmpi-p2p results (schema checkmpi.p2p/2)")
-    halo = load(args.halo) if args.halo else None
-    if halo is not None and not isinstance(halo, HaloRun):
-        raise CheckmpiError(f"--halo needs checkmpi-halo results; '{args.halo}' is a checkmpi-p2p file")
-    bandwidth = copy_bandwidth_for(halo, _gbs(args.copy_bandwidth))
-    return machine_from_p2p(runs, bandwidth, args.precision)  # type: ignore[arg-type]
-
-
-def _case(args: argparse.Namespace, procs, local, rpn):
-    from checkmpi import catalog
-    from checkmpi.model import Case
-
-    if args.border < 1:
-        raise CheckmpiError(f"--border must be positive, got {args.border}")
-    compute = catalog.default_compute(args.backend, args.bin) if args.compute == "auto" else args.compute
-    if compute == "in-place" and compute != catalog.default_compute(args.backend, args.bin):
-        raise CheckmpiError(f"--compute in-place works on host memory, not on the {args.backend} backend")
-    return Case(procs, local, args.precision, args.sync, args.border, rpn, compute, args.self_copy, args.backend)
-
-
-def _prediction_json(p) -> dict:
-    return {"strategy": p.row.id, "alias": p.row.alias, "total": p.total, "terms": p.terms, "work": p.work,
-            "turns": p.turns, "messages": p.messages, "bytes": p.bytes, "busiest_rank": p.rank, "links": p.links}
+    return predict_command(args)
 
 
 def _calibrate(args: argparse.Namespace, extra: list[str]) -> int:
@@ -370,25 +238,9 @@ def _calibrate(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _export(args: argparse.Namespace, extra: list[str]) -> int:
-    from checkmpi import export
+    from checkmpi.export import export_command
 
-    halos, p2ps = load_all(args.files)
-    if halos and p2ps:
-        raise CheckmpiError(f"export writes one kind of results at a time: '{halos[0].path}' is checkmpi-halo, "
-                            f"'{p2ps[0].path}' checkmpi-p2p")
-    if p2ps and args.format == "extrap":
-        raise CheckmpiError(f"--format extrap reads checkmpi-halo results; '{p2ps[0].path}' is checkmpi-p2p "
-                            f"({p2ps[0].mode}); use --format csv")
-    if p2ps:
-        text = export.p2p_csv(p2ps)
-    else:
-        text = export.to_csv(halos) if args.format == "csv" else export.to_extrap(halos)
-    if args.output:
-        refuse_inputs(Path(args.output), [Path(f) for f in args.files], "-o")
-        write_text(Path(args.output), text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    return export_command(args)
 
 
 def main(argv: list[str] | None = None) -> int:

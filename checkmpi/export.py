@@ -4,11 +4,16 @@ Extra-P's JSON Lines input (one measurement per line)."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
+import sys
+from pathlib import Path
 
-from checkmpi.results import HaloRun, P2PRun, x_join
+from checkmpi.atomic import refuse_inputs, write_text
+from checkmpi.errors import CheckmpiError
+from checkmpi.results import HaloRun, P2PRun, load_all, x_join
 
 CSV_COLUMNS = ("file", "date", "mpi_library", "nprocs", "proc_x", "proc_y", "proc_z", "lx", "ly", "lz", "l", "m",
                "n", "precision", "strategy", "alias", "valid", "steps", "timer", "stat", "seconds",
@@ -95,3 +100,24 @@ def to_extrap(runs: list[HaloRun]) -> str:
                 lines.append(json.dumps({"params": params, "callpath": s.id, "metric": f"time_{timer}",
                                          "value": s.timers[timer].max / s.steps}))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def export_command(args: argparse.Namespace) -> int:
+    """`checkmpi export`: results files as CSV (halo or p2p) or Extra-P input (halo)."""
+    halos, p2ps = load_all(args.files)
+    if halos and p2ps:
+        raise CheckmpiError(f"export writes one kind of results at a time: '{halos[0].path}' is checkmpi-halo, "
+                            f"'{p2ps[0].path}' checkmpi-p2p")
+    if p2ps and args.format == "extrap":
+        raise CheckmpiError(f"--format extrap reads checkmpi-halo results; '{p2ps[0].path}' is checkmpi-p2p "
+                            f"({p2ps[0].mode}); use --format csv")
+    if p2ps:
+        text = p2p_csv(p2ps)
+    else:
+        text = to_csv(halos) if args.format == "csv" else to_extrap(halos)
+    if args.output:
+        refuse_inputs(Path(args.output), [Path(f) for f in args.files], "-o")
+        write_text(Path(args.output), text)
+    else:
+        sys.stdout.write(text)
+    return 0

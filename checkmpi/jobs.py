@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import shlex
 import sys
 import tempfile
@@ -16,11 +15,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from checkmpi import halo_plan
 from checkmpi import report as R
 from checkmpi import tables as T
 from checkmpi.atomic import write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_INVALID, CheckmpiError
-from checkmpi.grid import Triple, dims_create, dims_for_size, parse_triple, physical_cores
+from checkmpi.grid import parse_triple, physical_cores
+from checkmpi.halo_plan import Plan
 from checkmpi.native import (Executable, Launcher, NativeRun, failure, find_executable, find_launcher, mpi_command,
                              run_native, say)
 from checkmpi.results import HaloRun, P2PRun, load, run_folder, x_join
@@ -32,8 +33,7 @@ DEFAULT_EDGE = 128  # local block edge of the main job, before memory limits
 @dataclass
 class HaloPlan:
     np: int
-    dims: Triple | None  # None: left to the input file / checkmpi-halo
-    size: Triple | None  # global size; None: from the input file
+    sizing: list[str]  # checkmpi-halo's options that size the run: as given, or the main job's --local
     iters: int | None  # None: calibrate (or the input file's itfin)
     passthrough: list[str]
 
@@ -43,23 +43,6 @@ class HaloPlan:
 
 
 INPUT_FILE = "file.input"  # CheckMPI's input, read from the working directory
-
-
-def input_procs(path: str | None) -> Triple | None:
-    """proc_x, proc_y, proc_z of a namelist input file when all three are set
-    and positive (0 leaves the choice to MPI), else None. checkmpi-halo reads
-    the file itself; this only tells how many ranks to start."""
-    try:
-        text = Path(path or INPUT_FILE).read_text(errors="replace")
-    except OSError:
-        return None  # checkmpi-halo reports the unreadable file
-    text = re.sub(r"!.*", "", text).split("/", 1)[0].lower()
-    values = dict(re.findall(r"\b(proc_[xyz])\s*=\s*(-?\d+)", text))
-    try:
-        procs = tuple(int(values[k]) for k in ("proc_x", "proc_y", "proc_z"))
-    except KeyError:
-        return None
-    return procs if min(procs) > 0 else None  # type: ignore[return-value]
 
 
 def has_option(argv: list[str], name: str) -> bool:
@@ -84,9 +67,10 @@ NAMELIST_KEYS = {"--lx": "--size LXxLYxLZ (or --local LxMxN)", "--ly": "--size L
                  "--proc_y": "--procs PXxPYxPZ", "--proc_z": "--procs PXxPYxPZ"}
 
 
-def plan_halo(args: argparse.Namespace, extra: list[str]) -> HaloPlan:
+def plan_halo(args: argparse.Namespace, extra: list[str], bin_dir: str | None = None) -> HaloPlan:
     """Fills in what the options leave open: with none, the main job, unless
-    a file.input in the working directory gives sizes, grid and steps."""
+    a file.input in the working directory gives sizes, grid and steps. The
+    grid, the ranks and the memory come from checkmpi-halo's own plan."""
     for key, instead in NAMELIST_KEYS.items():
         if has_option(extra, key):
             raise CheckmpiError(f"{key} is CheckMPI's key for checkmpi-halo and its input file; checkmpi run takes "
@@ -96,45 +80,36 @@ def plan_halo(args: argparse.Namespace, extra: list[str]) -> HaloPlan:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
     if procs and args.np is not None and math.prod(procs) != args.np:
         raise CheckmpiError(f"--procs {x_join(procs)} needs {math.prod(procs)} ranks, but --np is {args.np}")
+    if args.iters is not None and args.iters < 1:
+        raise CheckmpiError(f"--iters must be positive, got {args.iters}")
     extra = list(extra)
     if not (args.size or args.local or has_option(extra, "--input") or has_option(extra, "--no-input")) \
             and Path(INPUT_FILE).is_file():
         say(f"reading ./{INPUT_FILE}, as CheckMPI does: sizes, grid and steps come from it unless given as options")
         extra = ["--input", INPUT_FILE] + extra
-    file_procs = input_procs(option_value(extra, "--input")) if has_option(extra, "--input") else None
-    np = args.np or (math.prod(procs) if procs else math.prod(file_procs) if file_procs else physical_cores())
-    plan = HaloPlan(np, procs, None, args.iters, extra)
-    if args.iters is not None and args.iters < 1:
-        raise CheckmpiError(f"--iters must be positive, got {args.iters}")
+    sizing = []
     if args.local:
-        local = parse_triple(args.local, "--local")
-        plan.dims = procs or dims_create(np)
-        plan.size = tuple(a * b for a, b in zip(local, plan.dims))  # type: ignore[assignment]
+        sizing += ["--local", x_join(parse_triple(args.local, "--local"))]
     elif args.size:
-        size = parse_triple(args.size, "--size")
-        if procs and any(s % p for s, p in zip(size, procs)):
-            raise CheckmpiError(f"--size {x_join(size)} is not divisible by --procs {x_join(procs)}")
-        plan.dims = procs or dims_for_size(np, size)
-        if plan.dims is None:
-            raise CheckmpiError(f"no grid of {np} ranks divides --size {x_join(size)} evenly; give --procs")
-        plan.size = size
-    elif not plan.uses_input:
-        plan.dims = procs or dims_create(np)
-        edge = auto_edge(np, 8 if option_value(extra, "--precision") == "double" else 4)
-        plan.size = tuple(edge * d for d in plan.dims)  # type: ignore[assignment]
-    else:  # the input file's sizes; --procs, when given, overrides its grid
-        plan.dims = procs
-    return plan
-
-
-def auto_edge(np: int, real: int) -> int:
-    """The main job's local edge: 128, halved while the job would take more
-    than a quarter of the available memory (three fields, halos included)."""
-    available = _mem_available()
+        sizing += ["--size", x_join(parse_triple(args.size, "--size"))]
+    sizing += ["--procs", x_join(procs)] if procs else []
+    rest = ["--np", str(args.np)] if args.np else ["--default-np", str(physical_cores())]
+    rest += ([] if has_option(extra, "--input") or has_option(extra, "--no-input") else ["--no-input"]) + extra
+    rest += ["--strategy", args.strategy] if args.strategy else []
+    auto = not (args.local or args.size or has_option(extra, "--input"))
     edge = DEFAULT_EDGE
-    while edge > 16 and available and np * 3 * (edge + 2) ** 3 * real > available / 4:
+    while True:
+        options = (["--local", x_join((edge,) * 3)] if auto else []) + sizing
+        native = halo_plan.make(options + rest, bin_dir)
+        if not auto or edge <= 16 or not _too_big(native):
+            return HaloPlan(native.ranks, options, args.iters, extra)
         edge //= 2
-    return edge
+
+
+def _too_big(plan: Plan) -> bool:
+    """The main job takes more than a quarter of the available memory."""
+    available = _mem_available()
+    return bool(available) and plan.ranks * plan.memory_per_rank > available / 4
 
 
 def _mem_available() -> int | None:
@@ -155,10 +130,7 @@ def halo_argv(exe: Path, plan: HaloPlan, json_path: Path, outdir: Path, iters: i
     argv = [str(exe)]
     if not plan.uses_input:
         argv.append("--no-input")
-    if plan.size:
-        argv += ["--size", x_join(plan.size)]
-    if plan.dims:
-        argv += ["--procs", x_join(plan.dims)]
+    argv += plan.sizing
     if iters is not None:
         argv += ["--iters", str(iters)]
         if not has_option(plan.passthrough, "--icheck"):
@@ -287,7 +259,7 @@ def _load_written(path: Path, tool: str) -> HaloRun | P2PRun:
 def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
     if args.budget <= 0:
         raise CheckmpiError(f"--budget must be positive, got {args.budget:g}")
-    plan = plan_halo(args, extra)
+    plan = plan_halo(args, extra, args.bin)
     json_path = _results_path(args, "halo")
     outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
     _prepare(json_path)

@@ -1,8 +1,9 @@
 """Predicted halo-exchange time per step, phase by phase, on the busiest rank.
 
 Inputs: a catalog row (checkmpi/catalog.py: parts and grid-independent
-traits from checkmpi-halo), a case (grid, block, options, ranks per node)
-and a machine profile (checkmpi/machine.py). docs/model.md is the
+traits from checkmpi-halo), a case (grid, block, its geometry in bytes as
+checkmpi-halo works it out, options, ranks per node) and a machine profile
+(checkmpi/machine.py). docs/model.md is the
 specification; keep the two in step.
 """
 
@@ -22,9 +23,26 @@ XYZ = "xyz"
 
 
 @dataclass(frozen=True)
+class Geometry:
+    """What the block is in bytes, as checkmpi-halo works it out (a plan, or a run's config): never computed here."""
+
+    plane_elements: Triple  # one field's halo plane per direction, halo rows included
+    real_bytes: int  # bytes of one number
+    field_bytes: int  # the three fields' arrays of a rank, halos included: a step's working set
+    shift_bytes: int  # what a step's shift reads and writes (each interior cell of three fields, each way)
+
+    @classmethod
+    def of(cls, doc: dict) -> Geometry:
+        """From a plan (checkmpi.plan/1) or a halo run's config (checkmpi.halo/3): the same keys."""
+        planes = doc["plane_elements"]
+        return cls((planes["x"], planes["y"], planes["z"]), doc["real_bytes"], doc["field_bytes"], doc["shift_bytes"])
+
+
+@dataclass(frozen=True)
 class Case:
     procs: Triple
     local: Triple
+    geometry: Geometry
     precision: str = "single"
     sync: str = "barrier"
     border: int = 10
@@ -41,23 +59,6 @@ class Case:
     @property
     def rpn(self) -> int:
         return min(self.ranks_per_node or self.nprocs, self.nprocs)
-
-    @property
-    def real(self) -> int:
-        return 8 if self.precision == "double" else 4
-
-
-def planes(local: Triple) -> Triple:
-    """Elements of one field's halo plane per direction, halo rows included."""
-    l, m, n = local
-    return (m + 2) * (n + 2), (l + 2) * (n + 2), (l + 2) * (m + 2)
-
-
-def field_bytes(local: Triple, real: int) -> int:
-    """The working set of a step's compute: the three fields' arrays per rank, halos included, as checkmpi-halo
-    writes it (config.field_bytes)."""
-    l, m, n = local
-    return 3 * (l + 2) * (m + 2) * (n + 2) * real
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def messages(row: Row, case: Case, kinds: dict[tuple[int, int], str]) -> list[Me
             how = "intra" if t["on_node"] == "message" else t["on_node"]
         else:
             how = "inter"
-        size = dt["fields_per_message"] * planes(case.local)[d] * case.real
+        size = dt["fields_per_message"] * case.geometry.plane_elements[d] * case.geometry.real_bytes
         out.append(Message(d, sign, how, dt["messages_per_sign"], size, dt["datatype"], dt["packed"]))
     return out
 
@@ -149,7 +150,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     waits: dict[str, float] = {}  # per completion, measured at the run's working set
     if m.blocks is not None and case.backend == "host":
         # Measured at blocks around the run's: the rates for its working set, where it sits in the caches.
-        at = m.blocks.at(field_bytes(case.local, case.real), case.rpn)
+        at = m.blocks.at(case.geometry.field_bytes, case.rpn)
         copy_bw, compute_bw = at.copy, at.compute[kind]
         wait = at.window_wait if at.window_wait is not None else pack_bw.window_wait
         pack_bw = dataclasses.replace(pack_bw, x=at.x, y=at.y, z=at.z, window_wait=wait)
@@ -218,10 +219,8 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     if case.sync == "barrier":
         t["barrier"] += row.traits["barriers"] * m.barrier_seconds(case.nprocs)
 
-    l, mm, n = case.local
-    cells = l * mm * n
     passes = row.traits["kernel_passes"][case.compute]
-    t["compute"] = passes * 2.0 * 3 * cells * case.real / compute_bw  # read + write three fields per pass
+    t["compute"] = passes * case.geometry.shift_bytes / compute_bw  # read + write three fields per pass
     work = sum(t[phase] for phase in ("pack", "unpack", "mpi", "self", "compute"))
     # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging;
     # a fence is a barrier of all ranks, measured as it is (a wait, not work: the others' turns are in it).
@@ -229,7 +228,8 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     wait = waits[schedule] if schedule in waits else m.exchange_wait(case.rpn, by_direction)
     t["mpi"] += completions(row, msgs) * wait
     t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs)
-    if row.traits["overlaps"]:
+    if row.traits["overlaps"]:  # what share of the block's cells the compute can shift while messages fly
+        cells = math.prod(case.local)
         if passes == 2:  # the copy into the temporaries runs while the messages fly
             overlappable = t["compute"] / 2
         elif row.parts["overlap"] == "masked":  # in place, each field's inner box reaches its downstream face

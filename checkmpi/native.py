@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -9,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -189,11 +191,6 @@ def mpi_command(launcher: Launcher, np: int, argv: list[str], launcher_args: lis
     return cmd + list(launcher_args or []) + argv, env
 
 
-# The native tools' progress lines: "[2/11] step1 (sendrecv-packx) ..." (checkmpi-halo),
-# "[3/23] 4 B ..." (checkmpi-p2p).
-PROGRESS = re.compile(r"\[(\d+)/(\d+)\] ([^\n]*?) \.\.\.")
-
-
 @dataclass
 class NativeRun:
     returncode: int
@@ -206,10 +203,12 @@ class NativeRun:
 def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
                on_progress: Callable[[int, int, str], None] | None = None,
                raise_on_timeout: bool = True, stderr_lines_kept: int = 200) -> NativeRun:
-    """Runs an MPI job, reporting the tool's progress lines as they appear.
+    """Runs an MPI job, reporting the tool's progress as it goes.
 
-    The tool prints "[i/N] id (alias) ..." and ends the line only when the
-    strategy is done, so stdout is read in raw chunks, not lines. SIGINT and
+    With `on_progress`, the tool (the last part of `cmd`) also gets
+    `--events FILE`: it writes a JSON line there as each unit of work starts
+    (core/events.hpp), which a thread follows and hands on as (index, count,
+    what); standard output is only collected. SIGINT and
     SIGTERM to checkmpi while the job runs are passed on to the whole job
     (launcher and ranks), which is waited for before checkmpi stops. A job
     past its timeout is stopped the same way; that is an error unless
@@ -217,6 +216,58 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     `stderr_lines_kept` lines of stderr are kept.
     """
     start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="checkmpi-events-") as folder:
+        events = Path(folder) / "events.jsonl"
+        if on_progress:
+            cmd = [*cmd, "--events", str(events)]
+        follower = _EventFollower(events, on_progress) if on_progress else None
+        try:
+            return _run(cmd, env, timeout, raise_on_timeout, stderr_lines_kept, start)
+        finally:
+            if follower:
+                follower.stop()
+
+
+class _EventFollower:
+    """Follows a tool's --events file from a thread: each whole new line, a JSON object with "event": "start",
+    goes to the callback as (index, count, what); anything else is skipped."""
+
+    def __init__(self, path: Path, callback: Callable[[int, int, str], None]):
+        self.path, self.callback = path, callback
+        self.done = threading.Event()
+        self.offset = 0
+        self.thread = threading.Thread(target=self._follow, daemon=True)
+        self.thread.start()
+
+    def _follow(self) -> None:
+        while not self.done.wait(0.1):
+            self.read()
+
+    def read(self) -> None:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return
+        whole = data[:data.rfind(b"\n") + 1]
+        self.offset += len(whole)
+        for line in whole.splitlines():
+            try:
+                e = json.loads(line)
+                if e.get("event") == "start":
+                    self.callback(int(e["index"]), int(e["count"]), str(e["what"]))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=5)
+        self.read()  # the last lines
+
+
+def _run(cmd: list[str], env: dict[str, str], timeout: float | None, raise_on_timeout: bool,
+         stderr_lines_kept: int, start: float) -> NativeRun:
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, start_new_session=True)
@@ -236,17 +287,11 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     if timer:
         timer.start()
     out = bytearray()
-    seen = 0
     assert proc.stdout is not None
     with _forwarding_signals(job):
         try:
             while chunk := os.read(proc.stdout.fileno(), 65536):
                 out.extend(chunk)
-                if on_progress:
-                    text = out.decode(errors="replace")
-                    for m in list(PROGRESS.finditer(text))[seen:]:
-                        on_progress(int(m.group(1)), int(m.group(2)), m.group(3))
-                        seen += 1
             proc.wait()
             job.wait_ranks()
         finally:

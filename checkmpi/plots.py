@@ -30,7 +30,8 @@ class Figure:
     svg: Path
 
 
-def _save(fig: plt.Figure, outdir: Path, name: str, title: str) -> Figure:
+def save_figure(fig: plt.Figure, outdir: Path, name: str, title: str) -> Figure:
+    """`fig` as OUTDIR/NAME.png and .svg (name made safe for a file), each written whole or not at all."""
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
     png, svg = outdir / f"{stem}.png", outdir / f"{stem}.svg"
     try:
@@ -98,7 +99,7 @@ def halo_breakdown(run: HaloRun, outdir: Path) -> Figure:
     ax.set_title(f"Time breakdown per strategy\n{run.name}: {run.describe()}", fontsize=10)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)  # outside: never hides a bar
     ax.grid(axis="x", alpha=0.3)
-    return _save(fig, outdir, f"{run.name}-breakdown", "Time breakdown per strategy")
+    return save_figure(fig, outdir, f"{run.name}-breakdown", "Time breakdown per strategy")
 
 
 def halo_directions(run: HaloRun, outdir: Path) -> Figure:
@@ -124,7 +125,7 @@ def halo_directions(run: HaloRun, outdir: Path) -> Figure:
                  fontsize=10)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)  # outside: never hides a bar
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, outdir, f"{run.name}-directions", "Exchange time per direction")
+    return save_figure(fig, outdir, f"{run.name}-directions", "Exchange time per direction")
 
 
 def halo_comparison(runs: list[HaloRun], outdir: Path) -> Figure:
@@ -148,7 +149,7 @@ def halo_comparison(runs: list[HaloRun], outdir: Path) -> Figure:
     ax.set_title("Comparison of runs", fontsize=10)
     ax.legend(loc="upper left", bbox_to_anchor=(0, -0.32), fontsize=8)  # below the slanted ids
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, outdir, "comparison", "Comparison of runs")
+    return save_figure(fig, outdir, "comparison", "Comparison of runs")
 
 
 def predicted_vs_measured(run: HaloRun, predictions: list[Prediction], outdir: Path) -> Figure:
@@ -176,7 +177,7 @@ def predicted_vs_measured(run: HaloRun, predictions: list[Prediction], outdir: P
                  f"local {x_join(run.local)}", fontsize=10)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7)
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, outdir, f"{run.name}-predicted", "Predicted vs measured by phase")
+    return save_figure(fig, outdir, f"{run.name}-predicted", "Predicted vs measured by phase")
 
 
 def projection(points: list[Point], measured: dict[str, list[tuple[int, float]]], outdir: Path,
@@ -202,7 +203,7 @@ def projection(points: list[Point], measured: dict[str, list[tuple[int, float]]]
     ax.set_title("Projected weak scale-up", fontsize=10)
     ax.grid(alpha=0.3, which="both")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7, ncol=1 + len(ids) // 16)
-    return _save(fig, outdir, name, "Projected weak scale-up")
+    return save_figure(fig, outdir, name, "Projected weak scale-up")
 
 
 # ---- point-to-point -----------------------------------------------------------------------------------
@@ -255,7 +256,7 @@ def pingpong(run: P2PRun, outdir: Path) -> Figure:
     _size_axes(ax2, "bandwidth (MB/s)", "Ping-pong bandwidth")
     log_if_decades(ax2, sizes / (median * 1e-6) / 1e6)
     fig.suptitle(wrapped(f"{run.name}: {run.context.get('mpi_library', '')}", 110), fontsize=9)
-    return _save(fig, outdir, f"{run.name}-pingpong", "Ping-pong latency and bandwidth")
+    return save_figure(fig, outdir, f"{run.name}-pingpong", "Ping-pong latency and bandwidth")
 
 
 def bandwidth(run: P2PRun, outdir: Path) -> Figure:
@@ -265,7 +266,7 @@ def bandwidth(run: P2PRun, outdir: Path) -> Figure:
     ax.plot(sizes, bw, "o-", color="#4c72b0", ms=4, label=f"measured (window {run.config.get('window', '?')})")
     _size_axes(ax, "bandwidth (MB/s)", f"Streaming bandwidth\n{run.name}")
     log_if_decades(ax, bw)
-    return _save(fig, outdir, f"{run.name}-bw", "Streaming bandwidth")
+    return save_figure(fig, outdir, f"{run.name}-bw", "Streaming bandwidth")
 
 
 def loggp(run: P2PRun, outdir: Path) -> Figure:
@@ -312,7 +313,7 @@ def loggp(run: P2PRun, outdir: Path) -> Figure:
     ax2.grid(axis="y", alpha=0.3)
     ax2.margins(y=0.15)
     fig.suptitle(f"{run.name}: LogGP (n = {fit.get('n', run.config.get('n', '?'))})", fontsize=10)
-    return _save(fig, outdir, f"{run.name}-loggp", "LogGP parameters")
+    return save_figure(fig, outdir, f"{run.name}-loggp", "LogGP parameters")
 
 
 def datatype(run: P2PRun, outdir: Path) -> Figure:
@@ -328,7 +329,7 @@ def datatype(run: P2PRun, outdir: Path) -> Figure:
                     label=f"{label}, {'contiguous' if contiguous else 'non-contiguous'} tuples")
     _size_axes(ax, "half round trip, median (us)", f"Derived datatypes vs hand packing\n{run.name}", logy=True,
                xlabel="payload (bytes)")
-    return _save(fig, outdir, f"{run.name}-datatype", "Derived datatypes vs hand packing")
+    return save_figure(fig, outdir, f"{run.name}-datatype", "Derived datatypes vs hand packing")
 
 
 def ring(run: P2PRun, outdir: Path) -> Figure:
@@ -338,7 +339,7 @@ def ring(run: P2PRun, outdir: Path) -> Figure:
         ax.plot([float(r["size"]) for r in pts], [_median(r["time"]) * 1e6 for r in pts], "o-", ms=4,
                 label=f"{n} ranks")
     _size_axes(ax, "time per ring iteration, median (us)", f"Ring exchange\n{run.name}", logy=True)
-    return _save(fig, outdir, f"{run.name}-ring", "Ring exchange")
+    return save_figure(fig, outdir, f"{run.name}-ring", "Ring exchange")
 
 
 def _nbc_groups(run: P2PRun) -> tuple[list[str], list[int], bool]:
@@ -364,7 +365,7 @@ def nbc_overlap(run: P2PRun, outdir: Path) -> Figure:
                f"progress thread {'on' if thread else 'off'}",
                xlabel="bytes one rank sends (the most over ranks)" if pencil else "message size (bytes)")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
-    return _save(fig, outdir, f"{run.name}-overlap", "Overlap of non-blocking collectives with computation")
+    return save_figure(fig, outdir, f"{run.name}-overlap", "Overlap of non-blocking collectives with computation")
 
 
 NBC_TOP = 3.0  # y range of the breakdown, in units of the pure communication time
@@ -416,7 +417,7 @@ def nbc_breakdown(run: P2PRun, outdir: Path) -> Figure:
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     axes[-1, 0].set_xlabel("grid (doubles)" if pencil else "message size (bytes)")
     fig.suptitle(f"{run.name}: time breakdown (1 = pure comm; top at 1: fully hidden, at 2: not at all)", fontsize=9)
-    return _save(fig, outdir, f"{run.name}-breakdown", "Non-blocking collectives: time breakdown")
+    return save_figure(fig, outdir, f"{run.name}-breakdown", "Non-blocking collectives: time breakdown")
 
 
 def nbc(run: P2PRun, outdir: Path) -> list[Figure]:
@@ -428,7 +429,7 @@ def self_exchange(run: P2PRun, outdir: Path) -> Figure:
     ax.plot([float(r["size"]) for r in run.results], [_median(r["latency"]) * 1e6 for r in run.results], "o-", ms=4,
             label="measured (median)")
     _size_axes(ax, "time of one self-exchange (us)", f"Self-exchange through MPI\n{run.name}", logy=True)
-    return _save(fig, outdir, f"{run.name}-self", "Self-exchange")
+    return save_figure(fig, outdir, f"{run.name}-self", "Self-exchange")
 
 
 def barrier(run: P2PRun, outdir: Path) -> Figure:
@@ -436,7 +437,7 @@ def barrier(run: P2PRun, outdir: Path) -> Figure:
     ax.plot([int(r["nprocs"]) for r in run.results], [_median(r["latency"]) * 1e6 for r in run.results], "o-", ms=4,
             label="measured (median)")
     _size_axes(ax, "MPI_Barrier latency, median (us)", f"Barrier\n{run.name}", xlabel="ranks")
-    return _save(fig, outdir, f"{run.name}-barrier", "MPI_Barrier latency")
+    return save_figure(fig, outdir, f"{run.name}-barrier", "MPI_Barrier latency")
 
 
 # Each returns a Figure, or a list of them.

@@ -1,5 +1,5 @@
 """Weak scale-up projection: the same block per rank on grids of N ranks
-(MPI_Dims_create's), ranks filling nodes in order, each strategy predicted
+(checkmpi-halo's, as it would decompose them), ranks filling nodes in order, each strategy predicted
 on the busiest rank; and the measured points to lay over it."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import jsonschema
 
-from checkmpi import placement
+from checkmpi import halo_plan, placement
 from checkmpi.catalog import Row
 from checkmpi.errors import CheckmpiError
-from checkmpi.grid import Triple, dims_create
+from checkmpi.grid import Triple
 from checkmpi.machine import Machine
 from checkmpi.model import Case, Prediction, predict
 from checkmpi.results import HaloRun
@@ -44,11 +44,14 @@ def parse_scale(text: str) -> list[int]:
     return sorted(set(values))
 
 
-def project(counts: list[int], case: Case, rows: list[Row], machine: Machine) -> list[Point]:
-    """`case` gives the block, options and ranks per node; its grid is replaced for each count."""
+def project(counts: list[int], case: Case, rows: list[Row], machine: Machine,
+            bin_dir: str | None = None) -> list[Point]:
+    """`case` gives the block, options and ranks per node; its grid is replaced for each count by the one
+    checkmpi-halo chooses (its plan)."""
     out = []
     for n in counts:
-        procs = dims_create(n)
+        procs = halo_plan.make(["--no-input", "--local", "x".join(map(str, case.local)), "--np", str(n)],
+                               bin_dir).procs
         at = dataclasses.replace(case, procs=procs)
         rank, kinds = placement.busiest(procs, at.rpn)
         out.append(Point(n, procs, math.ceil(n / at.rpn), rank, placement.counts(kinds), predict(rows, at, machine)))

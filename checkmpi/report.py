@@ -3,10 +3,12 @@ terminal and as one self-contained HTML page."""
 
 from __future__ import annotations
 
+import argparse
 import base64
 import dataclasses
 import html
 import re
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,17 +17,17 @@ from rich.console import Console
 from rich.text import Text
 
 from checkmpi import __version__
-from checkmpi import catalog
+from checkmpi import catalog, halo_plan
 from checkmpi import model_tables as MT
 from checkmpi import tables as T
 from checkmpi.catalog import Row
-from checkmpi.atomic import write_text
+from checkmpi.atomic import refuse_inputs, write_text
 from checkmpi.errors import CheckmpiError
 from checkmpi.p2p_tables import p2p_tables
 from checkmpi.machine import Machine
-from checkmpi.model import Case, Prediction, predict
+from checkmpi.model import Case, Geometry, Prediction, predict
 from checkmpi.projection import Campaign
-from checkmpi.results import HaloRun, P2PRun
+from checkmpi.results import HaloRun, P2PRun, load_all, run_folder, x_join
 
 
 @dataclass
@@ -83,7 +85,7 @@ def build(halos: list[HaloRun], p2ps: list[P2PRun], plots_dir: Path | None,
 
 
 def case_of(run: HaloRun, ranks_per_node: int | None = None) -> Case:
-    return Case(run.dims, run.local, run.precision, str(run.config.get("sync", "barrier")),
+    return Case(run.dims, run.local, Geometry.of(run.config), run.precision, str(run.config.get("sync", "barrier")),
                 int(run.config.get("border", 10)), ranks_per_node or int(run.context.get("ranks_per_node") or 0)
                 or None, str(run.config.get("compute", "one-pass")), bool(run.config.get("self_copy", False)),
                 str(run.context.get("backend", "host")),
@@ -116,7 +118,7 @@ def _explain(run: HaloRun, p2ps: list[P2PRun], inputs: ModelInputs,
 
 def _rows(run: HaloRun, inputs: ModelInputs) -> list[Row]:
     """The catalog rows of what the run ran, under the run's ids."""
-    rows = catalog.rows_of_run(run, inputs.bin_dir)
+    rows = catalog.rows_of_run(run)
     return [dataclasses.replace(rows[s.id], id=s.id, alias=s.alias) for s in run.ran() if s.id in rows]
 
 
@@ -143,7 +145,7 @@ def _projection(halos: list[HaloRun], p2ps: list[P2PRun], inputs: ModelInputs, r
     # Ranks per node as the largest run had them (a one-rank run says 1).
     widest = max(ran, key=lambda r: r.nprocs)
     case = case_of(first, inputs.ranks_per_node or int(widest.context.get("ranks_per_node") or 0) or None)
-    return _project(counts, case, rows, machine, measured_points(ran), rep)
+    return _project(counts, case, rows, machine, measured_points(ran), rep, inputs)
 
 
 def _campaign_projection(c: Campaign, p2ps: list[P2PRun], inputs: ModelInputs, rep: Report):
@@ -156,14 +158,20 @@ def _campaign_projection(c: Campaign, p2ps: list[P2PRun], inputs: ModelInputs, r
     except CheckmpiError as e:
         rep.notes.append(f"no projection: {e.message}")
         return None
-    case = Case((1, 1, 1), c.local, ranks_per_node=inputs.ranks_per_node or c.ranks_per_node)
-    return _project(inputs.scale or c.counts, case, rows, machine, c.measured, rep)
+    try:
+        plan = halo_plan.make(["--no-input", "--local", x_join(c.local), "--np", "1"], inputs.bin_dir)
+    except CheckmpiError as e:
+        rep.notes.append(f"no projection: {e.message}")
+        return None
+    case = Case((1, 1, 1), c.local, Geometry.of(plan.raw), ranks_per_node=inputs.ranks_per_node or c.ranks_per_node)
+    return _project(inputs.scale or c.counts, case, rows, machine, c.measured, rep, inputs)
 
 
-def _project(counts: list[int], case: Case, rows: list[Row], machine: Machine, measured, rep: Report):
+def _project(counts: list[int], case: Case, rows: list[Row], machine: Machine, measured, rep: Report,
+             inputs: ModelInputs):
     from checkmpi.projection import project
 
-    points = project(counts, case, rows, machine)
+    points = project(counts, case, rows, machine, inputs.bin_dir)
     rep.tables.append(MT.placement_table(points, case.ranks_per_node, case.local))
     rep.tables.append(MT.projection_table(points, machine))
     return points, measured
@@ -283,3 +291,47 @@ def to_html(rep: Report, title: str = "checkmpi report") -> str:
 
 def write_html(rep: Report, path: Path) -> None:
     write_text(path, to_html(rep))
+
+
+def report_command(args: argparse.Namespace) -> int:
+    """`checkmpi report FILE...`: tables, plots and the HTML page of results files."""
+    from checkmpi.predict import gbs
+    from checkmpi.projection import load_campaign, parse_scale
+
+    halos, p2ps = load_all(args.files)
+    folder = Path(args.outdir) if args.outdir else report_folder(args.files)
+    plots = None if args.no_report else Path(args.plots) if args.plots else folder / "plots"
+    if not args.files and not args.campaign:
+        raise CheckmpiError("report needs results files or --campaign REPORT.json")
+    inputs = ModelInputs(_report_machine(args), gbs(args.copy_bandwidth), args.bin,
+                           parse_scale(args.scale) if args.scale else [], args.ranks_per_node,
+                           load_campaign(args.campaign) if args.campaign else None)
+    rep = build(halos, p2ps, plots, inputs, wide=args.wide)
+    print_report(rep, T.console(args.wide))
+    if rep.figures:
+        print(f"checkmpi: plots in {plots}", file=sys.stderr)
+    if not args.no_report or args.html:
+        html = Path(args.html) if args.html else folder / "report.html"
+        refuse_inputs(html, [Path(f) for f in args.files], "--html")
+        write_html(rep, html)
+        print(f"checkmpi: report: {html}", file=sys.stderr)
+    return 0
+
+
+def _report_machine(args: argparse.Namespace):
+    if args.ranks_per_node is not None and args.ranks_per_node < 1:
+        raise CheckmpiError(f"--ranks-per-node must be positive, got {args.ranks_per_node}")
+    if not args.machine:
+        return None
+    from checkmpi.machine import load_machine
+
+    return load_machine(args.machine)
+
+
+def report_folder(files: list[str]) -> Path:
+    """One file: its companions' folder; several: a new results/report-<time>/."""
+    if len(files) == 1:
+        return run_folder(Path(files[0]))
+    from checkmpi.jobs import new_path
+
+    return new_path("report", "")

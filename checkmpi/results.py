@@ -1,6 +1,6 @@
 """Loading the native tools' JSON results, checked against their JSON Schemas.
 
-Two schemas are read: `checkmpi.halo/2` (docs/halo.md) and `checkmpi.p2p/2`
+Two schemas are read: `checkmpi.halo/3` (docs/halo.md) and `checkmpi.p2p/2`
 (docs/p2p.md); their JSON Schema files are in schemas/ (packaged as
 checkmpi.schemas, so an installed checkmpi has them). A file that does not validate is refused with one line
 naming the first offending key.
@@ -17,16 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import referencing
 
 from checkmpi.errors import CheckmpiError
 
-HALO_SCHEMA = "checkmpi.halo/2"
+HALO_SCHEMA = "checkmpi.halo/3"
 P2P_SCHEMA = "checkmpi.p2p/2"
 KNOWN_SCHEMAS = {"checkmpi.halo": HALO_SCHEMA, "checkmpi.p2p": P2P_SCHEMA}
 
-# Timers every checkmpi-halo result has, in the order of its JSON (docs/halo.md, "Timers").
-HALO_TIMERS = ("loop", "compute", "diag", "comm", "x", "y", "z", "pack", "unpack", "mpi", "pack_x", "pack_y",
-               "pack_z", "unpack_x", "unpack_y", "unpack_z")
 P2P_MODES = ("pingpong", "bw", "ring", "loggp", "datatype", "nbc", "self", "barrier")
 
 
@@ -84,7 +82,7 @@ class StrategyResult:
     runs: int = 1
     repeat_medians: list[float] = field(default_factory=list)
     repeat_spread: float = math.nan
-    directions: dict[str, dict[str, Any]] = field(default_factory=dict)  # x, y, z: bytes, message size, bandwidth
+    directions: dict[str, dict[str, Any]] = field(default_factory=dict)  # x, y, z: bandwidth
     noise: list[str] = field(default_factory=list)  # why the tool flagged it noisy
     skipped: str | None = None  # why the tool did not run it (the top-level "skipped" list)
     raw: dict[str, Any] = field(default_factory=dict)
@@ -96,6 +94,10 @@ class StrategyResult:
     def per_step(self, timer: str, stat: str = "max") -> float:
         """A whole-loop timer divided by the steps (loop totals are what the JSON keeps)."""
         return self.timers[timer].get(stat) / self.steps if self.steps else 0.0
+
+    def message_bytes(self, direction: str) -> int:
+        """One message's payload in that direction, as the engine set it up (traits)."""
+        return int(self.raw["traits"]["message_bytes"][direction])
 
     def bandwidth(self, direction: str) -> float:
         """Payload sent in that direction over its time, slowest rank (bytes/s); NaN if unknown."""
@@ -129,7 +131,7 @@ class HaloRun:
 
     @property
     def precision(self) -> str:
-        return str(self.config.get("precision", self.context.get("precision", "single")))
+        return str(self.config["precision"])
 
     @property
     def name(self) -> str:
@@ -179,14 +181,33 @@ def x_join(values: tuple[int, ...] | list[int]) -> str:
 
 @lru_cache(maxsize=None)
 def schema_validator(schema: str) -> jsonschema.protocols.Validator:
-    """The validator of `checkmpi.halo/2` and the like, from its schema file."""
+    """The validator of `checkmpi.halo/3` and the like, from its schema file; a schema may refer to another's
+    definitions by file name (the plan and the results carry catalog rows)."""
     family, version = schema.split("/", 1)
-    name = f"{family}-{version}.schema.json"
+    schemas = _schema_texts()
+    return jsonschema.Draft202012Validator(schemas[f"{family}-{version}.schema.json"], registry=_registry())
+
+
+@lru_cache(maxsize=1)
+def _schema_texts() -> dict[str, Any]:
     try:  # installed: schemas/ is packaged as checkmpi.schemas
-        text = resources.files("checkmpi.schemas").joinpath(name).read_text("utf-8")
+        folder: Any = resources.files("checkmpi.schemas")
+        files = [f for f in folder.iterdir() if f.name.endswith(".schema.json")]
     except ModuleNotFoundError:  # imported from the source tree: schemas/ beside the package
-        text = (Path(__file__).resolve().parent.parent / "schemas" / name).read_text("utf-8")
-    return jsonschema.Draft202012Validator(json.loads(text))
+        files = sorted((Path(__file__).resolve().parent.parent / "schemas").glob("*.schema.json"))
+    return {f.name: json.loads(f.read_text("utf-8")) for f in files}
+
+
+@lru_cache(maxsize=1)
+def _registry() -> referencing.Registry:
+    return referencing.Registry().with_resources(
+        (name, referencing.Resource.from_contents(doc)) for name, doc in _schema_texts().items())
+
+
+# Timers every checkmpi-halo result has, in the order of its JSON (docs/halo.md, "Timers"): the schema's list,
+# which the tool's output is checked against.
+HALO_TIMERS: tuple[str, ...] = tuple(
+    _schema_texts()[f"{HALO_SCHEMA.replace('/', '-')}.schema.json"]["$defs"]["result"]["properties"]["timers"]["required"])
 
 
 def read_input(p: Path, what: str) -> str:
@@ -253,20 +274,21 @@ def _stats(d: dict[str, Any]) -> Stats:
 
 
 def _halo(path: Path, doc: dict[str, Any]) -> HaloRun:
-    """A validated checkmpi.halo/2 document as objects."""
+    """A validated checkmpi.halo/3 document as objects."""
     strategies = []
     for r in doc["results"]:
         strategies.append(StrategyResult(
-            id=r["strategy"], alias=r["alias"], step=_step_of(r, r["strategy"]), valid=r["valid"], error=r["error"],
-            steps=r["steps"],
-            timers={name: _stats(t) for name, t in r["timers"].items()}, bytes_per_step=r["bytes_per_step"],
-            compute_bytes_per_step=r["compute_bytes_per_step"], step_time=Distribution.of(r["step_time"]),
-            runs=r["runs"], repeat_medians=[opt_float(m) for m in r["repeat_medians"]],
-            repeat_spread=opt_float(r["repeat_spread"]), directions=r["directions"], noise=list(r["noise"]), raw=r))
+            id=r["strategy"], alias=r["catalog"]["alias"], step=_step_of(r), valid=r["valid"], error=r["error"],
+            steps=r["steps"], timers={name: _stats(t) for name, t in r["timers"].items()},
+            bytes_per_step=sum(r["traits"]["mpi_bytes"].values()),
+            compute_bytes_per_step=doc["config"]["shift_bytes"],
+            step_time=Distribution.of(r["step_time"]), runs=r["runs"],
+            repeat_medians=[opt_float(m) for m in r["repeat_medians"]], repeat_spread=opt_float(r["repeat_spread"]),
+            directions=r["directions"], noise=list(r["noise"]), raw=r))
     for k in doc["skipped"]:  # chosen by "all" but not runnable on this backend
-        strategies.append(StrategyResult(id=k["strategy"], alias=k["alias"], step=_step_number(k["strategy"]),
-                                         valid=True, error=None, steps=0, timers={}, bytes_per_step=0,
-                                         compute_bytes_per_step=0, skipped=k["reason"], raw=k))
+        strategies.append(StrategyResult(id=k["strategy"], alias=k["catalog"]["alias"], step=_step_of(k), valid=True,
+                                         error=None, steps=0, timers={}, bytes_per_step=0, compute_bytes_per_step=0,
+                                         skipped=k["reason"], raw=k))
     if doc["skipped"]:
         strategies.sort(key=lambda s: s.step)
     probes = doc.get("probes", {})
@@ -281,12 +303,7 @@ def _p2p(path: Path, doc: dict[str, Any]) -> P2PRun:
     return P2PRun(path, doc["context"], doc["config"], mode, doc["results"], doc["fits"], list(doc["noise"]))
 
 
-def _step_number(sid: str) -> int:
-    digits = sid.removeprefix("step")
-    return int(digits) if digits.isdigit() else 99
-
-
-def _step_of(r: dict, sid: str) -> int:
-    """CheckMPI's step number; checkmpi's own rows (step null) sort after them."""
-    step = r.get("step", _step_number(sid))
+def _step_of(r: dict[str, Any]) -> int:
+    """CheckMPI's step number from the catalog row; checkmpi's own rows (number null) sort after them."""
+    step = r["catalog"]["number"]
     return 99 if step is None else int(step)

@@ -104,7 +104,7 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
         gbs = [_gbs(s.bandwidth(x)) for x in "xyz"]
         if wide:
             table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits), tail] + gbs
-                              + [_kib(s.directions[x]["message_bytes"]) for x in "xyz"]
+                              + [_kib(s.message_bytes(x)) for x in "xyz"]
                               + [num(v * scale, digits) for v in (d.p5, d.p95, d.min, d.max, d.mean)]
                               + ([num(100 * s.repeat_spread, 1) + "%" if s.runs > 1 else "-"] if repeats else [])
                               + [num(loop, 4), _pct(s.timers["compute"].max, loop), mpi_share]
@@ -139,7 +139,7 @@ def message_sizes(ran: list[StrategyResult]) -> list[str]:
     """'1.3/1.3/0.8 (step0, step1)': strategies grouped by their message sizes."""
     groups: dict[str, list[str]] = {}
     for s in ran:
-        key = "/".join(_kib(s.directions[x]["message_bytes"]) for x in "xyz")
+        key = "/".join(_kib(s.message_bytes(x)) for x in "xyz")
         groups.setdefault(key, []).append(s.id)
     return [f"{key} ({_ids(ids)})" for key, ids in groups.items()]
 

@@ -147,9 +147,11 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _summarise(cdir: CampaignDir, spec: Spec, runs: list[Run]) -> int:
+    from checkmpi.campaign import plots as CP
     from checkmpi.campaign import report as CR
 
-    rep = CR.build(cdir, spec, runs, cdir.root / "plots")
+    rep = CR.build(cdir, spec, runs)
+    rep.figures = CP.all_plots(spec, rep.cells, cdir.root / "plots")
     CR.write_json_report(rep, cdir.root / "report.json")
     CR.write_html_report(rep, cdir.root / "report.html")
     for line in rep.summary:
@@ -173,12 +175,15 @@ def _status(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _report(args: argparse.Namespace, extra: list[str]) -> int:
+    from checkmpi.campaign import plots as CP
     from checkmpi.campaign import report as CR
 
     cdir = CampaignDir(args.dir)
     spec = cdir.load_spec()
     plots = Path(args.plots) if args.plots else cdir.root / "plots"
-    rep = CR.build(cdir, spec, plan(spec), plots if args.html else None)
+    rep = CR.build(cdir, spec, plan(spec))
+    if args.html:
+        rep.figures = CP.all_plots(spec, rep.cells, plots)
     CR.print_report(rep, T.console())
     if args.json:
         CR.write_json_report(rep, Path(args.json))

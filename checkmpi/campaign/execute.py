@@ -18,12 +18,13 @@ from typing import Any
 from checkmpi.campaign.expected import expected_time
 from checkmpi.campaign.launch import Launch
 from checkmpi.campaign.plan import Run
-from checkmpi.campaign.records import RUN_SCHEMA, CampaignDir, attempt_history, now_iso, write_atomic
+from checkmpi.atomic import write_text
+from checkmpi.campaign.records import RUN_SCHEMA, CampaignDir, attempt_history, now_iso
 from checkmpi.campaign.spec import Spec
 from checkmpi.errors import EXIT_INVALID, CheckmpiError
 from checkmpi.jobs import HaloPlan, halo_argv
 from checkmpi.native import Executable, NativeRun, run_native
-from checkmpi.results import HaloRun, load
+from checkmpi.results import HaloRun, load, x_join
 
 ERROR_LINES = 10  # kept per rank that printed any
 
@@ -54,8 +55,8 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     shutil.rmtree(out, ignore_errors=True)  # a half-written attempt of a killed campaign
     out.mkdir(parents=True, exist_ok=True)
     json_path = out / "halo.json"
-    plan = HaloPlan(run.point.np, run.point.procs, run.point.size, spec.itfin,
-                    ["--icheck", str(spec.icheck), *spec.halo_args])
+    plan = HaloPlan(run.point.np, ["--size", x_join(run.point.size), "--procs", x_join(run.point.procs)],
+                    spec.itfin, ["--icheck", str(spec.icheck), *spec.halo_args])
     cmd, env = launch.command(run.point.np, halo_argv(halo.path, plan, json_path, out, spec.itfin, run.strategy),
                               run.id)
     record["command"] = cmd
@@ -64,7 +65,7 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     # Interrupted (Ctrl-C, SIGTERM, the scheduler), the marker stays: a Slurm
     # collection then knows the run had started; locally it reads as missing.
     done = run_native(cmd, env, stop_at, raise_on_timeout=False, stderr_lines_kept=20000)
-    write_atomic(out / "checkmpi-halo.log", done.stdout)
+    write_text(out / "checkmpi-halo.log", done.stdout)
     record.update(elapsed_s=round(done.seconds, 3), exit_code=done.returncode, signal=_signal_of(done),
                   log=cdir.rel(out / "checkmpi-halo.log"), errors=rank_tails(done.stderr_tail))
     results, problem = _results(json_path)

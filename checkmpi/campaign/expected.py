@@ -11,16 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from checkmpi.campaign.launch import Launch
-from checkmpi.campaign.plan import Run, points
-from checkmpi.campaign.records import CampaignDir, now_iso, write_json
+from checkmpi.campaign.plan import Point, Run, points
+from checkmpi.atomic import write_json
+from checkmpi.campaign.records import CampaignDir, now_iso
 from checkmpi.campaign.spec import Spec
 from checkmpi.errors import CheckmpiError
 from checkmpi.jobs import option_value
-from checkmpi import catalog
-from checkmpi.model import Case, planes, predict
+from checkmpi import halo_plan
+from checkmpi.model import Case, Geometry, predict
 from checkmpi.p2p_profile import DEFAULT_COPY_BANDWIDTH, machine_from_p2p
 from checkmpi.native import Executable, run_native
-from checkmpi.results import P2PRun, load
+from checkmpi.results import P2PRun, load, x_join
 
 PINGPONG_TIMEOUT = 300.0  # seconds; the ping-pong takes about one
 PINGPONG_ITERATIONS = 200  # per size: enough for a Hockney fit, short enough to add little to a campaign
@@ -49,12 +50,13 @@ def expected_time(cdir: CampaignDir, spec: Spec, run: Run, p2p: Executable, laun
         args = list(spec.halo_args)
         precision = option_value(args, "--precision") or "single"
         machine = machine_from_p2p([p2p_run], (DEFAULT_COPY_BANDWIDTH, "default"), precision)
-        # checkmpi-halo sits beside checkmpi-p2p; one listing of the catalog serves every run
-        rows = [r for r in catalog.load("all", str(p2p.path.parent)) if r.id == run.strategy]
+        # checkmpi-halo sits beside checkmpi-p2p: its plan of the point gives the block and the strategy's row
+        plan = point_plan(spec, run.point, str(p2p.path.parent))
     except CheckmpiError as e:
         return {"seconds": None, "kind": "none", "source": f"no prediction: {e.message}"}
-    case = Case(run.point.procs, run.point.local, precision, option_value(args, "--sync") or "barrier",
-                int(option_value(args, "--border") or 10))
+    rows = [s.row for s in plan.strategies if s.row.id == run.strategy]
+    case = Case(run.point.procs, run.point.local, Geometry.of(plan.raw), precision,
+                option_value(args, "--sync") or "barrier", int(option_value(args, "--border") or 10))
     per_step = predict(rows, case, machine)[0].total
     seconds = per_step * spec.itfin + pp["launch_s"]
     return {"seconds": round(seconds, 3), "kind": "predict",
@@ -72,7 +74,7 @@ def pingpong(cdir: CampaignDir, spec: Spec, p2p: Executable, launch: Launch, dea
         return json.loads(record_path.read_text(encoding="utf-8"))
     folder.mkdir(parents=True, exist_ok=True)
     json_path = folder / "pingpong.json"
-    argv = [str(p2p.path), "pingpong", "-m", f"1:{largest_message(spec)}", "-i", str(PINGPONG_ITERATIONS),
+    argv = [str(p2p.path), "pingpong", "-m", f"1:{largest_message(spec, str(p2p.path.parent))}", "-i", str(PINGPONG_ITERATIONS),
             "-x", str(PINGPONG_WARMUP), "--json", str(json_path)]
     cmd, env = launch.command(2, argv, "checkmpi-p2p-pingpong")
     timeout = PINGPONG_TIMEOUT if deadline is None else max(0.1, min(PINGPONG_TIMEOUT, deadline - time.time()))
@@ -97,12 +99,18 @@ def launch_time(json_path: Path, wall: float) -> float:
     return max(0.0, wall - measured)
 
 
-def largest_message(spec: Spec) -> int:
-    """The largest halo message of the campaign (three fields' planes), as a power of two within 1 KiB..4 MiB."""
-    real = 8 if option_value(list(spec.halo_args), "--precision") == "double" else 4
-    largest = max(3 * max(planes(p.local)) * real for p in points(spec))
+def point_plan(spec: Spec, point: Point, bin_dir: str) -> halo_plan.Plan:
+    """checkmpi-halo's plan of a point with every strategy of the campaign (one launch per point: it is cached)."""
+    precision = option_value(list(spec.halo_args), "--precision") or "single"  # the other args are the runs'
+    return halo_plan.make(["--no-input", "--procs", x_join(point.procs), "--size", x_join(point.size), "--strategy",
+                           ",".join(spec.strategies), "--precision", precision], bin_dir)
+
+
+def largest_message(spec: Spec, bin_dir: str) -> int:
+    """The largest halo message of the campaign's strategies at any of its points (checkmpi-halo's plans), as a
+    power of two within 1 KiB..4 MiB."""
+    largest = max(point_plan(spec, p, bin_dir).largest_message() for p in points(spec))
     size = 1024
     while size < largest and size < 4 * 1024 * 1024:
         size *= 2
     return size
-

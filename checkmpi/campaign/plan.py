@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 
 from checkmpi.campaign.spec import Spec, Sweep
-from checkmpi.grid import Triple, dims_create
+from checkmpi.grid import Triple
 from checkmpi.results import x_join
 
 
@@ -50,11 +50,8 @@ def sweep_points(sweep: Sweep) -> list[Point]:
         assert sweep.procs is not None
         return [Point(math.prod(sweep.procs), sweep.procs, size) for size in sweep.sizes]
     assert sweep.local is not None
-    points = []
-    for np in sweep.nps:
-        procs = dims_create(np)
-        points.append(Point(np, procs, tuple(a * b for a, b in zip(sweep.local, procs))))  # type: ignore[arg-type]
-    return points
+    return [Point(np, procs, tuple(a * b for a, b in zip(sweep.local, procs)))  # type: ignore[arg-type]
+            for np, procs in zip(sweep.nps, sweep.grids)]
 
 
 def points(spec: Spec) -> list[Point]:

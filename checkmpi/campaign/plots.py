@@ -4,8 +4,6 @@ or not at all."""
 
 from __future__ import annotations
 
-import os
-import re
 from pathlib import Path
 
 import matplotlib
@@ -17,27 +15,13 @@ from matplotlib.patches import Patch
 from checkmpi.campaign.plan import Run, points, sweep_points
 from checkmpi.campaign.report import Cell, point_label, scaleup, status_text, sweep_unit
 from checkmpi.campaign.spec import Spec, Sweep
-from checkmpi.plots import Figure, id_ticks
+from checkmpi.plots import Figure, id_ticks, save_figure
 from checkmpi.tables import pick_unit
 
 matplotlib.use("Agg")
 
 STATUS_COLOURS = {"ok": "#55a868", "invalid": "#dd8452", "too_slow": "#8172b3", "crashed": "#c44e52",
                   "not_started": "#8c8c8c", "missing": "#ffffff"}
-
-
-def _save(fig: plt.Figure, outdir: Path, name: str, title: str) -> Figure:
-    outdir.mkdir(parents=True, exist_ok=True)
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
-    paths = []
-    for ext, kwargs in (("png", {"dpi": 110}), ("svg", {})):
-        path = outdir / f"{stem}.{ext}"
-        tmp = outdir / f".{stem}.{ext}.tmp"
-        fig.savefig(tmp, format=ext, bbox_inches="tight", **kwargs)
-        os.replace(tmp, path)
-        paths.append(path)
-    plt.close(fig)
-    return Figure(title, paths[0], paths[1])
 
 
 def all_plots(spec: Spec, cells: dict[str, Cell], outdir: Path) -> list[Figure]:
@@ -78,7 +62,7 @@ def scaleup_plot(spec: Spec, cells: dict[str, Cell], sweep: Sweep, outdir: Path)
     ax_eff.set_ylabel("weak-scaling efficiency (%)")
     ax_eff.set_title("Efficiency: time at the first point / time", fontsize=10)
     ax.legend(fontsize=8)
-    return _save(fig, outdir, f"scaleup-sweep{sweep.index}", f"Scale-up, {sweep.name}")
+    return save_figure(fig, outdir, f"scaleup-sweep{sweep.index}", f"Scale-up, {sweep.name}")
 
 
 def variability_plot(spec: Spec, cells: dict[str, Cell], sweep: Sweep, outdir: Path) -> Figure:
@@ -113,7 +97,7 @@ def variability_plot(spec: Spec, cells: dict[str, Cell], sweep: Sweep, outdir: P
     axes[0][-1].legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     fig.suptitle(f"Variability across submissions, {sweep.name}\n(crosses at 0: runs not ok, coloured as in the "
                  "failure matrix)", fontsize=10)
-    return _save(fig, outdir, f"variability-sweep{sweep.index}", f"Variability across submissions, {sweep.name}")
+    return save_figure(fig, outdir, f"variability-sweep{sweep.index}", f"Variability across submissions, {sweep.name}")
 
 
 def failure_matrix(spec: Spec, cells: dict[str, Cell], outdir: Path) -> Figure:
@@ -141,4 +125,4 @@ def failure_matrix(spec: Spec, cells: dict[str, Cell], outdir: Path) -> Figure:
     ax.set_title("Outcome of every run (letters: notes in the report)", fontsize=10)
     ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor="#999999", label=status_text(s))
                        for s in order], loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
-    return _save(fig, outdir, "failure-matrix", "Outcome of every run")
+    return save_figure(fig, outdir, "failure-matrix", "Outcome of every run")

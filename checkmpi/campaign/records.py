@@ -1,7 +1,7 @@
 """A campaign folder: the spec it was made from, one record per run, markers
 of runs in flight. Every file is written whole or not at all (temporary file
-in the same folder, then os.replace), so a campaign killed at any moment
-leaves only complete records behind (docs/campaign.md, "Records")."""
+in the same folder, synced, then renamed), so a campaign killed at any moment
+leaves only complete records behind (docs/campaign.md, "Records"): checkmpi.atomic."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import fcntl
 import json
 import os
 import socket
-import tempfile
 import time
 import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
+from checkmpi.atomic import write_json
 from checkmpi.campaign.plan import Run, plan
 from checkmpi.campaign.spec import Spec, parse_spec
 from checkmpi.errors import CheckmpiError
@@ -23,28 +23,6 @@ from checkmpi.errors import CheckmpiError
 DIR_SCHEMA = "checkmpi.campaign-dir/1"
 RUN_SCHEMA = "checkmpi.campaign-run/1"
 STATUSES = ("ok", "invalid", "too_slow", "crashed", "not_started")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Writes `text` to `path` whole or not at all."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as e:
-        raise CheckmpiError(f"cannot write '{path}': {e.strerror}", 1) from None
-
-
-def write_json(path: Path, doc: Any) -> None:
-    write_atomic(path, json.dumps(doc, indent=1) + "\n")
 
 
 def now_iso() -> str:
@@ -86,6 +64,8 @@ class CampaignDir:
             return
         write_json(self.campaign_file, {"schema": DIR_SCHEMA, "name": spec.name, "spec_path": str(spec.path),
                                         "spec": spec.text, "strategies": list(spec.strategies),
+                                        "grids": {str(n): list(g) for sw in spec.sweeps
+                                                  for n, g in zip(sw.nps, sw.grids)},
                                         "created": now_iso(),
                                         "runs": [r.id for r in plan(spec)]})
 
@@ -109,8 +89,9 @@ class CampaignDir:
             raise CheckmpiError(f"cannot read '{self.campaign_file}': {e}") from None
         if not isinstance(doc, dict) or doc.get("schema") != DIR_SCHEMA:
             raise CheckmpiError(f"'{self.campaign_file}' is not a {DIR_SCHEMA} file")
-        # The strategies as checkmpi-halo resolved them when the campaign began: status and report need no tool.
-        return parse_spec(doc["spec"], Path(doc["spec_path"]), resolved=doc.get("strategies"))
+        # The strategies and grids as checkmpi-halo resolved them when the campaign began: status and report
+        # need no tool.
+        return parse_spec(doc["spec"], Path(doc["spec_path"]), resolved=doc.get("strategies"), grids=doc.get("grids"))
 
     # ---- runs -----------------------------------------------------------------------------------------
 

@@ -17,7 +17,8 @@ from checkmpi import __version__
 from checkmpi import report as R
 from checkmpi import tables as T
 from checkmpi.campaign.plan import Point, Run, points, sweep_points
-from checkmpi.campaign.records import STATUSES, CampaignDir, now_iso, write_atomic
+from checkmpi.atomic import write_text
+from checkmpi.campaign.records import STATUSES, CampaignDir, now_iso
 from checkmpi.campaign.spec import Spec, Sweep
 from checkmpi.errors import CheckmpiError
 from checkmpi.results import HaloRun, load, x_join
@@ -281,7 +282,8 @@ def _counts(cells: dict[str, Cell]) -> dict[str, int]:
     return counts
 
 
-def build(cdir: CampaignDir, spec: Spec, runs: list[Run], plots_dir: Path | None) -> CampaignReport:
+def build(cdir: CampaignDir, spec: Spec, runs: list[Run]) -> CampaignReport:
+    """Tables, summary and JSON of the campaign; its figures come from checkmpi.campaign.plots (all_plots)."""
     cells = gather(cdir, spec, runs)
     counts = _counts(cells)
     subs_table, subs = submissions_table(spec, cells)
@@ -297,10 +299,6 @@ def build(cdir: CampaignDir, spec: Spec, runs: list[Run], plots_dir: Path | None
         tables.append(failures_table(cells))
     rep = CampaignReport(spec, cells, counts, summary, tables, context_table(cdir, spec, cells))
     rep.doc = to_json(cdir, spec, cells, counts, subs, summary)
-    if plots_dir is not None:
-        from checkmpi.campaign import plots
-
-        rep.figures = plots.all_plots(spec, cells, plots_dir)
     return rep
 
 
@@ -355,9 +353,9 @@ def print_report(rep: CampaignReport, out: Console) -> None:
 
 
 def write_json_report(rep: CampaignReport, path: Path) -> None:
-    write_atomic(path, json.dumps(rep.doc, indent=1) + "\n")
+    write_text(path, json.dumps(rep.doc, indent=1) + "\n")
 
 
 def write_html_report(rep: CampaignReport, path: Path) -> None:
     page = R.Report(contexts=[rep.context], html_tables=rep.tables, figures=rep.figures)
-    write_atomic(path, R.to_html(page, f"checkmpi campaign: {rep.spec.name}"))
+    write_text(path, R.to_html(page, f"checkmpi campaign: {rep.spec.name}"))

@@ -24,7 +24,8 @@ from typing import Any
 
 from checkmpi.campaign.execute import finish, new_record
 from checkmpi.campaign.plan import Run, max_ranks, nodes_for
-from checkmpi.campaign.records import CampaignDir, needs_work, now_iso, write_atomic, write_json
+from checkmpi.atomic import write_json, write_text
+from checkmpi.campaign.records import CampaignDir, needs_work, now_iso
 from checkmpi.campaign.spec import Spec
 from checkmpi.campaign.status import Progress
 from checkmpi.errors import EXIT_FAILED, CheckmpiError
@@ -188,7 +189,7 @@ class SlurmCampaign:
         folder = self.cdir.root / "slurm"
         script = folder / f"s{k}-a{attempt}.sbatch"
         output = folder / f"s{k}-a{attempt}.out"
-        write_atomic(script, batch_script(self.cdir, self.spec, k, attempt, run_ids, self.bin_dir, output))
+        write_text(script, batch_script(self.cdir, self.spec, k, attempt, run_ids, self.bin_dir, output))
         out = _cmd(["sbatch", "--parsable", str(script)])
         if out.returncode != 0 or not out.stdout.strip():
             raise CheckmpiError(f"sbatch refused submission {k}: {(out.stderr or out.stdout).strip()}", EXIT_FAILED)

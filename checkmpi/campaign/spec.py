@@ -15,7 +15,7 @@ from typing import Any
 
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import Triple, parse_triple
-from checkmpi import catalog
+from checkmpi import catalog, halo_plan
 
 EXECUTORS = ("local", "slurm")
 LAUNCHERS = ("auto", "srun", "mpirun", "mpiexec")
@@ -30,6 +30,7 @@ class Sweep:
     local: Triple | None  # kind "scale"
     nps: tuple[int, ...]  # kind "scale"
     name: str
+    grids: tuple[Triple, ...] = ()  # kind "scale": the grid of each of nps, as checkmpi-halo decomposes it
 
 
 @dataclass(frozen=True)
@@ -152,9 +153,11 @@ def load_spec(path: str | Path, bin_dir: str | None = None) -> Spec:
     return parse_spec(text, p, bin_dir)
 
 
-def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list[str] | None = None) -> Spec:
-    """checkmpi-halo (in `bin_dir`, else where find_executable looks) resolves the strategy names, unless
-    `resolved` gives them resolved already (a campaign folder records them)."""
+def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list[str] | None = None,
+               grids: dict[str, list[int]] | None = None) -> Spec:
+    """checkmpi-halo (in `bin_dir`, else where find_executable looks) resolves the strategy names and the grids
+    of the scale sweeps' rank counts, unless `resolved` and `grids` (rank count -> grid) give them already (a
+    campaign folder records them)."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -213,7 +216,7 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
     sweeps = doc.get("sweep")
     if not isinstance(sweeps, list) or not sweeps:
         raise c.fail("[[sweep]]", "is missing: give at least one sweep")
-    parsed = tuple(_sweep(c, i + 1, s) for i, s in enumerate(sweeps))
+    parsed = tuple(_sweep(c, i + 1, s, bin_dir, grids) for i, s in enumerate(sweeps))
 
     sl = c.table(doc, "slurm")
     slurm = SlurmOptions(
@@ -232,7 +235,7 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
                 slow=slow)
 
 
-def _sweep(c: _Checker, index: int, s: Any) -> Sweep:
+def _sweep(c: _Checker, index: int, s: Any, bin_dir: str | None, grids: dict[str, list[int]] | None) -> Sweep:
     where = f"[[sweep]] {index}"
     if not isinstance(s, dict):
         raise c.fail(where, "must be a table")
@@ -256,7 +259,14 @@ def _sweep(c: _Checker, index: int, s: Any) -> Sweep:
         nps = _listed(s["np"])
         if not nps or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in nps):
             raise c.fail(f"{where} np", f"must be a positive integer or a list of them, got {s['np']!r}")
-        return Sweep(index, "scale", None, (), local, tuple(nps), name or f"{_x(local)} per rank")
+        try:
+            found = tuple(tuple(grids[str(n)]) if grids and str(n) in grids else
+                          halo_plan.make(["--no-input", "--local", _x(local), "--np", str(n)], bin_dir).procs
+                          for n in nps)
+        except CheckmpiError as e:
+            raise c.fail(f"{where} np", e.message) from None
+        return Sweep(index, "scale", None, (), local, tuple(nps), name or f"{_x(local)} per rank",
+                     found)  # type: ignore[arg-type]
     raise c.fail(where, "needs either procs and size (one grid, growing size) or local and np (fixed size per "
                  "rank, growing ranks)")
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
-#include "core/decomposition.hpp"
-#include "core/halo.hpp"
+#include "grid/config.hpp"
+#include "grid/decomposition.hpp"
+#include "grid/planes.hpp"
 
 namespace checkmpi {
 

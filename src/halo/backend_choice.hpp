@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "core/config.hpp"
+#include "grid/config.hpp"
 #include "strategies/strategy.hpp"
 
 namespace checkmpi {

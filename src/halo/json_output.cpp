@@ -2,6 +2,7 @@
 
 #include "core/samples.hpp"
 #include "halo/text_output.hpp"
+#include "strategies/strategy.hpp"
 
 namespace checkmpi {
 
@@ -32,9 +33,8 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
                   const BackendChoice& backend, const std::vector<StrategyResult>& results,
                   const std::vector<Skipped>& skipped) {
   Json root = Json::object();
-  root["schema"] = "checkmpi.halo/2";
+  root["schema"] = "checkmpi.halo/3";
   Json context = context_json(ctx);
-  context["precision"] = precision_name(cfg.precision);
   context["dims"] = Json::array_of(std::vector<int>(dec.dims.begin(), dec.dims.end()));
   context["backend"] = backend_name(backend.kind);
   context["omp_threads"] = host_threads();
@@ -81,14 +81,18 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["compute"] = compute_name(cfg.compute);
   config["field_bytes"] = static_cast<unsigned long long>(
       field_bytes(dec.grid, cfg.precision == Precision::Single ? 4 : 8));
+  const std::size_t real = cfg.precision == Precision::Single ? 4 : 8;
+  config["real_bytes"] = static_cast<unsigned long long>(real);
+  config["shift_bytes"] = static_cast<unsigned long long>(shift_bytes(dec.grid, real));
+  const std::size_t planes[3] = {plane_count(dec.grid, 0), plane_count(dec.grid, 1), plane_count(dec.grid, 2)};
+  config["plane_elements"] = by_direction(planes);
   config["noise_thresholds"] = noise_thresholds_json();
   root["config"] = config;
   Json list = Json::array();
   for (const auto& r : results) {
     Json j = Json::object();
     j["strategy"] = r.info->id;
-    j["alias"] = r.info->alias;
-    j["step"] = r.info->number >= 0 ? Json(r.info->number) : Json();
+    j["catalog"] = catalog_row_json(*r.info);
     j["valid"] = r.valid;
     j["error"] = r.error.empty() ? Json() : Json(r.error);
     j["steps"] = r.steps;
@@ -100,16 +104,12 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     j["timers"] = timers;
     j["parts"] = parts_json(r.parts);
     j["traits"] = traits_json(r.traits);
-    j["bytes_per_step"] = static_cast<unsigned long long>(r.bytes_per_step);
-    j["compute_bytes_per_step"] = static_cast<unsigned long long>(r.compute_bytes_per_step);
     j["step_time"] = distribution_json(r.step_time);
     j["repeat_medians"] = Json::array_of(r.repeat_medians);
     j["repeat_spread"] = r.repeat_spread;
     Json directions = Json::object();
     for (int d = 0; d < 3; ++d) {
       Json dir = Json::object();
-      dir["bytes_per_step"] = static_cast<long long>(r.traits.halo_bytes[d]);
-      dir["message_bytes"] = static_cast<long long>(r.traits.message_bytes[d]);
       dir["bandwidth"] = stats_json(r.bandwidth[size_t(d)]);
       directions[std::string(1, "xyz"[d])] = dir;
     }
@@ -122,7 +122,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   for (const Skipped& k : skipped) {
     Json j = Json::object();
     j["strategy"] = k.info->id;
-    j["alias"] = k.info->alias;
+    j["catalog"] = catalog_row_json(*k.info);
     j["reason"] = k.reason;
     skips.push(j);
   }

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "core/config.hpp"
 #include "core/context.hpp"
-#include "core/decomposition.hpp"
 #include "core/json.hpp"
+#include "grid/config.hpp"
+#include "grid/decomposition.hpp"
 #include "halo/backend_choice.hpp"
 #include "halo/result.hpp"
 

@@ -6,10 +6,12 @@
 #include "core/atomic_file.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
-#include "core/output.hpp"
+#include "core/events.hpp"
+#include "core/text.hpp"
 #include "core/watchdog.hpp"
 #include "halo/backend_choice.hpp"
 #include "halo/json_output.hpp"
+#include "halo/plan.hpp"
 #include "halo/probes.hpp"
 #include "halo/resources.hpp"
 #include "halo/text_output.hpp"
@@ -45,12 +47,9 @@ void commit_outputs(const HaloConfig& cfg, const Decomposition& dec, const Json&
   agree_output(dec.comm, json ? json->commit() : "");
 }
 
-// --list-strategies --json FILE ('-': standard output): the catalog, or the
-// rows --strategy selects (compositions included), as checkmpi.catalog/2.
-void list_strategies_json(const CommandLine& cli, int rank) {
-  const auto rows = select_strategies(split_list(cli.get("strategy", "all")));
-  if (rank != 0) return;
-  const std::string text = catalog_json(rows).dump() + "\n", path = cli.get("json", "-");
+// A document to FILE, whole or not at all ('-': standard output).
+void write_document(const Json& doc, const std::string& path) {
+  const std::string text = doc.dump() + "\n";
   if (path == "-") {
     std::cout << text;
     return;
@@ -58,6 +57,26 @@ void list_strategies_json(const CommandLine& cli, int rank) {
   AtomicFile file(path);
   file.append(text);
   if (!file.commit().empty()) throw OutputError(file.error());
+}
+
+// --list-strategies --json FILE: the catalog, or the rows --strategy selects
+// (compositions included), as checkmpi.catalog/2.
+void list_strategies_json(const CommandLine& cli, int rank) {
+  const auto rows = select_strategies(split_list(cli.get("strategy", "all")));
+  if (rank == 0) write_document(catalog_json(rows), cli.get("json", "-"));
+}
+
+// --plan FILE: checkmpi.plan/1 for --np ranks (or the grid's), this process
+// alone: no MPI traffic, nothing allocated or written but FILE.
+void write_plan(const CommandLine& cli, HaloConfig cfg, int rank) {
+  const int nranks = plan_ranks(cli, cfg);
+  resolve_local_size(cfg, nranks);
+  auto chosen = select_strategies(cfg.strategies);
+  const BackendChoice backend = choose_backend(cfg, MPI_COMM_SELF);
+  cfg.compute = run_compute(cfg.compute, backend.kind);
+  const auto skipped = skip_unrunnable(chosen, cfg, backend.kind);
+  const Json doc = plan_json(cfg, nranks, backend, chosen, skipped);
+  if (rank == 0) write_document(doc, cli.get("plan", "-"));
 }
 
 }  // namespace
@@ -95,6 +114,13 @@ int halo_main(int argc, char** argv) {
       MPI_Bcast(text.data(), len, MPI_CHAR, 0, world);
     }
     HaloConfig cfg = collectively(world, [&] { return make_halo_config(cli, text); });
+    if (cli.has("plan")) {
+      write_plan(cli, cfg, rank);
+      return kExitOk;
+    }
+    for (const char* option : {"np", "default-np"})
+      if (cli.has(option))
+        throw UsageError(std::string("--") + option + " is for --plan; a run's ranks are the ones mpirun starts");
     int world_size = 1;
     MPI_Comm_size(world, &world_size);
     collectively(world, [&] { resolve_local_size(cfg, world_size); });
@@ -108,6 +134,7 @@ int halo_main(int argc, char** argv) {
     const auto skipped = collectively(world, [&] { return skip_unrunnable(chosen, cfg, backend.kind); });
     int ranks_on_node = 1;
     check_resources(cfg, dec, backend, chosen, ranks_on_node);
+    collectively(world, [&] { events::open(cli.get("events", ""), rank); });
     const Watchdog watchdog("checkmpi-halo", watchdog_seconds(cfg, dec.grid, ranks_on_node), rank);
     progress::at("gathering the run's context", "all ranks (collectives)");
 
@@ -131,6 +158,7 @@ int halo_main(int argc, char** argv) {
         r.info = &info;
         ++done;
         if (!r.valid) continue;  // a strategy that failed validation is not run again
+        events::start(done, runs, info.id + " (" + info.alias + ")");
         if (rank == 0)
           std::cout << "[" << done << "/" << runs << "] " << info.id << " (" << info.alias << ") ..." << std::flush;
         add_run(r,

@@ -1,8 +1,8 @@
 // Yardsticks measured in the same process as the strategies, for bench/.
 #pragma once
 
-#include "core/config.hpp"
-#include "core/decomposition.hpp"
+#include "grid/config.hpp"
+#include "grid/decomposition.hpp"
 #include "halo/backend_choice.hpp"
 
 namespace checkmpi {

@@ -7,10 +7,11 @@
 #include <string>
 
 #include "backends/cuda.hpp"
+#include "core/atomic_file.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
-#include "core/output.hpp"
-#include "core/routing.hpp"
+#include "core/text.hpp"
+#include "grid/routing.hpp"
 
 namespace checkmpi {
 
@@ -39,6 +40,18 @@ std::string duration_text(double seconds) {
 
 }  // namespace
 
+int field_copies(const std::vector<const StrategyInfo*>& chosen, Compute run) {
+  for (const auto* s : chosen)
+    if (resolved_compute(s->parts, run) != Compute::InPlace) return 2;
+  return 1;
+}
+
+void check_plane_sizes(const Grid& g) {
+  for (int d = 0; d < 3; ++d)
+    if (3.0 * double(plane_count(g, d)) > 2147483647.0)
+      throw UsageError("local block too large: one halo message would exceed 2^31 elements");
+}
+
 double fastest_run_seconds(const HaloConfig& cfg, const Grid& g, BackendKind kind, std::size_t strategies) {
   const double rate = kind == BackendKind::Cuda ? kFastGpuRate : kFastHostRate;
   const double step = std::max(kFastestStep, bytes_per_rank(g, cfg.precision) / rate);
@@ -60,12 +73,8 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
   // The estimate is made before allocating so an oversized run fails cleanly
   // rather than in the allocator.
   collectively(dec.comm, [&] {
-    for (int d = 0; d < 3; ++d)
-      if (3.0 * double(plane_count(dec.grid, d)) > 2147483647.0)
-        throw UsageError("local block too large: one halo message would exceed 2^31 elements");
-    int copies = 1;  // sets of the three fields a strategy keeps: a second buffer or temporaries unless in place
-    for (const auto* s : chosen)
-      if (resolved_compute(s->parts, cfg.compute) != Compute::InPlace) copies = 2;
+    check_plane_sizes(dec.grid);
+    const int copies = field_copies(chosen, cfg.compute);
     const double need = bytes_per_rank(dec.grid, cfg.precision, copies) * local_size;
     const unsigned long long have = available_memory_bytes();
     if (have > 0 && need > double(have)) {

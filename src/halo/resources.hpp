@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/config.hpp"
-#include "core/decomposition.hpp"
+#include "grid/config.hpp"
+#include "grid/decomposition.hpp"
 #include "halo/backend_choice.hpp"
 
 namespace checkmpi {
@@ -15,6 +15,14 @@ namespace checkmpi {
 // second buffer or temporaries (`copies` 2) unless every strategy shifts in
 // place (1), plus one three-field message per direction, sign and way.
 double bytes_per_rank(const Grid& g, Precision p, int copies = 2);
+
+// Sets of the three fields the chosen strategies keep with the run's
+// --compute `run` (resolved): 1 if every one shifts in place, else 2 (a
+// second buffer or temporaries).
+int field_copies(const std::vector<const StrategyInfo*>& chosen, Compute run);
+
+// UsageError if one halo message of the block would exceed 2^31 elements.
+void check_plane_sizes(const Grid& g);
 
 // Seconds the run takes at the very least (each step moving the arrays at a
 // fast machine's memory bandwidth); runs that surely take over an hour are

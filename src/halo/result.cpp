@@ -88,8 +88,6 @@ void add_run(StrategyResult& into, StrategyRun run, MPI_Comm comm) {
     into.traits = run.traits;
     into.mpi_buffers = run.mpi_buffers;
     into.note = run.note;
-    into.bytes_per_step = run.bytes_per_step;
-    into.compute_bytes_per_step = run.compute_bytes_per_step;
   }
   ++into.runs;
   into.steps += run.steps;

@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/fields.hpp"
-#include "core/halo.hpp"
 #include "core/json.hpp"
 #include "core/samples.hpp"
+#include "grid/fields.hpp"
+#include "grid/planes.hpp"
 #include "strategies/strategy.hpp"
 
 namespace checkmpi {
@@ -48,8 +48,6 @@ struct StrategyRun {
   Traits traits;
   std::string mpi_buffers;  // "host", "device" or "staged"
   std::string note;         // what the table should say beside the verdict
-  std::size_t bytes_per_step = 0;  // through MPI (traits)
-  std::size_t compute_bytes_per_step = 0;
 };
 
 // Everything known of a strategy after all its runs (--repeat).
@@ -66,8 +64,6 @@ struct StrategyResult {
   Traits traits;
   std::string mpi_buffers;
   std::string note;
-  std::size_t bytes_per_step = 0;
-  std::size_t compute_bytes_per_step = 0;
   // Rank 0 only, filled as runs are added:
   std::vector<double> pooled;          // every rank's kept step times, all runs
   double step_sum = 0;                 // all ranks' step times, all runs

@@ -6,7 +6,8 @@
 
 #include "backends/cuda.hpp"
 #include "core/errors.hpp"
-#include "core/output.hpp"
+#include "core/text.hpp"
+#include "grid/profiles.hpp"
 
 namespace checkmpi {
 

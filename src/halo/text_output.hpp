@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "core/atomic_file.hpp"
-#include "core/config.hpp"
 #include "core/context.hpp"
-#include "core/decomposition.hpp"
+#include "grid/config.hpp"
+#include "grid/decomposition.hpp"
 #include "halo/backend_choice.hpp"
 #include "halo/result.hpp"
 

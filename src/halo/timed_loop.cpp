@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "core/errors.hpp"
-#include "core/output.hpp"
-#include "core/routing.hpp"
 #include "core/watchdog.hpp"
+#include "grid/profiles.hpp"
+#include "grid/routing.hpp"
 
 namespace checkmpi {
 
@@ -109,8 +109,6 @@ StrategyRun run_strategy(const StrategyInfo& info, const Decomposition& dec, con
   r.note = !strategy->note().empty() ? strategy->note() : info.note;
   if (backend->kind() == BackendKind::Host && !info.host_note.empty()) r.note = info.host_note;
   if (r.mpi_buffers == "staged") r.note = "staged through host memory";
-  r.bytes_per_step = r.traits.total_mpi_bytes();
-  r.compute_bytes_per_step = shift_bytes(g, sizeof(Real));
 
   progress::at(label + ": routing check", neighbours(dec));
   r.error = run_routing_check(*strategy, state, fields, on_backend, label);

@@ -7,8 +7,8 @@
 #pragma once
 
 #include "core/atomic_file.hpp"
-#include "core/config.hpp"
-#include "core/decomposition.hpp"
+#include "grid/config.hpp"
+#include "grid/decomposition.hpp"
 #include "halo/backend_choice.hpp"
 #include "halo/result.hpp"
 

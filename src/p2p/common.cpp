@@ -1,6 +1,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "core/events.hpp"
 #include "core/watchdog.hpp"
 #include "p2p/modes.hpp"
 
@@ -56,6 +57,7 @@ void note_fit(ModeOutput& out, double r2, const std::string& what) {
 }
 
 void progress(const Session& s, std::size_t index, std::size_t count, const std::string& what) {
+  events::start(static_cast<long long>(index), static_cast<long long>(count), what);
   if (s.rank == 0) std::cout << "[" << index << "/" << count << "] " << what << " ...\n" << std::flush;
 }
 

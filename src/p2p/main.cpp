@@ -9,8 +9,9 @@
 #include "core/atomic_file.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
-#include "core/output.hpp"
+#include "core/events.hpp"
 #include "core/placement.hpp"
+#include "core/text.hpp"
 #include "core/watchdog.hpp"
 #include "p2p/estimate.hpp"
 #include "p2p/modes.hpp"
@@ -223,6 +224,7 @@ int p2p_main(int argc, char** argv) {
       for (const std::string& line : cli.deprecations()) std::cerr << "checkmpi-p2p: warning: " << line << "\n";
     choose_device(cfg, world);
     check_resources(cfg, world);
+    collectively(world, [&] { events::open(cfg.events, rank); });
     const Watchdog watchdog("checkmpi-p2p", watchdog_seconds(cfg), rank);
     progress::at("gathering the run's context", "all ranks (collectives)");
 

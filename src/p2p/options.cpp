@@ -196,6 +196,8 @@ CommandLine p2p_command_line() {
        false, "N"},
       {"validate", 'c', false, "check received data every iteration, outside the timed region"},
       {"json", 0, true, "write results as JSON (schema checkmpi.p2p/2) to this file", false, "FILE"},
+      {"events", 0, true, "write the sweep's progress as JSON lines to FILE, one as each size starts (for a "
+                          "program that follows the run)", false, "FILE"},
       {"watchdog", 0, true, "seconds without progress after which the job is diagnosed and aborted; 0: off "
                             "(default from the largest message, at least 60)", false, "S"},
       {"force", 0, false, "run even if the estimate says the sweep takes more than an hour"},
@@ -259,6 +261,7 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
 
   cfg.validate = cli.has("validate");
   cfg.json = cli.get("json", "");
+  cfg.events = cli.get("events", "");
   if (cli.has("json") && cfg.json.empty()) throw UsageError("--json needs a file name");
 
   if (cfg.mode == Mode::Datatype) {

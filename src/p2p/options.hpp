@@ -59,6 +59,7 @@ struct P2PConfig {
   int pencil_rows = 0, pencil_cols = 0;  // --pencil PxQ; 0: the OSU-style sweep of ops instead
   std::vector<Grid3> grids;              // --pencil: the grids transposed, in order
   std::string json;
+  std::string events;  // --events FILE: progress as JSON lines (core/events.hpp)
   double watchdog = -1;  // seconds without progress before the job is aborted; 0: off; < 0: default
   bool force = false;    // run even if the estimate says it takes hours
   long long corrupt_size = -1, corrupt_offset = 0;  // test only: --inject-corruption

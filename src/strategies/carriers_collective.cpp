@@ -193,7 +193,6 @@ class AlltoallwCarrier final : public Carrier<Real> {
   }
 
   std::string note() const override { return swap_note(swap_); }
-  bool bundles_fields() const override { return true; }
   int messages(const Engine<Real>&) const override {  // one struct of three planes per neighbour
     int n = 0;
     for (int c : counts_[0]) n += c;

@@ -138,26 +138,7 @@ class RequestCarrier final : public Carrier<Real> {
     return true;
   }
 
-  // Waits for the messages and unpacks them: all after one MPI_Waitall, or
-  // each as soon as it arrives (MPI_Waitany) while the others are still in
-  // flight, its unpack left running on its queue.
-  void finish(Engine<Real>& e) override {
-    const int n = int(recvs_.size());
-    if (e.parts().completion == Completion::Waitall) {
-      MPI_Waitall(n, recvs_.data(), MPI_STATUSES_IGNORE);
-      for (const Channel& c : e.channels()) e.arrived(c, true);
-    } else {
-      for (const Channel& c : e.channels())  // self-copied messages are here already
-        if (e.local(c)) e.arrived(c, false);
-      for (;;) {
-        int i = MPI_UNDEFINED;
-        MPI_Waitany(n, recvs_.data(), &i, MPI_STATUS_IGNORE);
-        if (i == MPI_UNDEFINED) break;
-        e.arrived(channel(e, i), false);
-      }
-    }
-    MPI_Waitall(n, sends_.data(), MPI_STATUSES_IGNORE);
-  }
+  void finish(Engine<Real>& e) override { complete_channels(e, recvs_, sends_); }
 
  private:
   bool persistent_;

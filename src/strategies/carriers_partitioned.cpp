@@ -64,23 +64,7 @@ class PartitionedCarrier final : public Carrier<Real> {
       if (e.local(e.channels()[std::size_t(i)])) e.copy_locally(e.channels()[std::size_t(i)]);
   }
 
-  void finish(Engine<Real>& e) override {
-    const int n = int(recvs_.size());
-    if (e.parts().completion == Completion::Waitall) {
-      MPI_Waitall(n, recvs_.data(), MPI_STATUSES_IGNORE);
-      for (const Channel& c : e.channels()) e.arrived(c, true);
-    } else {
-      for (const Channel& c : e.channels())
-        if (e.local(c)) e.arrived(c, false);
-      for (;;) {
-        int i = MPI_UNDEFINED;
-        MPI_Waitany(n, recvs_.data(), &i, MPI_STATUS_IGNORE);
-        if (i == MPI_UNDEFINED) break;
-        e.arrived(e.channels()[std::size_t(i)], false);
-      }
-    }
-    MPI_Waitall(n, sends_.data(), MPI_STATUSES_IGNORE);
-  }
+  void finish(Engine<Real>& e) override { complete_channels(e, recvs_, sends_); }
 
  private:
   std::vector<MPI_Request> recvs_, sends_;  // by channel

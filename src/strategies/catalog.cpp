@@ -1,6 +1,7 @@
 // The strategy table: CheckMPI's step0-step10 and checkmpi's own rows, each a
 // named combination of parts; the selection users make with --strategy.
 #include <deque>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -17,10 +18,7 @@ Parts parts(Packing pack, Transport transport, Compute compute = Compute::Auto, 
   p.packing = pack;
   p.buffers = buffers;
   p.transport = transport;
-  p.schedule = (transport == Transport::Sendrecv || transport == Transport::IsendRecvX ||
-                transport == Transport::IsendRecv)
-                   ? Schedule::ByDirection
-                   : Schedule::AllAtOnce;
+  p.schedule = schedule_of(transport);
   p.completion = completion;
   p.overlap = overlap;
   p.compute = compute;
@@ -164,15 +162,27 @@ std::string strategy_listing() {
     if (!missing.empty()) out << " [unavailable: " << missing << "]";
     out << "\n" << std::string(39, ' ') << composition(s.parts) << "\n";
   }
-  out << "\nCompose your own with --strategy KEY=VALUE,...; keys and values:\n"
-         "  pack        dtype hand-x hand kernel mpi-pack\n"
-         "  buffers     host backend  (kernel packing: MPI on host copies, or on the backend's buffers)\n"
-         "  transport   sendrecv isend-recv-x isend-recv isend-irecv persistent neighbor-alltoallv\n"
-         "              neighbor-alltoallw ineighbor-alltoallv rma-fence rma-pscw shm-window partitioned mock\n"
-         "  schedule    by-direction all-at-once  (default: what the transport needs)\n"
-         "  completion  waitall waitany\n"
-         "  overlap     none interior masked\n"
-         "  compute     auto in-place one-pass two-pass  (auto: as --compute)\n";
+  out << "\nCompose your own with --strategy KEY=VALUE,...; keys and values:\n";
+  const std::map<std::string, std::string> notes{
+      {"buffers", "(kernel packing: MPI on host copies, or on the backend's buffers)"},
+      {"schedule", "(default: what the transport needs)"},
+      {"compute", "(auto: as --compute)"}};
+  for (const auto& [key, names] : part_names()) {
+    std::string line = "  " + key;
+    line.resize(14, ' ');
+    bool first = true;  // of its line: lines wrap under the first value
+    for (const std::string& n : names) {
+      if (!first && line.size() + 1 + n.size() > 100) {
+        out << line << "\n";
+        line = std::string(14, ' ');
+        first = true;
+      }
+      line += (first ? "" : " ") + n;
+      first = false;
+    }
+    if (notes.count(key)) line += "  " + notes.at(key);
+    out << line << "\n";
+  }
   return out.str();
 }
 
@@ -233,21 +243,23 @@ Json catalog_json(const std::vector<const StrategyInfo*>& rows) {
   for (BackendKind k : {BackendKind::Host, BackendKind::Cuda}) defaults[backend_name(k)] = name(default_compute(k));
   doc["default_compute"] = defaults;
   Json list = Json::array();
-  for (const StrategyInfo* s : rows) {
-    Json j = Json::object();
-    j["id"] = s->id;
-    j["alias"] = s->alias;
-    j["number"] = s->number >= 0 ? Json(s->number) : Json();
-    j["description"] = s->summary;
-    j["composition"] = composition(s->parts);
-    j["parts"] = parts_json(s->parts);
-    j["host_only"] = or_null(host_only_reason(s->parts));
-    j["unavailable"] = or_null(unavailable_reason(s->parts));
-    j["traits"] = traits_json(part_traits(s->parts));
-    list.push(j);
-  }
+  for (const StrategyInfo* s : rows) list.push(catalog_row_json(*s));
   doc["strategies"] = list;
   return doc;
+}
+
+Json catalog_row_json(const StrategyInfo& s) {
+  Json j = Json::object();
+  j["id"] = s.id;
+  j["alias"] = s.alias;
+  j["number"] = s.number >= 0 ? Json(s.number) : Json();
+  j["description"] = s.summary;
+  j["composition"] = composition(s.parts);
+  j["parts"] = parts_json(s.parts);
+  j["host_only"] = or_null(host_only_reason(s.parts));
+  j["unavailable"] = or_null(unavailable_reason(s.parts));
+  j["traits"] = traits_json(part_traits(s.parts));
+  return j;
 }
 
 }  // namespace checkmpi

@@ -91,9 +91,9 @@ void Engine<Real>::setup(HaloState<Real>& s) {
   traits_.kernel_passes = kernel_passes(p.compute);
   traits_.overlaps = p.overlap != Overlap::None;
   for (int d = 0; d < 3; ++d) traits_.halo_bytes[d] = 2 * 3 * plane_count(g, d) * sizeof(Real);
-  for (const Channel& c : channels_)
-    traits_.message_bytes[c.dir] =
-        (c.field < 0 || carrier_->bundles_fields() ? 3 : 1) * plane_count(g, c.dir) * sizeof(Real);
+  const PartTraits layout = part_traits(p);  // one message's fields: the catalog's and the plan's count too
+  for (int d = 0; d < 3; ++d)
+    traits_.message_bytes[d] = std::size_t(layout.dir[d].fields_per_message) * plane_count(g, d) * sizeof(Real);
   traits_.messages = carrier_->messages(*this);
   for (const Channel& c : channels_)
     if (carrier_->through_mpi(*this, c))

@@ -83,6 +83,19 @@ bool packs_messages(Packing p) { return p == Packing::Hand || p == Packing::Kern
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::vector<std::string>>> part_names() {
+  auto names = [](const auto& table) {
+    std::vector<std::string> out;
+    for (const auto& n : table) out.push_back(n.name);
+    return out;
+  };
+  return {{"pack", names(kPacking)},         {"buffers", names(kBuffers)},   {"transport", names(kTransport)},
+          {"schedule", names(kSchedule)},    {"completion", names(kCompletion)}, {"overlap", names(kOverlap)},
+          {"compute", names(kCompute)}};
+}
+
+Schedule schedule_of(Transport t) { return by_direction(t) ? Schedule::ByDirection : Schedule::AllAtOnce; }
+
 bool Parts::operator==(const Parts& o) const {
   return packing == o.packing && buffers == o.buffers && transport == o.transport && schedule == o.schedule &&
          completion == o.completion && overlap == o.overlap && compute == o.compute;
@@ -118,7 +131,7 @@ Parts parse_parts(const std::string& text) {
       throw UsageError("strategy part '" + key + "' is unknown (keys: pack, buffers, transport, schedule, "
                        "completion, overlap, compute)");
   }
-  if (!schedule_given) p.schedule = by_direction(p.transport) ? Schedule::ByDirection : Schedule::AllAtOnce;
+  if (!schedule_given) p.schedule = schedule_of(p.transport);
   return p;
 }
 

@@ -6,8 +6,10 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "core/config.hpp"  // Compute
+#include "grid/config.hpp"  // Compute
 
 namespace checkmpi {
 
@@ -64,6 +66,15 @@ const char* name(Completion);
 const char* name(Overlap);
 const char* name(Compute);
 
+// Every part's key and the names of its values, in the order compositions,
+// --list-strategies and the JSON use them: the one list of part names.
+std::vector<std::pair<std::string, std::vector<std::string>>> part_names();
+
+// The schedule a transport needs: by direction for those that exchange one
+// direction after the other (sendrecv, isend-recv-x, isend-recv), else all at
+// once. A composition that names no schedule gets this one.
+Schedule schedule_of(Transport t);
+
 // "pack=kernel,transport=persistent,overlap=interior": parts not named take
 // the defaults above (schedule by-direction when the transport needs it).
 // Throws UsageError naming the unknown key or value.
@@ -113,7 +124,6 @@ struct Traits {
   std::size_t message_bytes[3] = {0, 0, 0};  // one message's payload, by direction
   int kernel_passes = 1;                 // sweeps over the fields per step
   bool overlaps = false;                 // compute runs while messages are in flight
-  std::size_t total_mpi_bytes() const { return mpi_bytes[0] + mpi_bytes[1] + mpi_bytes[2]; }
 };
 
 // What a combination of parts does per step whatever the grid: the traits of

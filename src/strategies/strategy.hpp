@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "core/config.hpp"
-#include "core/fields.hpp"
 #include "core/json.hpp"
-#include "core/halo.hpp"
+#include "grid/config.hpp"
+#include "grid/fields.hpp"
+#include "grid/planes.hpp"
 #include "strategies/parts.hpp"
 
 namespace checkmpi {
@@ -84,6 +84,8 @@ std::string strategy_listing();
 // --json): ids, parts, availability and each row's PartTraits, and what
 // --compute auto runs on each backend.
 Json catalog_json(const std::vector<const StrategyInfo*>& rows);
+// One row of it: what a result (`catalog`) and a plan carry for their strategy.
+Json catalog_row_json(const StrategyInfo& s);
 
 // A strategy's parts as JSON, every part named (results' and the catalog's `parts`).
 Json parts_json(const Parts& p);

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "strategies/engine.hpp"
 
@@ -26,9 +27,6 @@ class Carrier {
   virtual bool takes_device_memory() const { return false; }
   // Whether `c` goes through MPI (false: a shared-memory read, or no MPI at all).
   virtual bool through_mpi(const Engine<Real>& e, const Channel& c) const { return !e.local(c); }
-  // Whether one message carries the three fields' planes of a direction and
-  // sign even where the channels are per field (one datatype per neighbour).
-  virtual bool bundles_fields() const { return false; }
   // MPI messages per step: one per channel through MPI, unless the carrier
   // bundles channels.
   virtual int messages(const Engine<Real>& e) const {
@@ -63,6 +61,30 @@ class Carrier {
   virtual void finish(Engine<Real>& e) = 0;
   virtual void synchronise(Engine<Real>& e);
 };
+
+// The finish of carriers with one receive and one send request per channel
+// (MPI_REQUEST_NULL where a channel is copied locally): every receive
+// waited for and its channel handed to e.arrived(), all after one
+// MPI_Waitall, or each as soon as it arrives (MPI_Waitany) with its unpack
+// left running on its queue while the others are in flight; then the sends.
+template <class Real>
+void complete_channels(Engine<Real>& e, std::vector<MPI_Request>& recvs, std::vector<MPI_Request>& sends) {
+  const int n = int(recvs.size());
+  if (e.parts().completion == Completion::Waitall) {
+    MPI_Waitall(n, recvs.data(), MPI_STATUSES_IGNORE);
+    for (const Channel& c : e.channels()) e.arrived(c, true);
+  } else {
+    for (const Channel& c : e.channels())  // self-copied messages are here already
+      if (e.local(c)) e.arrived(c, false);
+    for (;;) {
+      int i = MPI_UNDEFINED;
+      MPI_Waitany(n, recvs.data(), &i, MPI_STATUS_IGNORE);
+      if (i == MPI_UNDEFINED) break;
+      e.arrived(e.channels()[std::size_t(i)], false);
+    }
+  }
+  MPI_Waitall(int(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+}
 
 template <class Real>
 std::unique_ptr<Carrier<Real>> make_carrier(Transport kind);

@@ -3,10 +3,10 @@
 // as they go before anything runs. Input: NUL-separated arguments; an
 // argument "--input" is followed by the namelist text itself. MPI is not
 // initialised: proc_* = 0 (left to MPI_Dims_create) is taken as 1.
-#include "core/config.hpp"
-#include "core/decomposition.hpp"
 #include "core/errors.hpp"
 #include "fuzz_args.hpp"
+#include "grid/config.hpp"
+#include "grid/decomposition.hpp"
 #include "halo/resources.hpp"
 #include "strategies/strategy.hpp"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
 #include "core/errors.hpp"
-#include "core/namelist.hpp"
+#include "grid/config.hpp"
+#include "grid/namelist.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::set<std::string> keys(checkmpi::halo_keys().begin(), checkmpi::halo_keys().end());

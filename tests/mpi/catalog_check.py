@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """catalog_check.py HALO.json: every strategy's `traits` in checkmpi-halo's
-results equal what the catalog's traits (checkmpi-halo --list-strategies
---json, through checkmpi/catalog.py) give for the run's grid on one node."""
+results equal what its catalog row's traits (the results' `catalog`, through
+checkmpi/catalog.py) give for the run's grid and block on one node."""
 import sys
 from pathlib import Path
 
@@ -11,7 +11,7 @@ from checkmpi.results import load  # noqa: E402
 
 run = load(sys.argv[1])
 rows = catalog.rows_of_run(run)
-case = model.Case(run.dims, run.local, run.precision, ranks_per_node=run.nprocs,
+case = model.Case(run.dims, run.local, model.Geometry.of(run.config), run.precision, ranks_per_node=run.nprocs,
                   compute=str(run.config["compute"]), self_copy=bool(run.config["self_copy"]))
 bad = []
 if len(rows) != len(run.ran()):

@@ -10,11 +10,6 @@ halo="$CHECKMPI_BIN/checkmpi-halo"
 write_input file.input 8 6 4 2 1 1 3 1
 
 # A JSON check: python3 expression over `doc`, the results file.
-json_is() {
-  python3 -c "import json, sys; doc = json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" ||
-    fail "$1: not ($2)"
-}
-
 expect_error "--backend must be auto, host or cuda, got 'gpu'" --backend gpu
 
 # The host backend, named: --require-gpu-aware and --stage concern the cuda

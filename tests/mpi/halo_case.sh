@@ -25,7 +25,7 @@ rows=$("$CHECKMPI_BIN/checkmpi-halo" --list-strategies | grep -c '^ *pack=')
 strategies=$(python3 - r.json "$rows" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["schema"] == "checkmpi.halo/2", doc["schema"]
+assert doc["schema"] == "checkmpi.halo/3", doc["schema"]
 results, skipped = doc["results"], doc["skipped"]
 assert len(results) + len(skipped) == int(sys.argv[2]), (len(results), len(skipped), sys.argv[2])
 assert all(k["strategy"] == "partitioned" and k["reason"].startswith("needs MPI 4") for k in skipped), skipped

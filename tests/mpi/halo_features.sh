@@ -66,15 +66,15 @@ done
 
 # JSON: schema, context, config, per-strategy timers with min/mean/max.
 run_mpi 4 "${halo[@]}" --strategy step0,step2 --outdir j --json r.json --precision double >/dev/null || fail "json run"
-for key in '"schema": "checkmpi.halo/2"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
+for key in '"schema": "checkmpi.halo/3"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
   '"git_revision"' '"date"' '"precision": "double"' '"strategy": "step2"' '"alias": "sendrecv-pack"' \
-  '"bytes_per_step"' '"loop": {' '"unpack": {' '"mean"' '"pack_x": {' '"unpack_z": {' '"mpi_buffers": "host"' \
+  '"catalog": {' '"loop": {' '"unpack": {' '"mean"' '"pack_x": {' '"unpack_z": {' '"mpi_buffers": "host"' \
   '"self_copy": false' '"backend": "host"' '"omp_threads": 1'; do
   grep -q "$key" r.json || fail "JSON lacks $key"
 done
 check_schema r.json auto.json
 # 2x2x1 grid of 4x4x8 blocks: planes of 6x10, 6x10, 6x6 cells, 3 fields, 2 signs, 8 bytes.
-grep -q "\"bytes_per_step\": $(((60 + 60 + 36) * 3 * 2 * 8))," r.json || fail "bytes_per_step"
+json_is r.json "sum(doc['results'][0]['traits']['mpi_bytes'].values()) == $(((60 + 60 + 36) * 3 * 2 * 8))"
 
 # A corrupted cell (test hook) makes that strategy invalid, names rank, field
 # and cell, lets the others finish, and exits 3.

@@ -56,7 +56,7 @@ def test_interrupted_campaign_leaves_whole_records_and_no_job(tiny):
     assert 7 <= len(tiny["before"]) < 20
     for text in tiny["before"].values():
         assert json.loads(text)["status"] == "ok"  # whole files, every one of a finished run
-    assert not list((tiny["folder"] / "runs").glob(".*.tmp"))
+    assert not list((tiny["folder"] / "runs").glob("**/*.tmp.*"))
     assert tiny["orphans"] == []  # the MPI job in flight was stopped with the campaign
 
 

@@ -14,6 +14,7 @@ import pytest
 from conftest import DATA, UNIT, assert_clean_error, checkmpi
 
 from checkmpi.errors import CheckmpiError
+from checkmpi.results import schema_validator
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -213,6 +214,7 @@ def test_predict_table_and_json(tmp_path):
     assert "Predicted time per step: 2x2x2 ranks (8 per node), local 16x16x16" in r.stdout
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
     doc = json.loads(out.read_text())
+    assert not list(schema_validator("checkmpi.predict/1").iter_errors(doc))
     ids = [p["strategy"] for p in doc["predictions"]]
     assert ids[:11] == [f"step{i}" for i in range(11)] and "persistent" in ids and "mock" in ids
     step2 = doc["predictions"][2]
@@ -316,6 +318,7 @@ def test_predict_scale_table_plot_and_json(tmp_path):
     assert "Scale-up: grids and neighbours (4 ranks per node, local 30x30x30)" in words
     assert "10x10x10" in r.stdout and max(len(line) for line in r.stdout.splitlines()) <= 80
     doc = json.loads(out.read_text())
+    assert not list(schema_validator("checkmpi.predict/1").iter_errors(doc))
     assert [(p["ranks"], p["procs"], p["nodes"]) for p in doc["projection"]] == [
         (8, [2, 2, 2], 2), (64, [4, 4, 4], 16), (1000, [10, 10, 10], 250)]
     assert [p["strategy"] for p in doc["projection"][2]["predictions"]] == ["step4", "step8", "step9"]
@@ -389,9 +392,9 @@ def test_error_missing_file(tmp_path):
 
 def test_error_malformed_json(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"schema": "checkmpi.halo/2", ')
+    bad.write_text('{"schema": "checkmpi.halo/3", ')
     assert_clean_error(checkmpi("report", str(bad)), 2, "is not valid JSON")
-    bad.write_text('{"schema": "checkmpi.halo/2", "context": {}, "config": {}, "results": [], "skipped": []}')
+    bad.write_text('{"schema": "checkmpi.halo/3", "context": {}, "config": {}, "results": [], "skipped": []}')
     assert_clean_error(checkmpi("export", "--format", "csv", str(bad)), 2, "context.", "is missing")
     doc = json.loads((DATA / "halo_4ranks.json").read_text())
     doc["results"][1]["valid"] = "false"  # a string where a boolean belongs is an error, not "valid"
@@ -409,7 +412,7 @@ def test_error_unknown_schema_version(tmp_path):
     doc["schema"] = "checkmpi.halo/9"
     path = tmp_path / "future.json"
     path.write_text(json.dumps(doc))
-    assert_clean_error(checkmpi("report", str(path)), 2, "schema version 'checkmpi.halo/9'", "checkmpi.halo/2")
+    assert_clean_error(checkmpi("report", str(path)), 2, "schema version 'checkmpi.halo/9'", "checkmpi.halo/3")
 
 
 def test_error_wrong_kind_of_file(tmp_path):
@@ -428,8 +431,8 @@ def test_error_wrong_kind_of_file(tmp_path):
     (["run", "--procs", "2x2"], "three positive integers"),
     (["run", "--np", "0"], "--np must be positive"),
     (["run", "--size", "10x10x10", "--local", "4x4x4"], "not allowed with argument"),
-    (["run", "--np", "4", "--size", "3x5x7"], "no grid of 4 ranks divides --size 3x5x7"),
-    (["run", "--procs", "2x1x1", "--size", "3x4x4"], "--size 3x4x4 is not divisible by --procs 2x1x1"),
+    (["run", "--np", "4", "--size", "3x5x7"], "lx = 3 is not divisible by proc_x = 2"),
+    (["run", "--procs", "2x1x1", "--size", "3x4x4"], "lx = 3 is not divisible by proc_x = 2"),
     (["run", "--iters", "0"], "--iters must be positive"),
     (["run", "--budget", "-1"], "--budget must be positive"),
     (["predict", "--p2p", "x.json"], "required"),

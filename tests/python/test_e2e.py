@@ -73,7 +73,7 @@ def test_run_prints_the_json_numbers(real_run):
     assert [e["strategy"] for e in doc["results"]][:3] == ["step0", "step1", "step2"]
     assert "found via --bin" in r.stderr and "launcher" in r.stderr
     for e in doc["results"]:  # the progress line names each strategy as it starts
-        assert re.search(rf"\[\d+/\d+\] .*{e['strategy']} \({e['alias']}\)", r.stderr)
+        assert re.search(rf"\[\d+/\d+\] .*{e['strategy']} \({e['catalog']['alias']}\)", r.stderr)
     outdir = json_path.with_suffix("")
     assert (outdir / "step0" / "task.000000.log").exists() and (outdir / "checkmpi-halo.log").exists()
 
@@ -172,9 +172,21 @@ def test_pass_through_options(halo_bin, tmp_path):
 
 
 def test_native_tool_failure_shows_code_and_stderr(halo_bin, tmp_path):
+    """A refusal only the run itself makes (a test hook naming no strategy it runs) comes back with the tool's
+    exit code and its own line."""
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "5", "-s", "step0",
+                 "--inject-error", "step9", "--no-report", *LIMIT, cwd=tmp_path)
+    assert_clean_error(r, 1, "checkmpi-halo failed with exit code 2",
+                       "--inject-error: 'step9' is not the id of a strategy this run runs")
+
+
+def test_bad_tool_option_is_refused_before_any_launch(halo_bin, tmp_path):
+    """checkmpi-halo's own plan of the run reads every option it passes on: a wrong one is a usage error (exit 2,
+    the tool's line) before any MPI job starts or any file is written."""
     r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "5", "--bogus-option",
                  "--no-report", *LIMIT, cwd=tmp_path)
-    assert_clean_error(r, 1, "checkmpi-halo failed with exit code 2", "unknown option '--bogus-option'")
+    assert_clean_error(r, 2, "unknown option '--bogus-option' (see checkmpi-halo --help)")
+    assert "running:" not in r.stderr and not list(tmp_path.iterdir())
 
 
 def test_validation_failure_still_reports(halo_bin, tmp_path):
@@ -247,9 +259,11 @@ def test_vocabulary_reaches_the_tools_and_their_warnings_the_user(halo_bin, tmp_
     r = checkmpi("run", "--bin", str(halo_bin), "-n", "2", "--local", "8x4x4", "--itfin", "6", "--icheck", "10",
                  "--strategy", "step2", "--no-report", "-o", "w.json", *LIMIT, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert re.search(r"running: .*checkmpi-halo --no-input --size 16x4x4 --procs 2x1x1 --iters 6 ", r.stderr)
+    # The size per rank goes to checkmpi-halo as given: the tool decomposes.
+    assert re.search(r"running: .*checkmpi-halo --no-input --local 8x4x4 --iters 6 ", r.stderr)
     assert r.stderr.count("checkmpi-halo: warning: icheck (10) is larger than itfin (6)") == 1, r.stderr
-    assert json.loads((tmp_path / "w.json").read_text())["config"]["itfin"] == 6
+    config = json.loads((tmp_path / "w.json").read_text())["config"]
+    assert (config["itfin"], config["lx"], config["proc_x"], config["l"]) == (6, 16, 2, 8)
     r = checkmpi("p2p", "self", "--bin", str(BUILD_BIN), "-o", "s.json", "-m", "1:4", "--iterations", "3", "-x", "0",
                  "--no-report", *LIMIT, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -300,7 +314,9 @@ def test_p2p_command_plumbing_with_a_stand_in_tool(tmp_path):
     r = checkmpi("p2p", "loggp", "--bin", str(bin_dir), "--json", "lg.json", "-m", "1:65536", *LIMIT, cwd=tmp_path,
                  env={"FIXTURE": str(DATA / "p2p_loggp.json")})
     assert r.returncode == 0, r.stderr
-    assert (bin_dir / "args.txt").read_text().split() == ["loggp", "--json", "lg.json", "-m", "1:65536"]
+    args = (bin_dir / "args.txt").read_text().split()
+    assert args[:5] == ["loggp", "--json", "lg.json", "-m", "1:65536"]  # then --events, where the progress goes
+    assert args[5] == "--events" and args[6].endswith("events.jsonl") and len(args) == 7
     fit = json.loads((DATA / "p2p_loggp.json").read_text())["fits"]["loggp"]
     assert "LogGP parameters" in r.stdout and f"{fit['o_s'] * 1e6:.3f}" in r.stdout
     pngs = check_plots(tmp_path / "lg" / "plots", ["lg-loggp"])

@@ -73,9 +73,10 @@ def test_timeout_leaves_earlier_results(halo_bin, tmp_path):
 
 def test_failed_run_leaves_earlier_log(halo_bin, tmp_path):
     before = _earlier_run(halo_bin, tmp_path)
-    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "6", "--bogus",
-                 "--no-report", "--json", str(tmp_path / "results.json"), *LIMIT, cwd=tmp_path)
-    assert_clean_error(r, 1, "unknown option '--bogus'")
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "6", "-s", "step0",
+                 "--inject-error", "step9", "--no-report", "--json", str(tmp_path / "results.json"), *LIMIT,
+                 cwd=tmp_path)
+    assert_clean_error(r, 1, "checkmpi-halo failed with exit code 2", "'step9' is not the id of a strategy")
     assert _files(tmp_path) == before
 
 

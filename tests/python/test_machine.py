@@ -277,18 +277,18 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
     # give its strategy's measured step (the faster of the two runs), not below the turn-less one.
     if physical_cores() >= 2:
         assert doc["turns"]["points"] == [] and doc["turns"]["source"] == "the node was not oversubscribed"
-    turns = C._turns({2: (halos, "runs")}, load_machine(out), 1, str(halo_bin), [16, 16, 16])
+    turns = C._turns({2: (halos, "runs")}, load_machine(out), 1, [16, 16, 16])
     one_core = machine_of({**doc, "turns": turns, "context": {**doc["context"], "cores_per_node": 1}}, out)
     for kind, sid in C.TURN_STRATEGIES.items():
         results = [next(r for r in h.ran() if sid in (r.id, r.alias)) for h in halos]
-        row = rows_of_run(halos[0], str(halo_bin))[results[0].id]
+        row = rows_of_run(halos[0])[results[0].id]
         p = predict([row], case_of(halos[0]), one_core)[0]
         assert p.turns == pytest.approx(turns["points"][0][kind] * p.work), kind
         assert p.total == pytest.approx(max(min(measured_total(r) for r in results), p.total - p.turns)), kind
     assert doc["memory"]["copy"][1]["bandwidth"] == pytest.approx(max(h.memcpy_bandwidth.mean for h in halos))
     # Each kernel's rate: the best over every strategy of the runs that runs it (the compositions that name it,
     # and in place step3, step7, mock and mpi-pack; shm-window its own).
-    rows = [rows_of_run(h, str(halo_bin)) for h in halos]
+    rows = [rows_of_run(h) for h in halos]
     for kind, sid in C.COMPUTE_STRATEGIES.items():
         results = [next(r for r in h.ran() if sid in (r.id, r.alias)) for h in halos]
         assert all(r.raw["parts"]["compute"] == ("one-pass" if "one-pass" in kind else "in-place") for r in results)
@@ -316,7 +316,7 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
     for schedule, sid in C.EXCHANGE_STRATEGIES.items():
         found = []
         for h in halos:
-            row = rows_of_run(h, str(halo_bin))[sid]
+            row = rows_of_run(h)[sid]
             p = predict([row], case_of(h), base)[0]
             n = 2 if schedule == "by_direction" else 1
             found.append(max(0.0, next(r for r in h.ran() if r.id == sid).per_step("mpi", "mean") - p.visible_mpi) / n)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from checkmpi import catalog, placement
+from checkmpi import catalog, halo_plan, placement
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
 from checkmpi.machine import (KERNELS, BarrierPoint, BlockPoint, BlockRates, Blocks, CopyPoint, Datatype, Direction,
@@ -39,9 +39,17 @@ def rows() -> dict[str, catalog.Row]:
     return {r.id: r for r in catalog.load("all", str(BUILD_BIN))}
 
 
+def geometry(local=(10, 10, 10), precision: str = "single") -> M.Geometry:
+    """The block's geometry as checkmpi-halo works it out (its plan)."""
+    plan = halo_plan.make(["--no-input", "--local", "x".join(map(str, local)), "--np", "1", "--precision", precision],
+                          str(BUILD_BIN))
+    return M.Geometry.of(plan.raw)
+
+
 def one(rows, sid: str, procs=(2, 1, 1), local=(10, 10, 10), m: Machine | None = None, **case) -> M.Prediction:
     case.setdefault("ranks_per_node", 2)
-    return M.predict([rows[sid]], M.Case(procs, local, **case), m or machine())[0]
+    shape = geometry(local, case.get("precision", "single"))
+    return M.predict([rows[sid]], M.Case(procs, local, shape, **case), m or machine())[0]
 
 
 # A 10^3 block, single precision: every plane is 12 x 12 = 144 cells; a packed
@@ -50,6 +58,13 @@ def one(rows, sid: str, procs=(2, 1, 1), local=(10, 10, 10), m: Machine | None =
 PLANE = 144 * 4
 MSG = 3 * PLANE
 COMPUTE = 2 * 3 * 1000 * 4 / 5e9  # one pass, read + write, at the copy bandwidth of 2 ranks
+
+
+def test_the_geometry_is_the_tools():
+    g = geometry()
+    assert (g.plane_elements, g.real_bytes, g.shift_bytes) == ((144, 144, 144), 4, 2 * 3 * 1000 * 4)
+    assert g.field_bytes == 3 * 12 ** 3 * 4
+    assert geometry(precision="double").real_bytes == 8
 
 
 def test_packed_sendrecv_phase_by_phase(rows):
@@ -271,7 +286,7 @@ def test_compute_streams_at_its_kernels_measured_rate(rows):
         return BlockPoint((8, 8, 8), bytes_, ((1, BlockRates(rate, {k: rate / 2 for k in KERNELS}, d, d, d,
                                                              {"interior": 0.5, "masked": 0.5})),))
 
-    ws = M.field_bytes((10, 10, 10), 4)
+    ws = geometry().field_bytes
     blocked = dataclasses.replace(m, blocks=Blocks((block(ws // 4, 4e10), block(ws * 4, 1e10)), "blocks"))
     q = one(rows, "step3", procs=(1, 1, 1), ranks_per_node=1, m=blocked, copy_bandwidth=1e12)
     assert q.terms["compute"] == pytest.approx(bytes_ / 1e10)  # halfway in log(bytes): sqrt(2e10 * 5e9)
@@ -380,8 +395,8 @@ def test_catalog_selection_is_the_tools():
 def test_engine_traits_agree_with_the_catalog():
     """The engine's own traits (a real 2x2x1 run on one node) follow from the catalog's."""
     run = load(DATA / "halo_all_steps.json")
-    rows = catalog.rows_of_run(run, str(BUILD_BIN))
-    case = M.Case(run.dims, run.local, run.precision, ranks_per_node=run.nprocs)
+    rows = catalog.rows_of_run(run)
+    case = M.Case(run.dims, run.local, M.Geometry.of(run.config), run.precision, ranks_per_node=run.nprocs)
     assert len(rows) == len(run.ran())
     for s in run.ran():
         want = M.engine_traits(rows[s.id], case)
@@ -393,7 +408,8 @@ def test_scale_projection(rows):
     from checkmpi.projection import parse_scale, project
 
     counts = parse_scale("8,64,1000")
-    points = project(counts, M.Case((1, 1, 1), (10, 10, 10), ranks_per_node=4), [rows["step7"]], machine(cores=4))
+    points = project(counts, M.Case((1, 1, 1), (10, 10, 10), geometry(), ranks_per_node=4), [rows["step7"]],
+                     machine(cores=4), str(BUILD_BIN))
     assert [(p.procs, p.nodes) for p in points] == [((2, 2, 2), 2), ((4, 4, 4), 16), ((10, 10, 10), 250)]
     assert [p.links for p in points][1] == {"self": 0, "intra": 2, "inter": 4}
     # Weak scaling: the same block, so more off-node neighbours and a larger barrier only.
@@ -415,10 +431,11 @@ def test_p2p_profile_equivalent():
     assert loggp.intra.time(1000) == pytest.approx(fit["L"] + fit["o_s"] + fit["o_r"] + 1000 * fit["G"])
     with pytest.raises(CheckmpiError, match="ping-pong result with a Hockney fit or a LogGP"):
         machine_from_p2p([load(DATA / "p2p_ring.json")], (10e9, "test"))
-    assert math.isfinite(M.predict(catalog.load("step0", str(BUILD_BIN)), M.Case((2, 1, 1), (8, 8, 8)), m)[0].total)
+    assert math.isfinite(M.predict(catalog.load("step0", str(BUILD_BIN)), M.Case((2, 1, 1), (8, 8, 8), geometry((8, 8, 8))),
+                                 m)[0].total)
 
 
 def test_case_defaults():
-    c = M.Case((2, 2, 2), (4, 4, 4))
-    assert (c.nprocs, c.rpn, c.real) == (8, 8, 4)
+    c = M.Case((2, 2, 2), (4, 4, 4), geometry((4, 4, 4)))
+    assert (c.nprocs, c.rpn, c.geometry.real_bytes) == (8, 8, 4)
     assert dataclasses.replace(c, ranks_per_node=16).rpn == 8

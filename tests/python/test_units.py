@@ -13,7 +13,7 @@ from conftest import BUILD_BIN, DATA
 
 from checkmpi import export, native, p2p_tables, tables
 from checkmpi.errors import CheckmpiError
-from checkmpi.grid import dims_create, dims_for_size, factorisations, parse_triple
+from checkmpi.grid import parse_triple
 from checkmpi.results import HALO_TIMERS, HaloRun, P2PRun, load, load_all
 
 # ---- grids --------------------------------------------------------------------------------------------
@@ -30,28 +30,6 @@ def test_parse_triple_rejects(text):
         parse_triple(text, "--procs")
 
 
-def test_dims_create_is_balanced_and_non_increasing():
-    assert dims_create(1) == (1, 1, 1)
-    assert dims_create(2) == (2, 1, 1)
-    assert dims_create(8) == (2, 2, 2)
-    assert dims_create(12) == (3, 2, 2)
-    assert dims_create(7) == (7, 1, 1)
-    for n in range(1, 65):
-        d = dims_create(n)
-        assert d[0] * d[1] * d[2] == n and d[0] >= d[1] >= d[2]
-
-
-def test_factorisations_cover_every_ordering():
-    assert sorted(factorisations(4)) == sorted([(1, 1, 4), (1, 4, 1), (4, 1, 1), (1, 2, 2), (2, 1, 2),
-                                                (2, 2, 1)])
-
-
-def test_dims_for_size_divides_and_minimises_surface():
-    assert dims_for_size(4, (64, 64, 8)) == (2, 2, 1)  # cutting the thin z would add surface
-    assert dims_for_size(2, (30, 31, 31)) == (2, 1, 1)  # only x divides
-    assert dims_for_size(4, (3, 5, 7)) is None
-
-
 # ---- results ------------------------------------------------------------------------------------------
 
 
@@ -66,8 +44,8 @@ def test_load_halo_fixture():
     d = s.step_time
     assert d.n == 4 * 40 and d.min <= d.p5 <= d.median <= d.p95 <= d.max
     assert d.ci is not None and d.ci[0] <= d.median <= d.ci[1]
-    assert s.directions["x"]["message_bytes"] == 3 * 18 * 18 * 4  # step2: three fields per message
-    assert run.strategies[0].directions["x"]["message_bytes"] == 18 * 18 * 4  # step0: one field
+    assert s.message_bytes("x") == 3 * 18 * 18 * 4  # step2: three fields per message
+    assert run.strategies[0].message_bytes("x") == 18 * 18 * 4  # step0: one field
 
 
 def test_load_repeated_run_of_every_strategy():
@@ -91,7 +69,9 @@ def test_skipped_strategies_come_from_the_top_level_list(tmp_path):
     """checkmpi-halo lists what the backend cannot run under "skipped" (cuda:
     step0-step2); the report shows them and the context says GPU-aware or not."""
     doc = _halo_doc()
-    doc["skipped"] = [{"strategy": "step3", "alias": "kernel-pack", "reason": "host only: test"}]
+    row = next(r["catalog"] for r in doc["results"] if r["strategy"] == "step2")
+    doc["skipped"] = [{"strategy": "step3", "catalog": dict(row, id="step3", alias="kernel-pack", number=3),
+                       "reason": "host only: test"}]
     doc["context"].update({"backend": "cuda", "gpu_aware_mpi": False,
                            "gpus": [{"node": 0, "device": r, "name": "GPU"} for r in range(4)]})
     run = load(_write(tmp_path, "cuda.json", json.dumps(doc)))
@@ -263,7 +243,7 @@ def test_wide_halo_table_has_every_figure_per_step():
     assert float(row["x (" + h[1].split("(")[1]]) == pytest.approx(s.timers["x"].max / s.steps * scale, abs=6e-3)
     assert float(row["loop (s)"]) == pytest.approx(s.timers["loop"].max, abs=6e-5)
     assert float(row["spread"].rstrip("%")) == pytest.approx(100 * s.repeat_spread, abs=0.06)
-    assert float(row["z msg KiB"]) == pytest.approx(s.directions["z"]["message_bytes"] / 1024, abs=0.06)
+    assert float(row["z msg KiB"]) == pytest.approx(s.message_bytes("z") / 1024, abs=0.06)
     rows = {cells[0]: dict(zip(h, cells)) for cells in table.rows}
     for s in run.ran():  # the tail and its noise marker, as in the narrow table
         tail = rows[s.label]["tail"]
@@ -524,22 +504,19 @@ def test_mpi_command_flags(monkeypatch):
     assert cmd == ["/usr/bin/mpiexec.mpich", "-n", "8", "tool"] and "OMPI_ALLOW_RUN_AS_ROOT" not in env
 
 
-def test_progress_pattern_matches_both_tools():
-    text = "[1/3] step0 (sendrecv-dtype) ... 12.3 us per step (median), valid\n[2/3] step1 (sendrecv-packx) ..."
-    found = [m.groups() for m in native.PROGRESS.finditer(text)]
-    assert found == [("1", "3", "step0 (sendrecv-dtype)"), ("2", "3", "step1 (sendrecv-packx)")]
-    p2p = "[1/17] 1 B ...\n[2/17] 2 B ...\n"
-    assert [m.group(3) for m in native.PROGRESS.finditer(p2p)] == ["1 B", "2 B"]
-
-
-def test_input_procs_reads_the_grid_of_a_namelist(tmp_path):
-    from checkmpi.jobs import input_procs
-
-    path = _write(tmp_path, "file.input", "&parameters\n lx = 600, ly = 600 ! proc_x = 9\n"
-                                         "PROC_X=2 proc_y = 3,\nproc_z=1\n itfin=10 /\n proc_z = 7\n")
-    assert input_procs(str(path)) == (2, 3, 1)
-    assert input_procs(str(_write(tmp_path, "auto.input", "&parameters proc_x=0 proc_y=2 proc_z=1 /"))) is None
-    assert input_procs(str(tmp_path / "missing.input")) is None
+def test_events_reach_the_progress_callback(tmp_path):
+    """run_native hands the tool --events FILE and passes each whole "start" line on as it appears; a line still
+    being written, or one of another kind, is not."""
+    script = tmp_path / "tool.sh"
+    script.write_text('#!/bin/sh\nwhile [ "$1" != --events ]; do shift; done\nf=$2\n'
+                      'printf \'{"event": "start", "index": 1, "count": 2, "what": "step0 (sendrecv-dtype)"}\\n\' >"$f"\n'
+                      'printf \'{"event": "other"}\\n{"event": "start", "index": 2, "count": 2, "what": "1 B"}\\n\' >>"$f"\n'
+                      'printf \'{"event": "start", "ind\' >>"$f"\n')
+    script.chmod(0o755)
+    seen: list = []
+    done = native.run_native([str(script), "--json", "x"], dict(os.environ), 30, lambda *a: seen.append(a))
+    assert done.returncode == 0
+    assert seen == [(1, 2, "step0 (sendrecv-dtype)"), (2, 2, "1 B")]
 
 
 def test_explain_table():

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "backends/backend.hpp"
-#include "core/fields.hpp"
+#include "grid/fields.hpp"
 #include "reference_shift.hpp"
 
 #ifdef _OPENMP

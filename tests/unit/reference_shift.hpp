@@ -6,7 +6,7 @@
 
 #include <array>
 
-#include "core/decomposition.hpp"
+#include "grid/decomposition.hpp"
 
 namespace checkmpi {
 

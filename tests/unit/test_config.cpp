@@ -3,9 +3,9 @@
 #include <sstream>
 #include <vector>
 
-#include "core/config.hpp"
-#include "core/decomposition.hpp"
 #include "core/errors.hpp"
+#include "grid/config.hpp"
+#include "grid/decomposition.hpp"
 
 using namespace checkmpi;
 
@@ -182,6 +182,22 @@ TEST(Decomposition, FixedAndChosenDims) {
   c.proc_x = c.proc_y = c.proc_z = 0;
   dims = choose_dims(c, 8);
   EXPECT_EQ(dims[0] * dims[1] * dims[2], 8);
+}
+
+TEST(Decomposition, AGridThatDividesWhereMpisDoesNot) {
+  // MPI_Dims_create's 2x2x1 does not divide 36x35x35; of the grids of 4 ranks only 4x1x1 does.
+  HaloConfig c = config({}, "&parameters lx=36 ly=35 lz=35 /");
+  EXPECT_EQ(choose_dims(c, 4), (std::array<int, 3>{4, 1, 1}));
+  // Where MPI's grid divides, it stands.
+  c = config({}, "&parameters lx=64 ly=64 lz=8 /");
+  EXPECT_EQ(choose_dims(c, 4), (std::array<int, 3>{2, 2, 1}));
+  // MPI's 3x2x2 cannot cut lz = 7: of those that can, the least surface per rank (4x3x1: 15x20x7 and 3x4x1:
+  // 20x15x7 tie at 545 cells, ahead of 6x2x1 at 580); the tie goes to more ranks along x.
+  c = config({}, "&parameters lx=60 ly=60 lz=7 /");
+  EXPECT_EQ(choose_dims(c, 12), (std::array<int, 3>{4, 3, 1}));
+  // A given proc_* is kept: proc_y = 1 and lx = 9 leave 1x1x4.
+  c = config({"--proc_y", "1"}, "&parameters lx=9 ly=8 lz=8 /");
+  EXPECT_EQ(choose_dims(c, 4), (std::array<int, 3>{1, 1, 4}));
 }
 
 TEST(Decomposition, WrongRankCountAndIndivisibleSizes) {

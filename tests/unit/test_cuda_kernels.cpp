@@ -12,7 +12,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/cuda.hpp"
-#include "core/fields.hpp"
+#include "grid/fields.hpp"
 #include "strategies/compute.hpp"
 
 using namespace checkmpi;

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "core/fields.hpp"
+#include "grid/fields.hpp"
+#include "grid/planes.hpp"
 #include "reference_shift.hpp"
-#include "core/halo.hpp"
 
 using namespace checkmpi;
 

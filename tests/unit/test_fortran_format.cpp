@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/fortran_format.hpp"
+#include "grid/fortran_format.hpp"
 
 using checkmpi::fortran_e;
 using checkmpi::fortran_i;

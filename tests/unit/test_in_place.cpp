@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "backends/backend.hpp"
-#include "core/fields.hpp"
+#include "grid/fields.hpp"
 #include "host_kernel_testing.hpp"
 #include "strategies/compute.hpp"
 

@@ -9,7 +9,7 @@
 #include "backends/backend.hpp"
 #include "backends/cuda.hpp"
 #include "core/errors.hpp"
-#include "core/fields.hpp"
+#include "grid/fields.hpp"
 #include "host_kernel_testing.hpp"
 #include "strategies/compute.hpp"
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
-#include "core/namelist.hpp"
+#include "grid/namelist.hpp"
 
 using checkmpi::parse_namelist;
 using checkmpi::UsageError;

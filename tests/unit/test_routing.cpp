@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "core/routing.hpp"
+#include "grid/routing.hpp"
 #include "reference_shift.hpp"
 
 using namespace checkmpi;

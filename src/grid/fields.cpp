@@ -1,4 +1,4 @@
-#include "core/fields.hpp"
+#include "grid/fields.hpp"
 
 #include <cstdio>
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/decomposition.hpp"
+#include "grid/decomposition.hpp"
 
 namespace checkmpi {
 
@@ -81,17 +81,6 @@ template <class Real>
 void unpack_plane(const Real* buf, const Plane& p, Real* field) {
   for (std::size_t r = 0; r < p.rows; ++r)
     scatter_row(buf + r * p.cols, p.cols, field + p.offset + r * p.row_stride, p.col_stride);
-}
-
-// Plane `to` takes plane `from` of the same field (a self-exchange done as a
-// local copy).
-template <class Real>
-void copy_plane(Real* field, const Plane& from, const Plane& to) {
-  for (std::size_t r = 0; r < from.rows; ++r)
-    for (std::size_t c = 0; c < from.cols; ++c) {
-      const std::size_t at = r * from.row_stride + c * from.col_stride;
-      field[to.offset + at] = field[from.offset + at];
-    }
 }
 
 // The committed MPI datatype of one plane normal to `dir` (CheckMPI's yzplane,

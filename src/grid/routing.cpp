@@ -1,4 +1,4 @@
-#include "core/routing.hpp"
+#include "grid/routing.hpp"
 
 namespace checkmpi {
 

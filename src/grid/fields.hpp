@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
+#include "grid/decomposition.hpp"
 
 namespace checkmpi {
 

@@ -1,4 +1,4 @@
-#include "core/output.hpp"
+#include "core/text.hpp"
 
 #include <sys/stat.h>
 
@@ -7,12 +7,6 @@
 #include <cstring>
 
 namespace checkmpi {
-
-std::string rank_file(const std::string& dir, const std::string& stem, int rank, const std::string& ext) {
-  char num[16];
-  std::snprintf(num, sizeof num, "%06d", rank);
-  return dir + "/" + stem + "." + num + "." + ext;
-}
 
 std::string make_directories(const std::string& dir) {
   std::string path;
@@ -41,22 +35,6 @@ std::string human_bytes(double b) {
   int u = 0;
   while (b >= 1024 && u < 6) b /= 1024, ++u;
   return fixed(b, 1) + " " + units[u];
-}
-
-ProfileFiles::ProfileFiles(PendingFiles& files, const std::string& dir, int rank) {
-  const char* stems[3] = {"prof_i", "prof_j", "prof_k"};
-  for (int d = 0; d < 3; ++d) files_[d] = &files.open(rank_file(dir, stems[d], rank, "dat"));
-}
-
-std::string ProfileFiles::error() const {
-  for (const AtomicFile* f : files_)
-    if (!f->error().empty()) return f->error();
-  return "";
-}
-
-std::string ProfileFiles::close() {
-  for (AtomicFile* f : files_) f->finish();
-  return error();
 }
 
 }  // namespace checkmpi

@@ -1,4 +1,4 @@
-#include "core/namelist.hpp"
+#include "grid/namelist.hpp"
 
 #include <cctype>
 

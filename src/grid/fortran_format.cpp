@@ -1,4 +1,4 @@
-#include "core/fortran_format.hpp"
+#include "grid/fortran_format.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -13,8 +13,8 @@
 #include <string>
 #include <type_traits>
 
-#include "core/decomposition.hpp"
-#include "core/fields.hpp"
+#include "grid/decomposition.hpp"
+#include "grid/fields.hpp"
 
 namespace checkmpi {
 

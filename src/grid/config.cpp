@@ -1,4 +1,4 @@
-#include "core/config.hpp"
+#include "grid/config.hpp"
 
 #include <sys/stat.h>
 
@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
-#include "core/namelist.hpp"
+#include "grid/namelist.hpp"
 
 namespace checkmpi {
 
@@ -33,6 +33,12 @@ CommandLine halo_command_line() {
       {"strategy", 's', true, "comma-separated ids, aliases or numbers, 'all' (default), or compositions of "
                               "parts such as pack=kernel,transport=persistent (see --list-strategies)", false, "LIST"},
       {"list-strategies", 0, false, "list the strategies and exit"},
+      {"plan", 0, true, "write what a run with these options would be (grid, block, memory, messages per "
+                        "strategy; schema checkmpi.plan/1) to FILE ('-': standard output) and exit, running "
+                        "nothing", false, "FILE"},
+      {"np", 0, true, "with --plan: the ranks to plan for (default: the grid's, when --procs gives it whole)",
+       false, "N"},
+      {"default-np", 0, true, "with --plan: the ranks when neither --np nor the grid gives them", false, "N"},
       {"reverse", 0, false, "reversed propagation (field(i) = field(i+1))"},
       {"precision", 0, true, "working precision (default single)", false, "single|double"},
       {"warmup", 0, true, "untimed steps before each timed loop (default 0)", false, "N"},
@@ -43,6 +49,8 @@ CommandLine halo_command_line() {
       {"self-copy", 0, false, "where a rank is its own neighbour, copy locally instead of through MPI"},
       {"outdir", 0, true, "directory for per-strategy output (default .)", false, "DIR"},
       {"json", 0, true, "write results as JSON (schema checkmpi.halo/2) to this file", false, "FILE"},
+      {"events", 0, true, "write the run's progress as JSON lines to FILE, one as each strategy starts (for a "
+                          "program that follows the run)", false, "FILE"},
       {"memcpy-probe", 0, false, "also measure memcpy bandwidth (JSON probes; used by bench/)"},
       {"compute-probe", 0, false, "also time the backend's own whole-step compute, no MPI (JSON probes; bench/)"},
       {"backend", 0, true, "where fields and kernels live (default auto: cuda if built with it "

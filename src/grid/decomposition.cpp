@@ -1,11 +1,49 @@
-#include "core/decomposition.hpp"
+#include "grid/decomposition.hpp"
 
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/errors.hpp"
 
 namespace checkmpi {
+
+namespace {
+
+// Among the grids of `nranks` ranks that keep the given proc_* (> 0) and
+// divide `global`, the one with the least halo surface per rank; ties go to
+// more ranks along x, then y, as MPI_Dims_create orders them.
+std::optional<std::array<int, 3>> fitting_dims(const long long (&asked)[3], const long long (&global)[3],
+                                               int nranks) {
+  std::optional<std::array<int, 3>> best;
+  double best_surface = 0;
+  auto fits = [&](int d, long long p) { return (asked[d] == 0 || asked[d] == p) && global[d] % p == 0; };
+  std::vector<long long> divisors;
+  for (long long k = 1; k * k <= nranks; ++k)
+    if (nranks % k == 0) {
+      divisors.push_back(k);
+      if (k * k != nranks) divisors.push_back(nranks / k);
+    }
+  for (const long long a : divisors) {
+    if (!fits(0, a)) continue;
+    const long long rest = nranks / a;
+    for (const long long b : divisors) {
+      if (rest % b != 0 || !fits(1, b) || !fits(2, rest / b)) continue;
+      const std::array<int, 3> d{int(a), int(b), int(rest / b)};
+      const double l = double(global[0]) / a, m = double(global[1]) / b, n = double(global[2]) / d[2];
+      const double surface = l * m + m * n + l * n;
+      if (!best || surface < best_surface ||
+          (surface == best_surface && std::make_pair(-d[0], -d[1]) < std::make_pair(-(*best)[0], -(*best)[1]))) {
+        best = d;
+        best_surface = surface;
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
 
 std::array<int, 3> choose_dims(const HaloConfig& c, int nranks) {
   const long long asked[3] = {c.proc_x, c.proc_y, c.proc_z};
@@ -28,7 +66,14 @@ std::array<int, 3> choose_dims(const HaloConfig& c, int nranks) {
                      std::to_string(nranks) + " MPI ranks");
   }
   std::array<int, 3> dims{int(asked[0]), int(asked[1]), int(asked[2])};
-  if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) MPI_Dims_create(nranks, 3, dims.data());
+  if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) {
+    MPI_Dims_create(nranks, 3, dims.data());
+    // MPI's balanced grid may not divide the domain where another grid does:
+    // then the one with the least halo surface per rank.
+    bool divides = true;
+    for (int d = 0; d < 3; ++d) divides = divides && global[d] % dims[d] == 0;
+    if (!divides) dims = fitting_dims(asked, global, nranks).value_or(dims);
+  }
   if (static_cast<long long>(dims[0]) * dims[1] * dims[2] != nranks) {
     throw UsageError("proc_x*proc_y*proc_z = " + std::to_string(fixed) + " does not match the " +
                      std::to_string(nranks) + " MPI ranks");

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "core/config.hpp"
+#include "grid/config.hpp"
 
 namespace checkmpi {
 
@@ -46,9 +46,10 @@ struct Decomposition {
   Grid grid;
 };
 
-// Fills zero proc_* entries with MPI_Dims_create and checks that the grid
-// matches `nranks` and divides the global size. Throws UsageError. Pure
-// arithmetic, identical on every rank.
+// Fills zero proc_* entries with MPI_Dims_create (where that grid does not
+// divide the global size, with the grid that does and has the least halo
+// surface per rank) and checks that the grid matches `nranks` and divides the
+// global size. Throws UsageError. Pure arithmetic, identical on every rank.
 std::array<int, 3> choose_dims(const HaloConfig& c, int nranks);
 
 // With --local: lx, ly, lz = the size per rank times the grid choose_dims

@@ -5,23 +5,14 @@
 #include <string>
 
 #include "core/atomic_file.hpp"
-#include "core/fields.hpp"
-#include "core/fortran_format.hpp"
-#include "core/halo.hpp"
+#include "grid/fields.hpp"
+#include "grid/fortran_format.hpp"
+#include "grid/planes.hpp"
 
 namespace checkmpi {
 
 // DIR/STEM.NNNNNN.EXT with the rank zero-padded to six digits.
 std::string rank_file(const std::string& dir, const std::string& stem, int rank, const std::string& ext);
-
-// Creates DIR and its parents; returns an error text, empty on success.
-std::string make_directories(const std::string& dir);
-
-// printf's %.Nf
-std::string fixed(double v, int precision);
-
-// "1.5 GiB"
-std::string human_bytes(double bytes);
 
 // Profiles through the middle of the block: prof_i along x at j=m/2, k=n/2
 // (1-based, as CheckMPI; at least 1 so a one-cell block still shows interior

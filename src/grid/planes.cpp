@@ -1,4 +1,4 @@
-#include "core/halo.hpp"
+#include "grid/planes.hpp"
 
 namespace checkmpi {
 

@@ -1,0 +1,118 @@
+"""`checkmpi predict`: the model's prediction for a case, or a projection over
+rank counts, as tables and as JSON of schema checkmpi.predict/1
+(schemas/checkmpi.predict-1.schema.json)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from checkmpi.atomic import refuse_inputs, write_text
+from checkmpi.errors import CheckmpiError
+from checkmpi.results import HaloRun, load
+
+PREDICT_SCHEMA = "checkmpi.predict/1"
+
+
+def predict_command(args: argparse.Namespace) -> int:
+    """`checkmpi predict`: the model's time per step of each strategy for one case, or a weak scale-up."""
+    from checkmpi import catalog
+    from checkmpi import model_tables as MT
+    from checkmpi import tables as T
+    from checkmpi.grid import parse_triple
+    from checkmpi.model import predict
+    from checkmpi.projection import parse_scale, project
+
+    inputs = [Path(p) for p in (args.p2p or [])] + [Path(p) for p in (args.machine, args.halo) if p]
+    if args.ranks_per_node is not None and args.ranks_per_node < 1:
+        raise CheckmpiError(f"--ranks-per-node must be positive, got {args.ranks_per_node}")
+    local = parse_triple(args.local, "--local")
+    counts = parse_scale(args.scale) if args.scale else []
+    procs = parse_triple(args.procs, "--procs") if args.procs else (1, 1, 1)
+    machine = _machine(args)
+    rpn = args.ranks_per_node
+    if counts and rpn is None:
+        rpn = int(machine.context.get("cores_per_node") or 0) or None
+        if rpn is None:
+            raise CheckmpiError("--scale needs --ranks-per-node (the inputs do not say how many cores a node has)")
+    if args.json:
+        refuse_inputs(Path(args.json), inputs, "--json")
+    case = _case(args, procs, local, rpn)
+    rows = catalog.load(args.strategy, args.bin)
+    out = T.console()
+    doc: dict = {"schema": PREDICT_SCHEMA, "case": {
+        "procs": None if counts else case.procs, "local": case.local, "precision": case.precision,
+        "sync": case.sync, "compute": case.compute, "self_copy": case.self_copy, "border": case.border,
+        "ranks_per_node": case.rpn if not counts else rpn, "backend": case.backend},
+        "model": {"machine": str(machine.path), "derived_from": machine.context.get("derived_from", "machine")}}
+    if counts:
+        points = project(counts, case, rows, machine, args.bin)
+        T.render(MT.placement_table(points, rpn, local), out)
+        T.render(MT.projection_table(points, machine), out)
+        doc["projection"] = [{"ranks": pt.nprocs, "procs": pt.procs, "nodes": pt.nodes, "busiest_rank": pt.rank,
+                              "links": pt.links, "predictions": [_prediction_json(p) for p in pt.predictions]}
+                             for pt in points]
+        if args.plots:
+            from checkmpi import plots
+
+            fig = plots.projection(points, {}, Path(args.plots))
+            print(f"checkmpi: plot: {fig.png}", file=sys.stderr)
+    else:
+        predictions = predict(rows, case, machine)
+        title = (f"Predicted time per step: {'x'.join(map(str, case.procs))} ranks ({case.rpn} per node), local "
+                 f"{'x'.join(map(str, case.local))}, {case.precision}, sync {case.sync}")
+        T.render(MT.prediction_table(predictions, machine, title), out)
+        doc["predictions"] = [_prediction_json(p) for p in predictions]
+    if args.json:
+        write_text(Path(args.json), json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
+def _machine(args: argparse.Namespace):
+    from checkmpi.machine import load_machine
+    from checkmpi.p2p_profile import copy_bandwidth_for, machine_from_p2p
+    from checkmpi.results import P2PRun
+
+    if args.machine:
+        if args.copy_bandwidth is not None or args.halo:
+            raise CheckmpiError("--copy-bandwidth and --halo go with --p2p; --machine has its own copy bandwidth")
+        return load_machine(args.machine)
+    runs = [load(p) for p in args.p2p]
+    if not all(isinstance(r, P2PRun) for r in runs):
+        raise CheckmpiError("--p2p needs checkmpi-p2p results (schema checkmpi.p2p/2)")
+    halo = load(args.halo) if args.halo else None
+    if halo is not None and not isinstance(halo, HaloRun):
+        raise CheckmpiError(f"--halo needs checkmpi-halo results; '{args.halo}' is a checkmpi-p2p file")
+    bandwidth = copy_bandwidth_for(halo, gbs(args.copy_bandwidth))
+    return machine_from_p2p(runs, bandwidth, args.precision)  # type: ignore[arg-type]
+
+
+def _case(args: argparse.Namespace, procs, local, rpn):
+    from checkmpi import catalog, halo_plan
+    from checkmpi.model import Case, Geometry
+    from checkmpi.results import x_join
+
+    if args.border < 1:
+        raise CheckmpiError(f"--border must be positive, got {args.border}")
+    compute = catalog.default_compute(args.backend, args.bin) if args.compute == "auto" else args.compute
+    if compute == "in-place" and compute != catalog.default_compute(args.backend, args.bin):
+        raise CheckmpiError(f"--compute in-place works on host memory, not on the {args.backend} backend")
+    plan = halo_plan.make(["--no-input", "--local", x_join(local), "--procs", x_join(procs), "--precision",
+                           args.precision], args.bin)
+    return Case(procs, local, Geometry.of(plan.raw), args.precision, args.sync, args.border, rpn, compute,
+                args.self_copy, args.backend)
+
+
+def _prediction_json(p) -> dict:
+    return {"strategy": p.row.id, "alias": p.row.alias, "total": p.total, "terms": p.terms, "work": p.work,
+            "turns": p.turns, "messages": p.messages, "bytes": p.bytes, "busiest_rank": p.rank, "links": p.links}
+
+
+def gbs(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if value <= 0:
+        raise CheckmpiError(f"--copy-bandwidth must be positive, got {value:g}")
+    return value * 1e9
