@@ -41,10 +41,12 @@ def main(argv: list[str]) -> int:
     for m in machines:
         print(f"# profile {m.path}: {m.context.get('host')}, block {m.pack_host.local}, {m.context['ranks']} ranks")
     print("# us per step; pred. / meas. (the best round); ratio = measured / predicted")
+    # Rows in the catalog's order (the runs shuffle theirs; $CHECKMPI_BIN's checkmpi-halo lists it).
+    order = {r.id: i for i, r in enumerate(catalog.load("all"))}
     for (nprocs, local), runs in sorted(cases.items()):
         first = runs[0]
         rows = catalog.rows_of_run(first)
-        ids = [s.id for s in first.ran() if s.id in rows]
+        ids = sorted((s.id for s in first.ran() if s.id in rows), key=lambda i: order.get(i, len(order)))
         cells = math.prod(local)
         machine = min(machines, key=lambda m: abs(math.log(math.prod(m.pack_host.local) / cells)))
         preds = {p.row.id: p for p in predict([_named(rows[i], i) for i in ids], case_of(first), machine)}

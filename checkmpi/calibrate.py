@@ -26,7 +26,7 @@ from checkmpi.jobs import ProgressLine, new_path
 from checkmpi.machine import MACHINE_SCHEMA, OVERLAPS, Machine, load_machine, machine_of
 from checkmpi.model import completions, kernel_of, messages, predict
 from checkmpi.model_tables import machine_table
-from checkmpi.native import Launcher, failure, find_executable, find_launcher, mpi_command, run_native, say
+from checkmpi.native import Job, Launcher, failure, find_executable, find_launcher, say
 from checkmpi.report import case_of
 from checkmpi.results import HaloRun, P2PRun, StrategyResult, load, run_folder, x_join
 
@@ -114,10 +114,10 @@ class Runner:
         """(loaded results or None, source text, exit code) of `tool argv --json folder/name.json`."""
         path = self.folder / f"{name}.json"
         exe = self.p2p_exe if tool == "checkmpi-p2p" else self.halo_exe
-        cmd, env = mpi_command(self.launcher, np, [str(exe), *argv, "--json", str(path)],
-                               (extra_launcher or []) + self.launcher_args, per_node=per_node)
+        job = Job(self.launcher, np, [str(exe), *argv, "--json", str(path)],
+                  tuple((extra_launcher or []) + self.launcher_args), per_node=per_node)
         with ProgressLine(f"{what} ({tool} on {np} rank{'s' if np > 1 else ''})") as progress:
-            done = run_native(cmd, env, self._left(), progress.update)
+            done = job.run(self._left(), progress.update)
         write_text(self.folder / f"{name}.log", done.stdout + "\n".join(done.stderr_tail) + "\n")
         if done.returncode not in allowed:
             raise failure(tool, done)

@@ -22,8 +22,7 @@ from checkmpi.atomic import write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_INVALID, CheckmpiError
 from checkmpi.grid import parse_triple, physical_cores
 from checkmpi.halo_plan import Plan
-from checkmpi.native import (Executable, Launcher, NativeRun, failure, find_executable, find_launcher, mpi_command,
-                             run_native, say)
+from checkmpi.native import Executable, Job, Launcher, NativeRun, failure, find_executable, find_launcher, say
 from checkmpi.results import HaloRun, P2PRun, load, run_folder, x_join
 
 CALIBRATION_STEPS = 10
@@ -225,9 +224,9 @@ def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | Non
     with tempfile.TemporaryDirectory(prefix="checkmpi-calibrate-") as tmp:
         json_path = Path(tmp) / "calibration.json"
         argv = halo_argv(exe, plan, json_path, Path(tmp) / "out", CALIBRATION_STEPS, strategy, checks=1)
-        cmd, env = mpi_command(launcher, plan.np, argv + ["--repeat", "1"], launcher_args)
+        job = Job(launcher, plan.np, argv + ["--repeat", "1"], tuple(launcher_args))
         with ProgressLine(f"calibrating ({CALIBRATION_STEPS} steps per strategy)") as progress:
-            done = run_native(cmd, env, timeout, progress.update)
+            done = job.run(timeout, progress.update)
         if done.returncode != 0:
             raise failure("checkmpi-halo", done)
         run = _load_written(json_path, "checkmpi-halo")
@@ -268,11 +267,11 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
     iters = plan.iters
     if iters is None and not plan.uses_input:
         iters = calibrate(exe.path, launcher, plan, args.strategy, args.budget, args.timeout, launcher_args)
-    cmd, env = mpi_command(launcher, plan.np, halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy),
-                           launcher_args)
-    say("running: " + " ".join(cmd))
+    job = Job(launcher, plan.np, halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy),
+              tuple(launcher_args))
+    say("running: " + " ".join(job.command()[0]))
     with ProgressLine(f"checkmpi-halo on {plan.np} ranks") as progress:
-        done = run_native(cmd, env, args.timeout, progress.update)
+        done = job.run(args.timeout, progress.update)
     if done.returncode not in (0, EXIT_INVALID):
         raise failure("checkmpi-halo", done)
     _warnings("checkmpi-halo", done)
@@ -295,11 +294,11 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
     outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
     _prepare(json_path)
     exe, launcher = _launch("checkmpi-p2p", args)
-    cmd, env = mpi_command(launcher, np, [str(exe.path), args.mode, "--json", str(json_path)] + extra,
-                           _launcher_args(args))
-    say("running: " + " ".join(cmd))
+    job = Job(launcher, np, [str(exe.path), args.mode, "--json", str(json_path)] + extra,
+              tuple(_launcher_args(args)))
+    say("running: " + " ".join(job.command()[0]))
     with ProgressLine(f"checkmpi-p2p {args.mode} on {np} ranks") as progress:
-        done = run_native(cmd, env, args.timeout, progress.update)
+        done = job.run(args.timeout, progress.update)
     if done.returncode not in (0, EXIT_INVALID):
         raise failure("checkmpi-p2p", done)
     _warnings("checkmpi-p2p", done)

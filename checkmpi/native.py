@@ -191,6 +191,28 @@ def mpi_command(launcher: Launcher, np: int, argv: list[str], launcher_args: lis
     return cmd + list(launcher_args or []) + argv, env
 
 
+@dataclass(frozen=True)
+class Job:
+    """One MPI job of a native tool: the way every command starts one. Its command line and environment come
+    from mpi_command; run() is run_native (timeouts, signals to the whole job, progress from --events)."""
+
+    launcher: Launcher
+    np: int
+    argv: list[str]  # the tool and its options
+    launcher_args: tuple[str, ...] = ()  # options for the launcher (--mpi-args, srun's)
+    tag_output: bool = False
+    per_node: int | None = None
+
+    def command(self) -> tuple[list[str], dict[str, str]]:
+        return mpi_command(self.launcher, self.np, self.argv, list(self.launcher_args), tag_output=self.tag_output,
+                           per_node=self.per_node)
+
+    def run(self, timeout: float | None, on_progress: Callable[[int, int, str], None] | None = None, *,
+            raise_on_timeout: bool = True, stderr_lines_kept: int = 200) -> NativeRun:
+        cmd, env = self.command()
+        return run_native(cmd, env, timeout, on_progress, raise_on_timeout, stderr_lines_kept)
+
+
 @dataclass
 class NativeRun:
     returncode: int

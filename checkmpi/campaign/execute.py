@@ -23,7 +23,7 @@ from checkmpi.campaign.records import RUN_SCHEMA, CampaignDir, attempt_history, 
 from checkmpi.campaign.spec import Spec
 from checkmpi.errors import EXIT_INVALID, CheckmpiError
 from checkmpi.jobs import HaloPlan, halo_argv
-from checkmpi.native import Executable, NativeRun, run_native
+from checkmpi.native import Executable, NativeRun
 from checkmpi.results import HaloRun, load, x_join
 
 ERROR_LINES = 10  # kept per rank that printed any
@@ -57,14 +57,13 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     json_path = out / "halo.json"
     plan = HaloPlan(run.point.np, ["--size", x_join(run.point.size), "--procs", x_join(run.point.procs)],
                     spec.itfin, ["--icheck", str(spec.icheck), *spec.halo_args])
-    cmd, env = launch.command(run.point.np, halo_argv(halo.path, plan, json_path, out, spec.itfin, run.strategy),
-                              run.id)
-    record["command"] = cmd
+    mpi_job = launch.job(run.point.np, halo_argv(halo.path, plan, json_path, out, spec.itfin, run.strategy), run.id)
+    record["command"] = mpi_job.command()[0]
     record["started"] = now_iso()
     cdir.mark_running(run.id, attempt, (job or {}).get("job_id"))
     # Interrupted (Ctrl-C, SIGTERM, the scheduler), the marker stays: a Slurm
     # collection then knows the run had started; locally it reads as missing.
-    done = run_native(cmd, env, stop_at, raise_on_timeout=False, stderr_lines_kept=20000)
+    done = mpi_job.run(stop_at, raise_on_timeout=False, stderr_lines_kept=20000)
     write_text(out / "checkmpi-halo.log", done.stdout)
     record.update(elapsed_s=round(done.seconds, 3), exit_code=done.returncode, signal=_signal_of(done),
                   log=cdir.rel(out / "checkmpi-halo.log"), errors=rank_tails(done.stderr_tail))

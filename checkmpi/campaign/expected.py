@@ -20,7 +20,7 @@ from checkmpi.jobs import option_value
 from checkmpi import halo_plan
 from checkmpi.model import Case, Geometry, predict
 from checkmpi.p2p_profile import DEFAULT_COPY_BANDWIDTH, machine_from_p2p
-from checkmpi.native import Executable, run_native
+from checkmpi.native import Executable
 from checkmpi.results import P2PRun, load, x_join
 
 PINGPONG_TIMEOUT = 300.0  # seconds; the ping-pong takes about one
@@ -76,9 +76,9 @@ def pingpong(cdir: CampaignDir, spec: Spec, p2p: Executable, launch: Launch, dea
     json_path = folder / "pingpong.json"
     argv = [str(p2p.path), "pingpong", "-m", f"1:{largest_message(spec, str(p2p.path.parent))}", "-i", str(PINGPONG_ITERATIONS),
             "-x", str(PINGPONG_WARMUP), "--json", str(json_path)]
-    cmd, env = launch.command(2, argv, "checkmpi-p2p-pingpong")
+    job = launch.job(2, argv, "checkmpi-p2p-pingpong")
     timeout = PINGPONG_TIMEOUT if deadline is None else max(0.1, min(PINGPONG_TIMEOUT, deadline - time.time()))
-    done = run_native(cmd, env, timeout, raise_on_timeout=False)
+    done = job.run(timeout, raise_on_timeout=False)
     error = None
     if done.timed_out:
         error = f"stopped after {done.seconds:.1f} s"
@@ -87,7 +87,7 @@ def pingpong(cdir: CampaignDir, spec: Spec, p2p: Executable, launch: Launch, dea
         error = f"exit code {done.returncode}" + (f": {tail[0]}" if tail else "")
     record = {"results": cdir.rel(json_path) if error is None else None, "seconds": round(done.seconds, 3),
               "launch_s": round(launch_time(json_path, done.seconds), 3) if error is None else None,
-              "exit_code": done.returncode, "command": cmd, "error": error, "finished": now_iso()}
+              "exit_code": done.returncode, "command": job.command()[0], "error": error, "finished": now_iso()}
     write_json(record_path, record)
     return record
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from checkmpi.campaign.spec import Spec
 from checkmpi.errors import CheckmpiError
-from checkmpi.native import Launcher, find_launcher, mpi_command
+from checkmpi.native import Job, Launcher, find_launcher
 
 
 @dataclass
@@ -24,13 +24,13 @@ class Launch:
     srun_args: tuple[str, ...]
     note: str  # why this launcher
 
-    def command(self, np: int, argv: list[str], name: str) -> tuple[list[str], dict[str, str]]:
+    def job(self, np: int, argv: list[str], name: str) -> Job:
         extra: tuple[str, ...] = ()
         if self.launcher.kind == "srun":
             # One rank failing ends the step at once instead of leaving the others waiting.
             extra = ("--kill-on-bad-exit=1", "-J", name, *self.srun_args)
         per_node = self.ranks_per_node if self.executor == "slurm" else None
-        return mpi_command(self.launcher, np, argv, list(extra), tag_output=True, per_node=per_node)
+        return Job(self.launcher, np, argv, extra, tag_output=True, per_node=per_node)
 
     def as_json(self) -> dict[str, Any]:
         return {"executor": self.executor, "launcher": self.launcher.describe(), "kind": self.launcher.kind,

@@ -70,7 +70,7 @@ std::string run_routing_check(Strategy<Real>& strategy, HaloState<Real>& state, 
   }
   on_backend.download(state.f);
   progress::at(label + ": routing check", "all ranks (MPI_Allreduce)");
-  const RouteMismatch m = check_routing(fields, dec, kRoutingSteps, state.config.reverse);
+  const RouteMismatch m = check_routing(fields, dec, kRoutingSteps, state.options.reverse);
   long long bad = 0;
   MPI_Allreduce(&m.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
   if (bad == 0) return "";
@@ -99,7 +99,8 @@ StrategyRun run_strategy(const StrategyInfo& info, const Decomposition& dec, con
   on_backend.upload(on_backend.ptrs);
   StrategyRun r;
   StepTimers& timers = r.local;
-  HaloState<Real> state{dec, g, on_backend.ptrs, cfg, timers, *backend};
+  const StepOptions options{cfg.reverse, cfg.border, cfg.sync == SyncMode::Barrier, cfg.self_copy};
+  HaloState<Real> state{dec, g, on_backend.ptrs, options, timers, *backend};
   auto strategy = make_strategy<Real>(info, cfg.compute);
   strategy->setup(state);
   r.mpi_buffers = strategy->mpi_buffers();

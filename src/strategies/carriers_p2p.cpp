@@ -167,7 +167,7 @@ class MockCarrier final : public Carrier<Real> {
         else isend(e, c, &requests_[n + std::size_t(c.index)]);
       }
       MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-      if (s.config.sync == SyncMode::Barrier) MPI_Barrier(s.dec.comm);
+      if (s.options.barrier) MPI_Barrier(s.dec.comm);
     }
     for (const Channel& c : e.channels()) e.arrived(c, true);
   }

@@ -53,9 +53,9 @@ void ComputeStep<Real>::setup(HaloState<Real>& s, Compute mode, Overlap overlap)
     for (Real*& p : owned_) p = s.backend.allocate(s.grid.cells());
     other_ = owned_;
   }
-  const Box inner = inner_box(s.grid, s.config.border);
-  if (overlap == Overlap::Interior) ahead_ = halo_free_boxes(s.grid, s.config.reverse);
-  else if (mode == Compute::InPlace) ahead_ = in_place_masked_boxes(s.grid, s.config.border, s.config.reverse);
+  const Box inner = inner_box(s.grid, s.options.border);
+  if (overlap == Overlap::Interior) ahead_ = halo_free_boxes(s.grid, s.options.reverse);
+  else if (mode == Compute::InPlace) ahead_ = in_place_masked_boxes(s.grid, s.options.border, s.options.reverse);
   else ahead_ = {inner, inner, inner};
   good_ = ahead_;
   if (overlap == Overlap::Interior && mode == Compute::InPlace) {
@@ -77,13 +77,13 @@ void ComputeStep<Real>::whole(HaloState<Real>& s) {
   switch (mode_) {
     case Compute::InPlace: {
       const Box all = interior_box(g);
-      s.backend.shift_in_place(g, s.f, {all, all, all}, s.config.reverse, kComputeQueue);
+      s.backend.shift_in_place(g, s.f, {all, all, all}, s.options.reverse, kComputeQueue);
       s.backend.wait(kComputeQueue);
       return;
     }
     case Compute::TwoPass:  // CheckMPI's FAST variant: copy everything, then shift back
       s.backend.copy_box(g, other_, as_const(s.f), whole_box(g), kComputeQueue);
-      s.backend.shift(g, s.f, as_const(other_), interior_box(g), s.config.reverse, kComputeQueue);
+      s.backend.shift(g, s.f, as_const(other_), interior_box(g), s.options.reverse, kComputeQueue);
       s.backend.wait(kComputeQueue);
       return;
     default:
@@ -97,9 +97,9 @@ void ComputeStep<Real>::in_flight(HaloState<Real>& s, bool async) {
   if (mode_ == Compute::TwoPass)  // the interior into the temporaries; halos are unpacked there
     s.backend.copy_box(s.grid, other_, as_const(s.f), interior_box(s.grid), kComputeQueue);
   else if (mode_ == Compute::InPlace)
-    s.backend.shift_in_place(s.grid, s.f, ahead_, s.config.reverse, kComputeQueue);
+    s.backend.shift_in_place(s.grid, s.f, ahead_, s.options.reverse, kComputeQueue);
   else
-    s.backend.shift(s.grid, other_, as_const(s.f), ahead_, s.config.reverse, kComputeQueue);
+    s.backend.shift(s.grid, other_, as_const(s.f), ahead_, s.options.reverse, kComputeQueue);
   done_ = good_;
   if (!async) s.backend.wait(kComputeQueue);
 }
@@ -126,7 +126,7 @@ bool ComputeStep<Real>::next_slice(HaloState<Real>& s) {
   Box& done = sliced_[std::size_t(slice_field_)];
   // Planes in z, from the bottom; field3 in place forward from the top, its downstream end (what is left for
   // after() must lie upstream of what was done).
-  const bool down = mode_ == Compute::InPlace && slice_field_ == 2 && !s.config.reverse;
+  const bool down = mode_ == Compute::InPlace && slice_field_ == 2 && !s.options.reverse;
   std::array<Box, 3> slice{};
   Box& b = slice[std::size_t(slice_field_)] = ahead;
   if (down) {
@@ -136,8 +136,8 @@ bool ComputeStep<Real>::next_slice(HaloState<Real>& s) {
     b.lo[2] = done.empty() ? ahead.lo[2] : done.hi[2] + 1;
     b.hi[2] = std::min(ahead.hi[2], b.lo[2] + slice_planes_ - 1);
   }
-  if (mode_ == Compute::InPlace) s.backend.shift_in_place(s.grid, s.f, slice, s.config.reverse, kComputeQueue);
-  else s.backend.shift(s.grid, other_, as_const(s.f), slice, s.config.reverse, kComputeQueue);
+  if (mode_ == Compute::InPlace) s.backend.shift_in_place(s.grid, s.f, slice, s.options.reverse, kComputeQueue);
+  else s.backend.shift(s.grid, other_, as_const(s.f), slice, s.options.reverse, kComputeQueue);
   if (done.empty()) done = b;
   done.lo[2] = std::min(done.lo[2], b.lo[2]);
   done.hi[2] = std::max(done.hi[2], b.hi[2]);
@@ -153,16 +153,16 @@ template <class Real>
 void ComputeStep<Real>::after(HaloState<Real>& s) {
   s.backend.wait_all();  // the in-flight part and, with async unpacking, every halo
   if (mode_ == Compute::TwoPass) {
-    s.backend.shift(s.grid, s.f, as_const(other_), interior_box(s.grid), s.config.reverse, kComputeQueue);
+    s.backend.shift(s.grid, s.f, as_const(other_), interior_box(s.grid), s.options.reverse, kComputeQueue);
     s.backend.wait(kComputeQueue);
     return;
   }
   if (mode_ == Compute::InPlace) {
-    s.backend.shift_shell_in_place(s.grid, s.f, done_, s.config.reverse, kComputeQueue);
+    s.backend.shift_shell_in_place(s.grid, s.f, done_, s.options.reverse, kComputeQueue);
     s.backend.wait(kComputeQueue);
     return;
   }
-  s.backend.shift_shell(s.grid, other_, as_const(s.f), done_, s.config.reverse, kComputeQueue);
+  s.backend.shift_shell(s.grid, other_, as_const(s.f), done_, s.options.reverse, kComputeQueue);
   s.backend.wait(kComputeQueue);
   swap(s);
 }
@@ -185,7 +185,7 @@ void ComputeStep<Real>::adopt(HaloState<Real>& s, FieldPtrs<Real> current, Field
 
 template <class Real>
 void ComputeStep<Real>::shift_into_other(HaloState<Real>& s, const std::array<Box, 3>& boxes) {
-  s.backend.shift(s.grid, other_, as_const(s.f), boxes, s.config.reverse, kComputeQueue);
+  s.backend.shift(s.grid, other_, as_const(s.f), boxes, s.options.reverse, kComputeQueue);
   s.backend.wait(kComputeQueue);
 }
 

@@ -114,7 +114,7 @@ std::string Engine<Real>::note() const {
 template <class Real>
 void Engine<Real>::step(HaloState<Real>& s) {
   StepTimers& t = s.timers;
-  const bool barrier = s.config.sync == SyncMode::Barrier;
+  const bool barrier = s.options.barrier;
   if (info_.parts.schedule == Schedule::ByDirection) {
     {
       Timed comm(t.comm);

@@ -15,19 +15,27 @@
 
 namespace checkmpi {
 
+// What a strategy needs of the run's options (and no more of them).
+struct StepOptions {
+  bool reverse = false;    // --reverse: field(i) = field(i+1)
+  long long border = 10;   // overlap=masked's border in cells
+  bool barrier = true;     // --sync barrier: barriers inside the timed exchange
+  bool self_copy = false;  // --self-copy: a rank's messages to itself as local copies
+};
+
 // What a strategy works on during a run.
 template <class Real>
 struct HaloState {
   const Decomposition& dec;
   const Grid& grid;
   FieldPtrs<Real> f;  // the current fields, in the backend's memory; a strategy may swap or move them
-  const HaloConfig& config;
+  const StepOptions& options;
   StepTimers& timers;
   Backend<Real>& backend;
 
   // Whether direction `dir`'s messages go to this rank itself and --self-copy
   // replaces them with local copies.
-  bool copies_locally(int dir) const { return config.self_copy && dec.dims[dir] == 1; }
+  bool copies_locally(int dir) const { return options.self_copy && dec.dims[dir] == 1; }
 };
 
 // One way of doing a time step: exchange the halos and move every field one

@@ -109,7 +109,7 @@ TEST_P(InPlace, OverlapCutShortAnywhereIsTheWholeShift) {
   for (Compute mode : {Compute::InPlace, Compute::OnePass})
     for (Overlap overlap : {Overlap::Masked, Overlap::Interior})
       for (bool reverse : {false, true}) {
-        HaloConfig config;
+        StepOptions config;
         config.border = 3;
         config.reverse = reverse;
         const Fields<float> src = numbered(grid, 1.0f);

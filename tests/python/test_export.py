@@ -1,0 +1,70 @@
+"""CSV and Extra-P export (checkmpi.export)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from conftest import DATA
+
+from checkmpi import export
+from checkmpi.results import HALO_TIMERS, load
+
+
+def _halo_doc() -> dict:
+    return json.loads((DATA / "halo_4ranks.json").read_text())
+
+
+def test_csv_has_one_row_per_run_strategy_timer_statistic():
+    runs = [load(DATA / "halo_4ranks.json"), load(DATA / "halo_all_steps.json")]
+    rows = list(csv.DictReader(io.StringIO(export.to_csv(runs))))  # type: ignore[arg-type]
+    strategies = sum(len(r.ran()) for r in runs)
+    assert strategies == 3 + 20
+    assert len(rows) == strategies * (len(HALO_TIMERS) * 3 + 6)
+    doc = _halo_doc()
+    row = next(r for r in rows if r["file"].endswith("halo_4ranks.json") and r["strategy"] == "step1"
+               and r["timer"] == "x" and r["stat"] == "mean")
+    assert float(row["seconds"]) == doc["results"][1]["timers"]["x"]["mean"]
+    assert float(row["seconds_per_step"]) == pytest.approx(float(row["seconds"]) / 40)
+    assert row["nprocs"] == "4" and row["proc_x"] == "2" and row["l"] == "16" and row["valid"] == "true"
+    step = next(r for r in rows if r["file"].endswith("halo_4ranks.json") and r["strategy"] == "step1"
+                and r["timer"] == "step" and r["stat"] == "p95")
+    assert float(step["seconds_per_step"]) == doc["results"][1]["step_time"]["p95"]
+
+
+def test_p2p_csv_has_every_number():
+    run = load(DATA / "p2p_pingpong.json")
+    rows = list(csv.DictReader(io.StringIO(export.p2p_csv([run]))))
+    assert len(rows) == len(run.results) * (6 + 1)  # latency statistics, bandwidth
+    median = next(r for r in rows if r["size"] == "64" and r["quantity"] == "latency" and r["stat"] == "median")
+    assert float(median["value"]) == next(r for r in run.results if r["size"] == 64)["latency"]["median"]
+    bw = next(r for r in rows if r["size"] == "64" and r["quantity"] == "bandwidth")
+    assert bw["unit"] == "B/s" and bw["mode"] == "pingpong"
+    dt = list(csv.DictReader(io.StringIO(export.p2p_csv([load(DATA / "p2p_datatype.json")]))))
+    assert {r["quantity"] for r in dt} == {"datatype", "packed", "overhead"} and dt[0]["count"] == "1"
+    nbc = load(DATA / "p2p_nbc_pencil.json")
+    rows = list(csv.DictReader(io.StringIO(export.p2p_csv([nbc]))))
+    # per result: 8 distributions of 6 statistics, and the overlap
+    assert len(rows) == len(nbc.results) * (8 * 6 + 1)
+    first = nbc.results[1]
+    overlap = next(r for r in rows if r["op"] == first["op"] and r["grid"] == "9x7x5" and r["tests"] == "4"
+                   and r["quantity"] == "overlap")
+    assert overlap["unit"] == "%" and float(overlap["value"]) == first["overlap"] and first["tests"] == 4
+    assert {r["quantity"] for r in rows} == {"blocking", "pure_comm", "compute_target", "init", "compute", "test",
+                                             "wait", "overall", "overlap"}
+
+
+def test_extrap_json_lines():
+    a = load(DATA / "halo_4ranks.json")
+    lines = [json.loads(x) for x in export.to_extrap([a]).splitlines()]
+    assert len(lines) == 3 * len(HALO_TIMERS)
+    first = lines[0]
+    assert first["params"] == {"p": 4} and first["callpath"] == "step0" and first["metric"] == "time_loop"
+    assert first["value"] == pytest.approx(_halo_doc()["results"][0]["timers"]["loop"]["max"] / 40)
+    # A parameter that varies across runs becomes a modelling parameter.
+    b = load(DATA / "halo_4ranks.json")
+    b.config.update({"l": 32})
+    assert export.extrap_parameters([a, b]) == ["n"]
+    assert json.loads(export.to_extrap([a, b]).splitlines()[-1])["params"] == {"n": 32 * 16 * 16}

@@ -1,0 +1,87 @@
+"""Finding the tools and the launcher, launcher commands, and following a run's events (checkmpi.native)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from checkmpi import native
+from checkmpi.errors import CheckmpiError
+
+
+def _fake_tool(folder: Path, name: str = "checkmpi-halo") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = folder / name
+    exe.write_text("#!/bin/sh\nexit 0\n")
+    exe.chmod(0o755)
+    return exe
+
+
+def test_find_executable_order(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(_fake_tool(tmp_path / "onpath").parent))
+    monkeypatch.delenv("CHECKMPI_BIN", raising=False)
+    assert native.find_executable("checkmpi-halo").source == "PATH"
+    _fake_tool(tmp_path / "build" / "bin")
+    assert native.find_executable("checkmpi-halo").source == "./build/bin"
+    monkeypatch.setenv("CHECKMPI_BIN", str(_fake_tool(tmp_path / "env").parent))
+    assert native.find_executable("checkmpi-halo").source == f"CHECKMPI_BIN {tmp_path / 'env'}"
+    found = native.find_executable("checkmpi-halo", str(_fake_tool(tmp_path / "opt").parent))
+    assert found.source.startswith("--bin") and found.path == tmp_path / "opt" / "checkmpi-halo"
+
+
+def test_find_executable_errors(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CHECKMPI_BIN", raising=False)
+    with pytest.raises(CheckmpiError, match="looked in ./build/bin and on PATH"):
+        native.find_executable("checkmpi-halo")
+    with pytest.raises(CheckmpiError, match="not found in --bin directory"):
+        native.find_executable("checkmpi-halo", str(tmp_path))
+    monkeypatch.setenv("CHECKMPI_BIN", str(tmp_path / "empty"))
+    with pytest.raises(CheckmpiError, match="not found in CHECKMPI_BIN directory"):
+        native.find_executable("checkmpi-halo")
+
+
+def test_launcher_flavor_from_version_text():
+    assert native._version_flavor("mpirun (Open MPI) 4.1.4") == "openmpi"
+    assert native._version_flavor("HYDRA build details:\n    Version: 4.0.2") == "mpich"
+    assert native._version_flavor("srun 23.02") == "unknown"
+
+
+def test_mpi_args_reach_the_launcher_before_the_program(monkeypatch):
+    monkeypatch.setattr(native, "physical_cores", lambda: 2)
+    cmd, _ = native.mpi_command(native.Launcher("/usr/bin/mpirun", "openmpi"), 2, ["tool", "-x"],
+                                ["--bind-to", "core", "--hostfile", "h"])
+    assert cmd == ["/usr/bin/mpirun", "-n", "2", "--bind-to", "core", "--hostfile", "h", "tool", "-x"]
+
+
+def test_mpi_command_flags(monkeypatch):
+    monkeypatch.setattr(native, "physical_cores", lambda: 2)
+    monkeypatch.delenv("OMPI_ALLOW_RUN_AS_ROOT", raising=False)
+    ompi = native.Launcher("/usr/bin/mpirun", "openmpi")
+    cmd, env = native.mpi_command(ompi, 2, ["tool"])
+    assert cmd == ["/usr/bin/mpirun", "-n", "2", "tool"]
+    cmd, env = native.mpi_command(ompi, 8, ["tool"])
+    assert "--oversubscribe" in cmd
+    if os.geteuid() == 0:
+        assert env["OMPI_ALLOW_RUN_AS_ROOT"] == "1" and env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == "1"
+    cmd, env = native.mpi_command(native.Launcher("/usr/bin/mpiexec.mpich", "mpich"), 8, ["tool"])
+    assert cmd == ["/usr/bin/mpiexec.mpich", "-n", "8", "tool"] and "OMPI_ALLOW_RUN_AS_ROOT" not in env
+
+
+def test_events_reach_the_progress_callback(tmp_path):
+    """run_native hands the tool --events FILE and passes each whole "start" line on as it appears; a line still
+    being written, or one of another kind, is not."""
+    script = tmp_path / "tool.sh"
+    script.write_text('#!/bin/sh\nwhile [ "$1" != --events ]; do shift; done\nf=$2\n'
+                      'printf \'{"event": "start", "index": 1, "count": 2, "what": "step0 (sendrecv-dtype)"}\\n\' >"$f"\n'
+                      'printf \'{"event": "other"}\\n{"event": "start", "index": 2, "count": 2, "what": "1 B"}\\n\' >>"$f"\n'
+                      'printf \'{"event": "start", "ind\' >>"$f"\n')
+    script.chmod(0o755)
+    seen: list = []
+    done = native.run_native([str(script), "--json", "x"], dict(os.environ), 30, lambda *a: seen.append(a))
+    assert done.returncode == 0
+    assert seen == [(1, 2, "step0 (sendrecv-dtype)"), (2, 2, "1 B")]
