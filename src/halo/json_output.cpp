@@ -8,14 +8,6 @@ namespace checkmpi {
 
 namespace {
 
-Json by_direction(const std::size_t (&v)[3]) {
-  Json j = Json::object();
-  j["x"] = static_cast<unsigned long long>(v[0]);
-  j["y"] = static_cast<unsigned long long>(v[1]);
-  j["z"] = static_cast<unsigned long long>(v[2]);
-  return j;
-}
-
 Json traits_json(const Traits& t) {
   Json j = Json::object();
   j["messages"] = t.messages;
@@ -118,6 +110,11 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     list.push(j);
   }
   root["results"] = list;
+  root["skipped"] = skipped_json(skipped);
+  return root;
+}
+
+Json skipped_json(const std::vector<Skipped>& skipped) {
   Json skips = Json::array();
   for (const Skipped& k : skipped) {
     Json j = Json::object();
@@ -126,8 +123,15 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     j["reason"] = k.reason;
     skips.push(j);
   }
-  root["skipped"] = skips;
-  return root;
+  return skips;
+}
+
+Json by_direction(const std::size_t (&v)[3]) {
+  Json j = Json::object();
+  j["x"] = static_cast<unsigned long long>(v[0]);
+  j["y"] = static_cast<unsigned long long>(v[1]);
+  j["z"] = static_cast<unsigned long long>(v[2]);
+  return j;
 }
 
 }  // namespace checkmpi

@@ -1,5 +1,5 @@
-// checkmpi-halo's results as JSON (schema checkmpi.halo/2, docs/halo.md;
-// checkmpi/schemas/checkmpi.halo-2.schema.json).
+// checkmpi-halo's results as JSON (schema checkmpi.halo/3, docs/halo.md;
+// schemas/checkmpi.halo-3.schema.json).
 #pragma once
 
 #include <vector>
@@ -16,5 +16,11 @@ namespace checkmpi {
 Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
                   const BackendChoice& backend, const std::vector<StrategyResult>& results,
                   const std::vector<Skipped>& skipped);
+
+// The strategies a run (or a plan) leaves out, each {"strategy", "catalog", "reason"}.
+Json skipped_json(const std::vector<Skipped>& skipped);
+
+// {"x": v[0], "y": v[1], "z": v[2]}
+Json by_direction(const std::size_t (&v)[3]);
 
 }  // namespace checkmpi

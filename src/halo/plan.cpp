@@ -5,6 +5,7 @@
 #include "core/errors.hpp"
 #include "grid/fields.hpp"
 #include "grid/planes.hpp"
+#include "halo/json_output.hpp"
 #include "halo/resources.hpp"
 #include "strategies/strategy.hpp"
 
@@ -42,12 +43,6 @@ Json triple(long long a, long long b, long long c) {
   return j;
 }
 
-Json by_direction(const double (&v)[3]) {
-  Json j = Json::object();
-  for (int d = 0; d < 3; ++d) j[std::string(1, "xyz"[d])] = static_cast<unsigned long long>(v[d]);
-  return j;
-}
-
 // What one strategy does per step on a rank of this block: its compute
 // resolved for the run, and per direction (both signs) the messages to one
 // neighbour, one message's payload and the halo planes it refreshes.
@@ -59,10 +54,10 @@ Json run_json(const StrategyInfo& s, Compute run, const Grid& g, std::size_t rea
   j["kernel_passes"] = kernel_passes(c);
   Json dirs = Json::object();
   for (int d = 0; d < 3; ++d) {
-    const double plane = double(plane_count(g, d) * real);
+    const std::size_t plane = plane_count(g, d) * real;
     Json dj = Json::object();
     dj["messages_per_sign"] = t.dir[d].messages_per_sign;
-    dj["message_bytes"] = static_cast<unsigned long long>(t.dir[d].fields_per_message * plane);
+    dj["message_bytes"] = static_cast<unsigned long long>(std::size_t(t.dir[d].fields_per_message) * plane);
     dj["halo_bytes"] = static_cast<unsigned long long>(2 * 3 * plane);
     dirs[std::string(1, "xyz"[d])] = dj;
   }
@@ -90,7 +85,7 @@ Json plan_json(const HaloConfig& cfg, int nranks, const BackendChoice& backend,
   doc["compute"] = compute_name(cfg.compute);
   doc["itfin"] = cfg.itfin;
   doc["icheck"] = cfg.icheck;
-  const double planes[3] = {double(plane_count(g, 0)), double(plane_count(g, 1)), double(plane_count(g, 2))};
+  const std::size_t planes[3] = {plane_count(g, 0), plane_count(g, 1), plane_count(g, 2)};
   doc["plane_elements"] = by_direction(planes);
   doc["field_bytes"] = static_cast<unsigned long long>(field_bytes(g, real));
   doc["shift_bytes"] = static_cast<unsigned long long>(shift_bytes(g, real));
@@ -105,15 +100,7 @@ Json plan_json(const HaloConfig& cfg, int nranks, const BackendChoice& backend,
     list.push(j);
   }
   doc["strategies"] = list;
-  Json skips = Json::array();
-  for (const Skipped& k : skipped) {
-    Json j = Json::object();
-    j["strategy"] = k.info->id;
-    j["alias"] = k.info->alias;
-    j["reason"] = k.reason;
-    skips.push(j);
-  }
-  doc["skipped"] = skips;
+  doc["skipped"] = skipped_json(skipped);
   return doc;
 }
 
