@@ -6,7 +6,6 @@ every parameter names the command and file it came from."""
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import shlex
@@ -19,7 +18,7 @@ from typing import Any
 
 from checkmpi import __version__, catalog, placement
 from checkmpi import tables as T
-from checkmpi.atomic import write_text
+from checkmpi.atomic import write_json, write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
 from checkmpi.grid import Triple, parse_triple, physical_cores
 from checkmpi.jobs import ProgressLine, new_path
@@ -272,7 +271,7 @@ def calibrate(args: argparse.Namespace) -> int:
     doc["exchange"] = _exchange(runner, base, ranks_per_node, nodes_allocated > 1, sizes)
     _block_waits(doc, base, runs)
     doc["turns"] = _turns(halo_runs, machine_of(doc, out), physical_cores(), list(local))
-    write_text(out, json.dumps(doc, indent=1) + "\n")
+    write_json(out, doc)
     machine = load_machine(out)  # what predict will read: refuse to leave a profile it cannot
     T.render(machine_table(machine), T.console())
     say(f"machine profile: {out} (the tools' results in {folder})")

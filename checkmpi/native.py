@@ -238,16 +238,15 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     `stderr_lines_kept` lines of stderr are kept.
     """
     start = time.monotonic()
+    if not on_progress:
+        return _run(cmd, env, timeout, raise_on_timeout, stderr_lines_kept, start)
     with tempfile.TemporaryDirectory(prefix="checkmpi-events-") as folder:
         events = Path(folder) / "events.jsonl"
-        if on_progress:
-            cmd = [*cmd, "--events", str(events)]
-        follower = _EventFollower(events, on_progress) if on_progress else None
+        follower = _EventFollower(events, on_progress)
         try:
-            return _run(cmd, env, timeout, raise_on_timeout, stderr_lines_kept, start)
+            return _run([*cmd, "--events", str(events)], env, timeout, raise_on_timeout, stderr_lines_kept, start)
         finally:
-            if follower:
-                follower.stop()
+            follower.stop()
 
 
 class _EventFollower:

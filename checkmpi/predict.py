@@ -5,11 +5,10 @@ rank counts, as tables and as JSON of schema checkmpi.predict/1
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from checkmpi.atomic import refuse_inputs, write_text
+from checkmpi.atomic import refuse_inputs, write_json
 from checkmpi.errors import CheckmpiError
 from checkmpi.results import HaloRun, load
 
@@ -66,7 +65,7 @@ def predict_command(args: argparse.Namespace) -> int:
         T.render(MT.prediction_table(predictions, machine, title), out)
         doc["predictions"] = [_prediction_json(p) for p in predictions]
     if args.json:
-        write_text(Path(args.json), json.dumps(doc, indent=1) + "\n")
+        write_json(Path(args.json), doc)
     return 0
 
 

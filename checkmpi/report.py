@@ -304,8 +304,8 @@ def report_command(args: argparse.Namespace) -> int:
     if not args.files and not args.campaign:
         raise CheckmpiError("report needs results files or --campaign REPORT.json")
     inputs = ModelInputs(_report_machine(args), gbs(args.copy_bandwidth), args.bin,
-                           parse_scale(args.scale) if args.scale else [], args.ranks_per_node,
-                           load_campaign(args.campaign) if args.campaign else None)
+                         parse_scale(args.scale) if args.scale else [], args.ranks_per_node,
+                         load_campaign(args.campaign) if args.campaign else None)
     rep = build(halos, p2ps, plots, inputs, wide=args.wide)
     print_report(rep, T.console(args.wide))
     if rep.figures:

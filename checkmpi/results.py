@@ -206,8 +206,8 @@ def _registry() -> referencing.Registry:
 
 # Timers every checkmpi-halo result has, in the order of its JSON (docs/halo.md, "Timers"): the schema's list,
 # which the tool's output is checked against.
-HALO_TIMERS: tuple[str, ...] = tuple(
-    _schema_texts()[f"{HALO_SCHEMA.replace('/', '-')}.schema.json"]["$defs"]["result"]["properties"]["timers"]["required"])
+_HALO_RESULT = _schema_texts()[f"{HALO_SCHEMA.replace('/', '-')}.schema.json"]["$defs"]["result"]
+HALO_TIMERS: tuple[str, ...] = tuple(_HALO_RESULT["properties"]["timers"]["required"])
 
 
 def read_input(p: Path, what: str) -> str:

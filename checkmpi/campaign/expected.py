@@ -74,8 +74,9 @@ def pingpong(cdir: CampaignDir, spec: Spec, p2p: Executable, launch: Launch, dea
         return json.loads(record_path.read_text(encoding="utf-8"))
     folder.mkdir(parents=True, exist_ok=True)
     json_path = folder / "pingpong.json"
-    argv = [str(p2p.path), "pingpong", "-m", f"1:{largest_message(spec, str(p2p.path.parent))}", "-i", str(PINGPONG_ITERATIONS),
-            "-x", str(PINGPONG_WARMUP), "--json", str(json_path)]
+    largest = largest_message(spec, str(p2p.path.parent))
+    argv = [str(p2p.path), "pingpong", "-m", f"1:{largest}", "-i", str(PINGPONG_ITERATIONS), "-x", str(PINGPONG_WARMUP),
+            "--json", str(json_path)]
     job = launch.job(2, argv, "checkmpi-p2p-pingpong")
     timeout = PINGPONG_TIMEOUT if deadline is None else max(0.1, min(PINGPONG_TIMEOUT, deadline - time.time()))
     done = job.run(timeout, raise_on_timeout=False)

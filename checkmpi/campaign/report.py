@@ -5,7 +5,6 @@ the appendix's summary lines, plots, one HTML page and JSON
 
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,7 @@ from checkmpi import __version__
 from checkmpi import report as R
 from checkmpi import tables as T
 from checkmpi.campaign.plan import Point, Run, points, sweep_points
-from checkmpi.atomic import write_text
+from checkmpi.atomic import write_json, write_text
 from checkmpi.campaign.records import STATUSES, CampaignDir, now_iso
 from checkmpi.campaign.spec import Spec, Sweep
 from checkmpi.errors import CheckmpiError
@@ -353,7 +352,7 @@ def print_report(rep: CampaignReport, out: Console) -> None:
 
 
 def write_json_report(rep: CampaignReport, path: Path) -> None:
-    write_text(path, json.dumps(rep.doc, indent=1) + "\n")
+    write_json(path, rep.doc)
 
 
 def write_html_report(rep: CampaignReport, path: Path) -> None:

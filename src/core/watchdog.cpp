@@ -10,8 +10,19 @@
 #include <cstdio>
 
 #include "core/atomic_file.hpp"
+#include "core/cli.hpp"
+#include "core/errors.hpp"
 
 namespace checkmpi {
+
+double watchdog_option(const CommandLine& cli) {
+  if (!cli.has("watchdog")) return -1;
+  const double seconds = cli.get_double("watchdog", 0);
+  if (!(seconds >= 0 && seconds <= 1e7))
+    throw UsageError("--watchdog must be 0 (off) or a number of seconds up to 10^7, got '" + cli.get("watchdog", "") +
+                     "'");
+  return seconds;
+}
 
 namespace {
 

@@ -25,6 +25,13 @@ void idle(bool on);
 
 }  // namespace progress
 
+class CommandLine;
+
+// --watchdog S of either tool: seconds without progress before the job is
+// aborted (0: off), or -1 (the tool's default) when not given. UsageError
+// unless 0 <= S <= 10^7.
+double watchdog_option(const CommandLine& cli);
+
 class Watchdog {
  public:
   // With seconds > 0, starts a thread that, once `seconds` pass without

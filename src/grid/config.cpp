@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/watchdog.hpp"
 #include "grid/namelist.hpp"
 
 namespace checkmpi {
@@ -272,12 +273,7 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   if (c.outdir.empty()) throw UsageError("--outdir must not be empty");
   c.json = cli.get("json", "");
   if (cli.has("json") && c.json.empty()) throw UsageError("--json needs a file name");
-  if (cli.has("watchdog")) {
-    c.watchdog = cli.get_double("watchdog", 0);
-    if (!(c.watchdog >= 0 && c.watchdog <= 1e7))
-      throw UsageError("--watchdog must be 0 (off) or a number of seconds up to 10^7, got '" +
-                       cli.get("watchdog", "") + "'");
-  }
+  c.watchdog = watchdog_option(cli);
   c.force = cli.has("force");
   c.inject_error = cli.get("inject-error", "");
   if (auto v = cli.value("inject-misroute")) parse_misroute(c, *v);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@
 namespace checkmpi {
 
 enum class Precision { Single, Double };
+// Bytes of one number at this precision.
+inline std::size_t real_bytes(Precision p) { return p == Precision::Single ? 4 : 8; }
 enum class SyncMode { Barrier, None };
 // --backend: where the fields live and the kernels of step3 on run. Auto is
 // cuda when the binary has CUDA and every rank sees a GPU, else host.

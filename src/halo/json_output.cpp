@@ -71,13 +71,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["require_gpu_aware"] = cfg.require_gpu_aware;
   config["stage"] = cfg.stage;
   config["compute"] = compute_name(cfg.compute);
-  config["field_bytes"] = static_cast<unsigned long long>(
-      field_bytes(dec.grid, cfg.precision == Precision::Single ? 4 : 8));
-  const std::size_t real = cfg.precision == Precision::Single ? 4 : 8;
-  config["real_bytes"] = static_cast<unsigned long long>(real);
-  config["shift_bytes"] = static_cast<unsigned long long>(shift_bytes(dec.grid, real));
-  const std::size_t planes[3] = {plane_count(dec.grid, 0), plane_count(dec.grid, 1), plane_count(dec.grid, 2)};
-  config["plane_elements"] = by_direction(planes);
+  add_geometry(config, dec.grid, cfg.precision);
   config["noise_thresholds"] = noise_thresholds_json();
   root["config"] = config;
   Json list = Json::array();
@@ -132,6 +126,15 @@ Json by_direction(const std::size_t (&v)[3]) {
   j["y"] = static_cast<unsigned long long>(v[1]);
   j["z"] = static_cast<unsigned long long>(v[2]);
   return j;
+}
+
+void add_geometry(Json& j, const Grid& g, Precision p) {
+  const std::size_t real = real_bytes(p);
+  j["real_bytes"] = static_cast<unsigned long long>(real);
+  const std::size_t planes[3] = {plane_count(g, 0), plane_count(g, 1), plane_count(g, 2)};
+  j["plane_elements"] = by_direction(planes);
+  j["field_bytes"] = static_cast<unsigned long long>(field_bytes(g, real));
+  j["shift_bytes"] = static_cast<unsigned long long>(shift_bytes(g, real));
 }
 
 }  // namespace checkmpi

@@ -189,7 +189,7 @@ int halo_main(int argc, char** argv) {
     if (cli.has("compute-probe")) {  // every rank at once, as the strategies' compute ran
       MPI_Barrier(dec.comm);
       const ComputeProbe probe = compute_probe(dec.grid, cfg.precision, backend, std::min(cfg.itfin, 1000LL));
-      const double bytes = double(shift_bytes(dec.grid, cfg.precision == Precision::Single ? 4 : 8));
+      const double bytes = double(shift_bytes(dec.grid, real_bytes(cfg.precision)));
       const std::vector<Stats> st = over_ranks({probe.seconds_per_step, bytes / probe.seconds_per_step}, dec.comm);
       Json j = Json::object();
       j["compute"] = compute_name(probe.compute);

@@ -54,11 +54,10 @@ Json run_json(const StrategyInfo& s, Compute run, const Grid& g, std::size_t rea
   j["kernel_passes"] = kernel_passes(c);
   Json dirs = Json::object();
   for (int d = 0; d < 3; ++d) {
-    const std::size_t plane = plane_count(g, d) * real;
     Json dj = Json::object();
     dj["messages_per_sign"] = t.dir[d].messages_per_sign;
-    dj["message_bytes"] = static_cast<unsigned long long>(std::size_t(t.dir[d].fields_per_message) * plane);
-    dj["halo_bytes"] = static_cast<unsigned long long>(2 * 3 * plane);
+    dj["message_bytes"] = static_cast<unsigned long long>(message_bytes(t, g, d, real));
+    dj["halo_bytes"] = static_cast<unsigned long long>(halo_bytes(g, d, real));
     dirs[std::string(1, "xyz"[d])] = dj;
   }
   j["directions"] = dirs;
@@ -72,7 +71,6 @@ Json plan_json(const HaloConfig& cfg, int nranks, const BackendChoice& backend,
   const std::array<int, 3> dims = choose_dims(cfg, nranks);
   const Grid g{int(cfg.lx / dims[0]), int(cfg.ly / dims[1]), int(cfg.lz / dims[2])};
   check_plane_sizes(g);
-  const std::size_t real = cfg.precision == Precision::Single ? 4 : 8;
   Json doc = Json::object();
   doc["schema"] = "checkmpi.plan/1";
   doc["ranks"] = nranks;
@@ -80,15 +78,11 @@ Json plan_json(const HaloConfig& cfg, int nranks, const BackendChoice& backend,
   doc["size"] = triple(cfg.lx, cfg.ly, cfg.lz);
   doc["local"] = triple(g.l, g.m, g.n);
   doc["precision"] = precision_name(cfg.precision);
-  doc["real_bytes"] = static_cast<unsigned long long>(real);
   doc["backend"] = backend_name(backend.kind);
   doc["compute"] = compute_name(cfg.compute);
   doc["itfin"] = cfg.itfin;
   doc["icheck"] = cfg.icheck;
-  const std::size_t planes[3] = {plane_count(g, 0), plane_count(g, 1), plane_count(g, 2)};
-  doc["plane_elements"] = by_direction(planes);
-  doc["field_bytes"] = static_cast<unsigned long long>(field_bytes(g, real));
-  doc["shift_bytes"] = static_cast<unsigned long long>(shift_bytes(g, real));
+  add_geometry(doc, g, cfg.precision);
   doc["memory_per_rank"] =
       static_cast<unsigned long long>(bytes_per_rank(g, cfg.precision, field_copies(chosen, cfg.compute)));
   doc["least_seconds"] = fastest_run_seconds(cfg, g, backend.kind, chosen.size());
@@ -96,7 +90,7 @@ Json plan_json(const HaloConfig& cfg, int nranks, const BackendChoice& backend,
   for (const StrategyInfo* s : chosen) {
     Json j = Json::object();
     j["catalog"] = catalog_row_json(*s);
-    j["run"] = run_json(*s, cfg.compute, g, real);
+    j["run"] = run_json(*s, cfg.compute, g, real_bytes(cfg.precision));
     list.push(j);
   }
   doc["strategies"] = list;

@@ -11,7 +11,7 @@
 namespace checkmpi {
 
 double memcpy_bandwidth(const Grid& g, Precision p, const BackendChoice& backend) {
-  const std::size_t bytes = 3 * std::size_t(g.l) * g.m * g.n * (p == Precision::Single ? 4 : 8);
+  const std::size_t bytes = 3 * std::size_t(g.l) * g.m * g.n * real_bytes(p);
   if (backend.kind == BackendKind::Cuda) return cuda_memcpy_bandwidth(backend.device, bytes);
   std::vector<char> a(bytes, 1), b(bytes, 0);
   double best = 1e300;

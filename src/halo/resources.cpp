@@ -16,7 +16,7 @@
 namespace checkmpi {
 
 double bytes_per_rank(const Grid& g, Precision p, int copies) {
-  const std::size_t real = p == Precision::Single ? 4 : 8;
+  const std::size_t real = real_bytes(p);
   double planes = 0;
   for (int d = 0; d < 3; ++d) planes += double(plane_count(g, d));
   return double(copies) * double(field_bytes(g, real)) + double(real) * 2.0 * 2.0 * 3.0 * planes;

@@ -48,10 +48,9 @@ std::string task_log(const StrategyResult& r, const Decomposition& dec, const Ha
   // time went somewhere the timers do not see.
   ratio_line("Check (comp+diag+MPI)/loop ", t.compute + t.diag + t.comm);
   const char* names[3] = {"X", "Y", "Z"};
-  const double real = cfg.precision == Precision::Single ? 4.0 : 8.0;
   for (int d = 0; d < 3; ++d) {
     // Bytes this rank sends in direction d per step: both signs, three fields.
-    const double bytes = 2.0 * 3.0 * double(plane_count(dec.grid, d)) * real * double(r.steps);
+    const double bytes = double(halo_bytes(dec.grid, d, real_bytes(cfg.precision))) * double(r.steps);
     const double bw = t.dir[d] > 0 ? bytes / t.dir[d] / 1e6 : 0.0;
     out << " # " << names[d] << "-MPI time, BW (MB/s) --> " << fortran_e(t.dir[d]) << " "
         << fixed(bw, 3) << "\n";

@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/saturating.hpp"
+#include "core/watchdog.hpp"
 
 namespace checkmpi::p2p {
 
@@ -244,12 +245,7 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   cfg.repeat = positive(cli, "repeat", 1);
   if (cfg.window > INT_MAX / 2) throw UsageError("--window is too large: " + std::to_string(cfg.window));
   if (cfg.n > INT_MAX) throw UsageError("--prtt-n is too large: " + std::to_string(cfg.n));
-  if (cli.has("watchdog")) {
-    cfg.watchdog = cli.get_double("watchdog", 0);
-    if (!(cfg.watchdog >= 0 && cfg.watchdog <= 1e7))
-      throw UsageError("--watchdog must be 0 (off) or a number of seconds up to 10^7, got '" +
-                       cli.get("watchdog", "") + "'");
-  }
+  cfg.watchdog = watchdog_option(cli);
   cfg.force = cli.has("force");
 
   const std::string buffer = cli.get("buffer", "host");

@@ -90,10 +90,11 @@ void Engine<Real>::setup(HaloState<Real>& s) {
   traits_ = Traits{};
   traits_.kernel_passes = kernel_passes(p.compute);
   traits_.overlaps = p.overlap != Overlap::None;
-  for (int d = 0; d < 3; ++d) traits_.halo_bytes[d] = 2 * 3 * plane_count(g, d) * sizeof(Real);
   const PartTraits layout = part_traits(p);  // one message's fields: the catalog's and the plan's count too
-  for (int d = 0; d < 3; ++d)
-    traits_.message_bytes[d] = std::size_t(layout.dir[d].fields_per_message) * plane_count(g, d) * sizeof(Real);
+  for (int d = 0; d < 3; ++d) {
+    traits_.halo_bytes[d] = halo_bytes(g, d, sizeof(Real));
+    traits_.message_bytes[d] = message_bytes(layout, g, d, sizeof(Real));
+  }
   traits_.messages = carrier_->messages(*this);
   for (const Channel& c : channels_)
     if (carrier_->through_mpi(*this, c))

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "grid/config.hpp"  // Compute
+#include "grid/planes.hpp"  // Grid, plane_count
 
 namespace checkmpi {
 
@@ -155,5 +156,14 @@ struct PartTraits {
 };
 
 PartTraits part_traits(const Parts& p);
+
+// In direction d of a block `g` of numbers of `real` bytes: the halo planes
+// of the three fields refreshed per step (both signs), and one message's
+// payload with these traits. The engine's traits, the plan and the task log
+// all count them so.
+inline std::size_t halo_bytes(const Grid& g, int d, std::size_t real) { return 2 * 3 * plane_count(g, d) * real; }
+inline std::size_t message_bytes(const PartTraits& t, const Grid& g, int d, std::size_t real) {
+  return std::size_t(t.dir[d].fields_per_message) * plane_count(g, d) * real;
+}
 
 }  // namespace checkmpi

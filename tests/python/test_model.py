@@ -431,8 +431,8 @@ def test_p2p_profile_equivalent():
     assert loggp.intra.time(1000) == pytest.approx(fit["L"] + fit["o_s"] + fit["o_r"] + 1000 * fit["G"])
     with pytest.raises(CheckmpiError, match="ping-pong result with a Hockney fit or a LogGP"):
         machine_from_p2p([load(DATA / "p2p_ring.json")], (10e9, "test"))
-    assert math.isfinite(M.predict(catalog.load("step0", str(BUILD_BIN)), M.Case((2, 1, 1), (8, 8, 8), geometry((8, 8, 8))),
-                                 m)[0].total)
+    case = M.Case((2, 1, 1), (8, 8, 8), geometry((8, 8, 8)))
+    assert math.isfinite(M.predict(catalog.load("step0", str(BUILD_BIN)), case, m)[0].total)
 
 
 def test_case_defaults():
