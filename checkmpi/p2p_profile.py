@@ -63,10 +63,11 @@ def copy_bandwidth_for(run: HaloRun | None, given: float | None) -> tuple[float,
     return DEFAULT_COPY_BANDWIDTH, "default"
 
 
-def machine_from_p2p(p2ps: list[P2PRun], bandwidth: tuple[float, str], precision: str = "single") -> Machine:
+def machine_from_p2p(p2ps: list[P2PRun], bandwidth: tuple[float, str], real: int) -> Machine:
+    """A machine from ping-pong (or LogGP) results and a copy bandwidth, for numbers of `real` bytes (a plan's or
+    a run's `real_bytes`: packing an x plane moves a cache line per number)."""
     link = link_of(p2ps)
     bw, origin = bandwidth
-    real = 8 if precision == "double" else 4
     plane = Direction(bw / 2, bw / 2)  # payload read once and written once
     x = Direction(bw * real / (CACHE_LINE + real), bw * real / (CACHE_LINE + real))
     lat = link.segment(0).alpha

@@ -30,7 +30,8 @@ def predict_command(args: argparse.Namespace) -> int:
     local = parse_triple(args.local, "--local")
     counts = parse_scale(args.scale) if args.scale else []
     procs = parse_triple(args.procs, "--procs") if args.procs else (1, 1, 1)
-    machine = _machine(args)
+    geometry = _geometry(args, procs, local)
+    machine = _machine(args, geometry.real_bytes)
     rpn = args.ranks_per_node
     if counts and rpn is None:
         rpn = int(machine.context.get("cores_per_node") or 0) or None
@@ -38,7 +39,7 @@ def predict_command(args: argparse.Namespace) -> int:
             raise CheckmpiError("--scale needs --ranks-per-node (the inputs do not say how many cores a node has)")
     if args.json:
         refuse_inputs(Path(args.json), inputs, "--json")
-    case = _case(args, procs, local, rpn)
+    case = _case(args, procs, local, rpn, geometry)
     rows = catalog.load(args.strategy, args.bin)
     out = T.console()
     doc: dict = {"schema": PREDICT_SCHEMA, "case": {
@@ -69,7 +70,7 @@ def predict_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _machine(args: argparse.Namespace):
+def _machine(args: argparse.Namespace, real_bytes: int):
     from checkmpi.machine import load_machine
     from checkmpi.p2p_profile import copy_bandwidth_for, machine_from_p2p
     from checkmpi.results import P2PRun
@@ -85,22 +86,30 @@ def _machine(args: argparse.Namespace):
     if halo is not None and not isinstance(halo, HaloRun):
         raise CheckmpiError(f"--halo needs checkmpi-halo results; '{args.halo}' is a checkmpi-p2p file")
     bandwidth = copy_bandwidth_for(halo, gbs(args.copy_bandwidth))
-    return machine_from_p2p(runs, bandwidth, args.precision)  # type: ignore[arg-type]
+    return machine_from_p2p(runs, bandwidth, real_bytes)  # type: ignore[arg-type]
 
 
-def _case(args: argparse.Namespace, procs, local, rpn):
-    from checkmpi import catalog, halo_plan
-    from checkmpi.model import Case, Geometry
+def _geometry(args: argparse.Namespace, procs, local):
+    """The block in bytes, from the binary's plan of the case."""
+    from checkmpi import halo_plan
+    from checkmpi.model import Geometry
     from checkmpi.results import x_join
+
+    plan = halo_plan.make(["--no-input", "--local", x_join(local), "--procs", x_join(procs), "--precision",
+                           args.precision], args.bin)
+    return Geometry.of(plan.raw)
+
+
+def _case(args: argparse.Namespace, procs, local, rpn, geometry):
+    from checkmpi import catalog
+    from checkmpi.model import Case
 
     if args.border < 1:
         raise CheckmpiError(f"--border must be positive, got {args.border}")
     compute = catalog.default_compute(args.backend, args.bin) if args.compute == "auto" else args.compute
     if compute == "in-place" and compute != catalog.default_compute(args.backend, args.bin):
         raise CheckmpiError(f"--compute in-place works on host memory, not on the {args.backend} backend")
-    plan = halo_plan.make(["--no-input", "--local", x_join(local), "--procs", x_join(procs), "--precision",
-                           args.precision], args.bin)
-    return Case(procs, local, Geometry.of(plan.raw), args.precision, args.sync, args.border, rpn, compute,
+    return Case(procs, local, geometry, args.precision, args.sync, args.border, rpn, compute,
                 args.self_copy, args.backend)
 
 

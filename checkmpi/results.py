@@ -1,6 +1,6 @@
 """Loading the native tools' JSON results, checked against their JSON Schemas.
 
-Two schemas are read: `checkmpi.halo/3` (docs/halo.md) and `checkmpi.p2p/2`
+Two schemas are read: `checkmpi.halo/4` (docs/halo.md) and `checkmpi.p2p/2`
 (docs/p2p.md); their JSON Schema files are in schemas/ (packaged as
 checkmpi.schemas, so an installed checkmpi has them). A file that does not validate is refused with one line
 naming the first offending key.
@@ -21,7 +21,7 @@ import referencing
 
 from checkmpi.errors import CheckmpiError
 
-HALO_SCHEMA = "checkmpi.halo/3"
+HALO_SCHEMA = "checkmpi.halo/4"
 P2P_SCHEMA = "checkmpi.p2p/2"
 KNOWN_SCHEMAS = {"checkmpi.halo": HALO_SCHEMA, "checkmpi.p2p": P2P_SCHEMA}
 
@@ -181,7 +181,7 @@ def x_join(values: tuple[int, ...] | list[int]) -> str:
 
 @lru_cache(maxsize=None)
 def schema_validator(schema: str) -> jsonschema.protocols.Validator:
-    """The validator of `checkmpi.halo/3` and the like, from its schema file; a schema may refer to another's
+    """The validator of `checkmpi.halo/4` and the like, from its schema file; a schema may refer to another's
     definitions by file name (the plan and the results carry catalog rows)."""
     family, version = schema.split("/", 1)
     schemas = _schema_texts()
@@ -274,7 +274,7 @@ def _stats(d: dict[str, Any]) -> Stats:
 
 
 def _halo(path: Path, doc: dict[str, Any]) -> HaloRun:
-    """A validated checkmpi.halo/3 document as objects."""
+    """A validated checkmpi.halo/4 document as objects."""
     strategies = []
     for r in doc["results"]:
         strategies.append(StrategyResult(

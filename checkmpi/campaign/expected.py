@@ -49,13 +49,14 @@ def expected_time(cdir: CampaignDir, spec: Spec, run: Run, p2p: Executable, laun
         assert isinstance(p2p_run, P2PRun)
         args = list(spec.halo_args)
         precision = option_value(args, "--precision") or "single"
-        machine = machine_from_p2p([p2p_run], (DEFAULT_COPY_BANDWIDTH, "default"), precision)
         # checkmpi-halo sits beside checkmpi-p2p: its plan of the point gives the block and the strategy's row
         plan = point_plan(spec, run.point, str(p2p.path.parent))
+        geometry = Geometry.of(plan.raw)
+        machine = machine_from_p2p([p2p_run], (DEFAULT_COPY_BANDWIDTH, "default"), geometry.real_bytes)
     except CheckmpiError as e:
         return {"seconds": None, "kind": "none", "source": f"no prediction: {e.message}"}
     rows = [s.row for s in plan.strategies if s.row.id == run.strategy]
-    case = Case(run.point.procs, run.point.local, Geometry.of(plan.raw), precision,
+    case = Case(run.point.procs, run.point.local, geometry, precision,
                 option_value(args, "--sync") or "barrier", int(option_value(args, "--border") or 10))
     per_step = predict(rows, case, machine)[0].total
     seconds = per_step * spec.itfin + pp["launch_s"]

@@ -49,7 +49,7 @@ CommandLine halo_command_line() {
        "barrier|none"},
       {"self-copy", 0, false, "where a rank is its own neighbour, copy locally instead of through MPI"},
       {"outdir", 0, true, "directory for per-strategy output (default .)", false, "DIR"},
-      {"json", 0, true, "write results as JSON (schema checkmpi.halo/2) to this file", false, "FILE"},
+      {"json", 0, true, std::string("write results as JSON (schema ") + kHaloSchema + ") to this file", false, "FILE"},
       {"events", 0, true, "write the run's progress as JSON lines to FILE, one as each strategy starts (for a "
                           "program that follows the run)", false, "FILE"},
       {"memcpy-probe", 0, false, "also measure memcpy bandwidth (JSON probes; used by bench/)"},

@@ -14,6 +14,9 @@ namespace checkmpi {
 enum class Precision { Single, Double };
 // Bytes of one number at this precision.
 inline std::size_t real_bytes(Precision p) { return p == Precision::Single ? 4 : 8; }
+
+// The schema of checkmpi-halo --json (schemas/, docs/halo.md).
+inline constexpr char kHaloSchema[] = "checkmpi.halo/4";
 enum class SyncMode { Barrier, None };
 // --backend: where the fields live and the kernels of step3 on run. Auto is
 // cuda when the binary has CUDA and every rank sees a GPU, else host.

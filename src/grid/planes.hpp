@@ -93,6 +93,9 @@ struct StepTimers {
   std::array<double, 3> dir{};  // x, y, z share of comm (pack + MPI + unpack + barrier)
   double pack = 0, unpack = 0;
   std::array<double, 3> pack_dir{}, unpack_dir{};  // pack and unpack split by direction
+  // The transport's own calls, packing and unpacking inside them left out:
+  // posting receives and sends, and waiting (or testing) for them to complete.
+  double post = 0, wait = 0;
   double excluded = 0;  // inside the loop but not measured (see Untimed); the loop time leaves it out
   double mpi() const { return comm - pack - unpack; }
 };
@@ -117,14 +120,16 @@ class Timed {
 };
 
 // Time spent in its scope is work a strategy must do but does not measure
-// (mock's untimed exchange): it is taken back out of the enclosing comm
-// timer and recorded as excluded, which the loop time leaves out.
+// (mock's untimed exchange, inside its wait): it is taken back out of the
+// enclosing comm and wait timers and recorded as excluded, which the loop
+// time leaves out.
 class Untimed {
  public:
   explicit Untimed(StepTimers& t) : t_(t), start_(MPI_Wtime()) {}
   ~Untimed() {
     const double dt = MPI_Wtime() - start_;
     t_.comm -= dt;
+    t_.wait -= dt;
     t_.excluded += dt;
   }
   Untimed(const Untimed&) = delete;

@@ -25,7 +25,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
                   const BackendChoice& backend, const std::vector<StrategyResult>& results,
                   const std::vector<Skipped>& skipped) {
   Json root = Json::object();
-  root["schema"] = "checkmpi.halo/3";
+  root["schema"] = kHaloSchema;
   Json context = context_json(ctx);
   context["dims"] = Json::array_of(std::vector<int>(dec.dims.begin(), dec.dims.end()));
   context["backend"] = backend_name(backend.kind);

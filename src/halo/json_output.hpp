@@ -1,5 +1,5 @@
-// checkmpi-halo's results as JSON (schema checkmpi.halo/3, docs/halo.md;
-// schemas/checkmpi.halo-3.schema.json).
+// checkmpi-halo's results as JSON (schema checkmpi.halo/4, docs/halo.md;
+// schemas/checkmpi.halo-4.schema.json).
 #pragma once
 
 #include <vector>

@@ -44,6 +44,7 @@ namespace {
 StepTimers& operator+=(StepTimers& a, const StepTimers& b) {
   a.loop += b.loop, a.compute += b.compute, a.diag += b.diag, a.comm += b.comm;
   a.pack += b.pack, a.unpack += b.unpack;
+  a.post += b.post, a.wait += b.wait;
   for (int d = 0; d < 3; ++d) {
     a.dir[d] += b.dir[d];
     a.pack_dir[d] += b.pack_dir[d];
@@ -107,7 +108,7 @@ void summarise(StrategyResult& r, MPI_Comm comm) {
       {"x", t.dir[0]},      {"y", t.dir[1]},            {"z", t.dir[2]},            {"pack", t.pack},
       {"unpack", t.unpack}, {"mpi", t.mpi()},           {"pack_x", t.pack_dir[0]},  {"pack_y", t.pack_dir[1]},
       {"pack_z", t.pack_dir[2]}, {"unpack_x", t.unpack_dir[0]}, {"unpack_y", t.unpack_dir[1]},
-      {"unpack_z", t.unpack_dir[2]}};
+      {"unpack_z", t.unpack_dir[2]}, {"post", t.post}, {"wait", t.wait}};
   std::vector<double> local;
   for (const auto& value : values) local.push_back(value.second);
   for (int d = 0; d < 3; ++d)  // this rank's payload over its time in that direction (0: no time)

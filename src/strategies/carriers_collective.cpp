@@ -12,7 +12,7 @@
 // A Cartesian communicator orders each rank's neighbours x-, x+, y-, y+, z-,
 // z+. Towards the neighbour below a rank sends its Down message (plane 1)
 // and from it receives its Up message (halo 0); towards the one above, the
-// reverse. Channels under --self-copy get zero counts and a local copy.
+// reverse. Channels under --self-copy get zero counts (the engine copies them).
 #include <array>
 #include <memory>
 #include <stdexcept>
@@ -130,34 +130,32 @@ class AlltoallvCarrier final : public Carrier<Real> {
       for (int way = 0; way < 2; ++way) {
         const bool swapped = way == 0 && swap_[std::size_t(slot / 2)];
         const Channel& c = find(e, slot / 2, slot_sign(slot % 2, way) ^ int(swapped));
-        counts_[way][std::size_t(slot)] = e.local(c) ? 0 : int(e.send_wire(c).count);
+        counts_[way][std::size_t(slot)] = e.through_mpi(c) ? int(e.send_wire(c).count) : 0;
         displs_[way][std::size_t(slot)] = int(e.offset(c));
       }
   }
 
-  void post(Engine<Real>& e) override {
-    for (const Channel& c : e.channels())
-      if (e.local(c)) e.copy_locally(c);
-    const MPI_Comm comm = hood_->comm();
-    const MPI_Datatype t = mpi_type<Real>();
+  // Non-blocking, the collective is posted; blocking, it is all wait.
+  void post_sends(Engine<Real>& e, Channels) override {
     if (nonblocking_)
-      MPI_Ineighbor_alltoallv(e.send_block(), counts_[0].data(), displs_[0].data(), t, e.recv_block(),
-                              counts_[1].data(), displs_[1].data(), t, comm, &request_);
-    else
-      MPI_Neighbor_alltoallv(e.send_block(), counts_[0].data(), displs_[0].data(), t, e.recv_block(),
-                             counts_[1].data(), displs_[1].data(), t, comm);
+      MPI_Ineighbor_alltoallv(e.send_block(), counts_[0].data(), displs_[0].data(), mpi_type<Real>(), e.recv_block(),
+                              counts_[1].data(), displs_[1].data(), mpi_type<Real>(), hood_->comm(), &request_);
   }
 
-  bool tells_arrival() const override { return nonblocking_; }
-  bool all_arrived(Engine<Real>&) override {
+  bool test(Engine<Real>&) override {
     int flag = 1;
     MPI_Request_get_status(request_, &flag, MPI_STATUS_IGNORE);
     return flag != 0;
   }
 
-  void finish(Engine<Real>& e) override {
-    if (nonblocking_) MPI_Wait(&request_, MPI_STATUS_IGNORE);
-    for (const Channel& c : e.channels()) e.arrived(c, true);
+  void wait(Engine<Real>& e, Channels set) override {
+    if (nonblocking_)
+      MPI_Wait(&request_, MPI_STATUS_IGNORE);
+    else
+      MPI_Neighbor_alltoallv(e.send_block(), counts_[0].data(), displs_[0].data(), mpi_type<Real>(), e.recv_block(),
+                             counts_[1].data(), displs_[1].data(), mpi_type<Real>(), hood_->comm());
+    for (const Channel& c : set)
+      if (e.through_mpi(c)) e.arrived(c);
   }
 
  private:
@@ -193,11 +191,6 @@ class AlltoallwCarrier final : public Carrier<Real> {
   }
 
   std::string note() const override { return swap_note(swap_); }
-  int messages(const Engine<Real>&) const override {  // one struct of three planes per neighbour
-    int n = 0;
-    for (int c : counts_[0]) n += c;
-    return n;
-  }
 
   void setup(Engine<Real>& e) override {
     HaloState<Real>& s = e.state();
@@ -207,14 +200,13 @@ class AlltoallwCarrier final : public Carrier<Real> {
     if (e.parts().compute == Compute::OnePass) describe(s, e.second_buffer(), types_[1]);
   }
 
-  void post(Engine<Real>& e) override {
-    for (const Channel& c : e.channels())
-      if (e.local(c)) e.copy_locally(c);
+  // A blocking call: all wait, received in place (nothing to unpack).
+  void post_sends(Engine<Real>&, Channels) override {}
+  void wait(Engine<Real>& e, Channels) override {
     const auto& types = types_[std::size_t(e.parity())];
     MPI_Neighbor_alltoallw(MPI_BOTTOM, counts_[0].data(), displs_.data(), types[0].data(), MPI_BOTTOM,
                            counts_[1].data(), displs_.data(), types[1].data(), hood_->comm());
   }
-  void finish(Engine<Real>&) override {}  // received in place: nothing to unpack
 
  private:
   using Types = std::array<std::array<MPI_Datatype, 6>, 2>;  // [send, recv][slot]

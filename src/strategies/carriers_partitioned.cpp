@@ -19,55 +19,36 @@ namespace {
 template <class Real>
 class PartitionedCarrier final : public Carrier<Real> {
  public:
-  ~PartitionedCarrier() override {
-    for (auto* list : {&recvs_, &sends_})
-      for (MPI_Request& r : *list)
-        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-  }
-
   void setup(Engine<Real>& e) override {
     const Decomposition& dec = e.state().dec;
-    recvs_.assign(e.channels().size(), MPI_REQUEST_NULL);
-    sends_.assign(e.channels().size(), MPI_REQUEST_NULL);
+    requests_.resize(e.channels().size());
     for (const Channel& c : e.channels()) {
-      if (e.local(c)) continue;
+      if (!e.through_mpi(c)) continue;
       const auto in = e.recv_wire(c), out = e.send_wire(c);
       const MPI_Count per_field = in.count / 3;
       MPI_Precv_init(in.ptr, 3, per_field, in.type, recv_peer(dec, c.dir, c.sign), c.tag(), dec.comm,
-                     MPI_INFO_NULL, &recvs_[std::size_t(c.index)]);
+                     MPI_INFO_NULL, requests_.recv(c.index));
       MPI_Psend_init(out.ptr, 3, per_field, out.type, send_peer(dec, c.dir, c.sign), c.tag(), dec.comm,
-                     MPI_INFO_NULL, &sends_[std::size_t(c.index)]);
+                     MPI_INFO_NULL, requests_.send(c.index));
     }
   }
 
-  bool packs_itself() const override { return true; }
-  void pack_direction(Engine<Real>& e, int dir, bool async) override {
-    for (int i : e.in_direction(dir)) {
-      const Channel& c = e.channels()[std::size_t(i)];
-      if (e.local(c)) {
-        e.pack(c, !async);
-        continue;
-      }
-      MPI_Start(&sends_[std::size_t(i)]);
+  void post_recvs(Engine<Real>&, Channels set) override { requests_.start_recvs(set); }
+  // Packs as it sends: each field's partition is ready as soon as it is packed.
+  void post_sends(Engine<Real>& e, Channels set) override {
+    requests_.start_sends(set);
+    for (const Channel& c : set) {
+      if (!e.through_mpi(c)) continue;
       for (int f = 0; f < 3; ++f) {
         e.pack(c, /*finish=*/true, FieldRange{f, 1});  // the partition must be in place before it is ready
-        MPI_Pready(f, sends_[std::size_t(i)]);
+        MPI_Pready(f, *requests_.send(c.index));
       }
     }
   }
-  void post_recvs(Engine<Real>& e, int dir) override {
-    for (int i : e.in_direction(dir))
-      if (!e.local(e.channels()[std::size_t(i)])) MPI_Start(&recvs_[std::size_t(i)]);
-  }
-  void post_sends(Engine<Real>& e, int dir) override {
-    for (int i : e.in_direction(dir))
-      if (e.local(e.channels()[std::size_t(i)])) e.copy_locally(e.channels()[std::size_t(i)]);
-  }
-
-  void finish(Engine<Real>& e) override { complete_channels(e, recvs_, sends_); }
+  void wait(Engine<Real>& e, Channels set) override { requests_.complete(e, set); }
 
  private:
-  std::vector<MPI_Request> recvs_, sends_;  // by channel
+  RequestSet requests_;
 };
 
 }  // namespace

@@ -35,7 +35,7 @@ class RmaCarrier final : public Carrier<Real> {
     // Post/start/complete/wait: the ranks that put into this one, and those it puts into.
     std::vector<int> from, to;
     for (const Channel& c : e.channels()) {
-      if (e.local(c)) continue;
+      if (!e.through_mpi(c)) continue;
       from.push_back(recv_peer(dec, c.dir, c.sign));
       to.push_back(send_peer(dec, c.dir, c.sign));
     }
@@ -47,9 +47,8 @@ class RmaCarrier final : public Carrier<Real> {
     remote_ = !from.empty();
   }
 
-  void post(Engine<Real>& e) override {
-    for (const Channel& c : e.channels())
-      if (e.local(c)) e.copy_locally(c);
+  // The epoch opens, and every message is put.
+  void post_sends(Engine<Real>& e, Channels set) override {
     if (fence_) {
       MPI_Win_fence(MPI_MODE_NOPRECEDE, window_);
     } else if (remote_) {
@@ -57,22 +56,24 @@ class RmaCarrier final : public Carrier<Real> {
       MPI_Win_start(targets_, 0, window_);
     }
     const Decomposition& dec = e.state().dec;
-    for (const Channel& c : e.channels()) {
-      if (e.local(c)) continue;
+    for (const Channel& c : set) {
+      if (!e.through_mpi(c)) continue;
       const auto w = e.send_wire(c);
       MPI_Put(w.ptr, w.count, w.type, send_peer(dec, c.dir, c.sign), MPI_Aint(e.offset(c)), w.count, w.type,
               window_);
     }
   }
 
-  void finish(Engine<Real>& e) override {
+  // The epoch closes: the puts into this rank are in its window.
+  void wait(Engine<Real>& e, Channels set) override {
     if (fence_) {
       MPI_Win_fence(MPI_MODE_NOSUCCEED, window_);
     } else if (remote_) {
       MPI_Win_complete(window_);
       MPI_Win_wait(window_);
     }
-    for (const Channel& c : e.channels()) e.arrived(c, true);
+    for (const Channel& c : set)
+      if (e.through_mpi(c)) e.arrived(c);
   }
 
  private:

@@ -4,8 +4,9 @@
 // when the neighbour is on its node (itself included); neighbours on other
 // nodes get kernel-packed messages (MPI_Irecv/MPI_Isend).
 //
-// A node barrier at the start of step t: every rank of the node has finished
-// step t-1, so each neighbour's fields are complete. One-pass, that is
+// A node barrier at step t's first post (after this rank's packing, which
+// reads only its own fields): every rank of the node has finished step t-1,
+// so each neighbour's fields are complete. One-pass, that is
 // enough: nobody is still reading the buffer it is about to write (the one
 // that was current at t-1), and every rank swaps buffers every step, so the
 // neighbour's current buffer is the one with this rank's parity. In place, a
@@ -23,19 +24,12 @@ template <class Real>
 class ShmCarrier final : public Carrier<Real> {
  public:
   ~ShmCarrier() override {
-    for (MPI_Request& r : requests_)
-      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
     if (window_ != MPI_WIN_NULL) {
       MPI_Win_unlock_all(window_);
       MPI_Win_free(&window_);
     }
     if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
   }
-
-  bool through_mpi(const Engine<Real>& e, const Channel& c) const override {
-    return !on_node(c) && !e.local(c);
-  }
-  bool carries(const Channel& c) const override { return !on_node(c); }
 
   void setup(Engine<Real>& e) override {
     HaloState<Real>& s = e.state();
@@ -51,7 +45,8 @@ class ShmCarrier final : public Carrier<Real> {
                                            : FieldPtrs<Real>{base + 3 * cells, base + 4 * cells, base + 5 * cells};
     e.adopt_fields({base, base + cells, base + 2 * cells}, next);
 
-    // Where each halo comes from: the neighbour's window on this node, or a message.
+    // Where each halo comes from: the neighbour's window on this node (itself
+    // included, even under --self-copy), or a message.
     MPI_Group world, node;
     MPI_Comm_group(s.dec.comm, &world);
     MPI_Comm_group(node_, &node);
@@ -63,72 +58,62 @@ class ShmCarrier final : public Carrier<Real> {
       MPI_Aint size = 0;
       int unit = 0;
       MPI_Win_shared_query(window_, node_rank, &size, &unit, &source_[std::size_t(c.index)]);
+      e.share(c);
     }
     MPI_Group_free(&world);
     MPI_Group_free(&node);
-    requests_.assign(2 * e.channels().size(), MPI_REQUEST_NULL);
+    requests_.resize(e.channels().size());
   }
 
-  void begin(Engine<Real>& e) override {
-    MPI_Win_sync(window_);
-    MPI_Barrier(node_);
-    MPI_Win_sync(window_);
-    (void)e;
-  }
-
-  void post_recvs(Engine<Real>& e, int dir) override {
+  // The step's first post starts with the node barrier; then the halos of
+  // neighbours on the node are read, the others' messages posted.
+  void post_recvs(Engine<Real>& e, Channels set) override {
+    if (!started_) node_barrier();
+    started_ = true;
     HaloState<Real>& s = e.state();
-    for (int i : e.in_direction(dir)) {
-      const Channel& c = e.channels()[std::size_t(i)];
-      if (on_node(c)) {  // the neighbour's current buffer, plane by plane into the halo
-        Real* theirs = static_cast<Real*>(source_[std::size_t(i)]) + std::size_t(e.parity()) * 3 * s.grid.cells();
+    for (const Channel& c : set) {
+      if (e.route(c) == Route::Shared) {  // the neighbour's current buffer, plane by plane into the halo
+        Real* theirs = static_cast<Real*>(source_[std::size_t(c.index)]) + std::size_t(e.parity()) * 3 * s.grid.cells();
         const FieldPtrs<const Real> from{theirs, theirs + s.grid.cells(), theirs + 2 * s.grid.cells()};
         s.backend.copy_plane(s.grid, s.f, plane(s.grid, c.dir, recv_index(s.grid, c.dir, c.sign)), from,
                              plane(s.grid, c.dir, send_index(s.grid, c.dir, c.sign)), direction_queue(c.dir));
         s.backend.wait(direction_queue(c.dir));
-      } else if (e.local(c)) {
-        continue;
-      } else {
+      } else if (e.through_mpi(c)) {
         const auto w = e.recv_wire(c);
         MPI_Irecv(w.ptr, w.count, w.type, recv_peer(s.dec, c.dir, c.sign), c.tag(), s.dec.comm,
-                  &requests_[std::size_t(i)]);
+                  requests_.recv(c.index));
       }
     }
   }
 
-  void post_sends(Engine<Real>& e, int dir) override {
+  void post_sends(Engine<Real>& e, Channels set) override {
     const Decomposition& dec = e.state().dec;
-    const std::size_t n = e.channels().size();
-    for (int i : e.in_direction(dir)) {
-      const Channel& c = e.channels()[std::size_t(i)];
-      if (on_node(c)) continue;
-      if (e.local(c)) {
-        e.copy_locally(c);
-        continue;
-      }
+    for (const Channel& c : set) {
+      if (!e.through_mpi(c)) continue;
       const auto w = e.send_wire(c);
-      MPI_Isend(w.ptr, w.count, w.type, send_peer(dec, c.dir, c.sign), c.tag(), dec.comm, &requests_[n + i]);
+      MPI_Isend(w.ptr, w.count, w.type, send_peer(dec, c.dir, c.sign), c.tag(), dec.comm, requests_.send(c.index));
     }
   }
 
-  void finish(Engine<Real>& e) override {
-    MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    for (const Channel& c : e.channels()) e.arrived(c, true);
-    if (in_place_) {  // every neighbour's faces read before anyone shifts them
-      MPI_Win_sync(window_);
-      MPI_Barrier(node_);
-      MPI_Win_sync(window_);
-    }
+  void wait(Engine<Real>& e, Channels set) override {
+    requests_.complete(e, set);
+    if (in_place_) node_barrier();  // every neighbour's faces read before anyone shifts them
+    started_ = false;
   }
 
  private:
-  bool on_node(const Channel& c) const { return source_[std::size_t(c.index)] != nullptr; }
+  void node_barrier() {
+    MPI_Win_sync(window_);
+    MPI_Barrier(node_);
+    MPI_Win_sync(window_);
+  }
 
   bool in_place_ = false;
+  bool started_ = false;  // whether this step's node barrier is behind
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Win window_ = MPI_WIN_NULL;
-  std::vector<void*> source_;          // by channel: the neighbour's window on this node, or null
-  std::vector<MPI_Request> requests_;  // receives, then sends, by channel
+  std::vector<void*> source_;  // by channel: the neighbour's window on this node, or null
+  RequestSet requests_;
 };
 
 }  // namespace

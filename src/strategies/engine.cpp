@@ -25,8 +25,29 @@ std::vector<Channel> make_channels(Packing p) {
   return out;
 }
 
+namespace {
+
+// Adds the seconds of its scope to `sink`, less the packing and unpacking
+// done inside it (a transport that packs as it sends; a wait unpacks what
+// arrives), so that post and wait time MPI alone.
+class Phase {
+ public:
+  Phase(double& sink, const StepTimers& t) : sink_(sink), t_(t), start_(MPI_Wtime()), inner_(t.pack + t.unpack) {}
+  ~Phase() { sink_ += MPI_Wtime() - start_ - (t_.pack + t_.unpack - inner_); }
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+
+ private:
+  double& sink_;
+  const StepTimers& t_;
+  double start_, inner_;
+};
+
+}  // namespace
+
 template <class Real>
-Engine<Real>::Engine(const StrategyInfo& info, Compute run) : info_(info) {
+Engine<Real>::Engine(const StrategyInfo& info, Compute run)
+    : info_(info), transport_(transport_traits(info.parts.transport)) {
   info_.parts.compute = resolved_compute(info.parts, run);
 }
 
@@ -51,7 +72,15 @@ void Engine<Real>::setup(HaloState<Real>& s) {
   const Parts& p = info_.parts;
   const Grid& g = s.grid;
   channels_ = make_channels(p.packing);
-  for (const Channel& c : channels_) by_dir_[std::size_t(c.dir)].push_back(c.index);
+  routes_.clear();
+  for (const Channel& c : channels_) routes_.push_back(s.copies_locally(c.dir) ? Route::Self : Route::Mpi);
+  for (int d = 0; d < 3; ++d) {
+    const Channel* begin = channels_.data();
+    while (begin->dir != d) ++begin;
+    const Channel* end = begin;
+    while (end != channels_.data() + channels_.size() && end->dir == d) ++end;
+    by_dir_[std::size_t(d)] = {begin, end};
+  }
   packed_bytes_.assign(channels_.size(), 0);
   compute_.setup(s, p.compute, p.overlap);
   carrier_ = make_carrier<Real>(p.transport);
@@ -73,7 +102,7 @@ void Engine<Real>::setup(HaloState<Real>& s) {
   if (p.packing == Packing::Datatype) block_ = 0;  // nothing is packed
   staged_ = s.backend.kind() != BackendKind::Host && p.packing == Packing::Kernel &&
             !(p.buffers == Buffers::Backend && s.backend.mpi_takes_backend_memory() &&
-              carrier_->takes_device_memory());
+              transport_.device_memory);
   for (int way = 0; way < 2 && block_ > 0; ++way) {
     Real* given = way == 1 ? carrier_->receive_memory(*this, block_) : nullptr;
     if (given) {
@@ -95,10 +124,16 @@ void Engine<Real>::setup(HaloState<Real>& s) {
     traits_.halo_bytes[d] = halo_bytes(g, d, sizeof(Real));
     traits_.message_bytes[d] = message_bytes(layout, g, d, sizeof(Real));
   }
-  traits_.messages = carrier_->messages(*this);
-  for (const Channel& c : channels_)
-    if (carrier_->through_mpi(*this, c))
-      traits_.mpi_bytes[c.dir] += (c.field < 0 ? 3 : 1) * plane_count(g, c.dir) * sizeof(Real);
+  // What goes through MPI in the timed loop: a message per channel routed
+  // so, or per neighbour where the transport bundles the fields.
+  bool neighbour_counted[3][2] = {};
+  for (const Channel& c : channels_) {
+    if (!through_mpi(c) || !transport_.measured) continue;
+    bool& counted = neighbour_counted[c.dir][c.sign];
+    traits_.messages += !transport_.bundles_fields || !counted;
+    counted = true;
+    traits_.mpi_bytes[c.dir] += (c.field < 0 ? 3 : 1) * plane_count(g, c.dir) * sizeof(Real);
+  }
 }
 
 template <class Real>
@@ -115,13 +150,17 @@ std::string Engine<Real>::note() const {
 template <class Real>
 void Engine<Real>::step(HaloState<Real>& s) {
   StepTimers& t = s.timers;
-  const bool barrier = s.options.barrier;
+  const bool barrier = s.options.barrier && transport_.measured;  // mock synchronises untimed, in its wait
   if (info_.parts.schedule == Schedule::ByDirection) {
     {
       Timed comm(t.comm);
       for (int dir = 0; dir < 3; ++dir) {
         Timed timed(t.dir[dir]);
-        carrier_->exchange_direction(*this, dir);
+        const Channels set = in_direction(dir);
+        if (transport_.grain[dir] == Grain::Message)
+          for (const Channel& c : set) exchange({&c, &c + 1});
+        else
+          exchange(set);
         if (barrier) MPI_Barrier(s.dec.comm);
       }
     }
@@ -129,21 +168,51 @@ void Engine<Real>::step(HaloState<Real>& s) {
     compute_.whole(s);
     return;
   }
-  const bool async = info_.parts.completion == Completion::Waitany;
   const bool overlap = info_.parts.overlap != Overlap::None;
   {
     Timed comm(t.comm);
-    exchange_all_at_once(s);
+    post_all_at_once(s);
   }
-  if (overlap) compute_in_flight(s, async);
+  if (overlap) compute_in_flight(s, async());
   {
     Timed comm(t.comm);
-    carrier_->finish(*this);
-    if (barrier) carrier_->synchronise(*this);
+    wait(all());
+    if (barrier) MPI_Barrier(s.dec.comm);
   }
   Timed compute(t.compute);
   if (overlap) compute_.after(s);
   else compute_.whole(s);
+}
+
+template <class Real>
+void Engine<Real>::post_recvs(Channels set) {
+  Phase post(s_->timers.post, s_->timers);
+  carrier_->post_recvs(*this, set);
+}
+
+template <class Real>
+void Engine<Real>::post_sends(Channels set) {
+  for (const Channel& c : set)
+    if (route(c) == Route::Self) copy_locally(c);
+  Phase post(s_->timers.post, s_->timers);
+  carrier_->post_sends(*this, set);
+}
+
+template <class Real>
+void Engine<Real>::wait(Channels set) {
+  for (const Channel& c : set)  // copied when the sends were posted
+    if (route(c) == Route::Self) arrived(c);
+  Phase wait(s_->timers.wait, s_->timers);
+  carrier_->wait(*this, set);
+}
+
+template <class Real>
+void Engine<Real>::exchange(Channels set) {
+  for (const Channel& c : set)
+    if (packs(c)) pack(c);
+  post_recvs(set);
+  post_sends(set);
+  wait(set);
 }
 
 // The compute while the messages fly. In slices, where the transport can
@@ -152,7 +221,7 @@ void Engine<Real>::step(HaloState<Real>& s) {
 template <class Real>
 void Engine<Real>::compute_in_flight(HaloState<Real>& s, bool async) {
   StepTimers& t = s.timers;
-  if (!compute_.sliced(s) || !carrier_->tells_arrival()) {
+  if (!compute_.sliced(s) || !transport_.tests) {
     Timed compute(t.compute);
     compute_.in_flight(s, async);
     return;
@@ -161,36 +230,37 @@ void Engine<Real>::compute_in_flight(HaloState<Real>& s, bool async) {
   for (;;) {
     {
       Timed comm(t.comm);
-      if (carrier_->all_arrived(*this)) return;
+      Phase wait(t.wait, t);
+      if (carrier_->test(*this)) return;
     }
     Timed compute(t.compute);
     if (!compute_.next_slice(s)) return;
   }
 }
 
-// Packs every direction and sign, posts all receives, then all sends. With
-// waitany each direction packs on its own queue and is waited for just
-// before its send, so packing one overlaps sending another.
+// Packs every direction and sign, posts all receives, then all sends (a
+// transport whose one call carries the whole step: everything packed, then
+// that call). With waitany each direction packs on its own queue and is
+// waited for just before its send, so packing one overlaps sending another.
 template <class Real>
-void Engine<Real>::exchange_all_at_once(HaloState<Real>& s) {
-  const bool async = info_.parts.completion == Completion::Waitany;
-  carrier_->begin(*this);
+void Engine<Real>::post_all_at_once(HaloState<Real>& s) {
+  const bool whole_step = transport_.grain[0] == Grain::Step;
   for (int dir = 0; dir < 3; ++dir) {
     Timed timed(s.timers.dir[dir]);
-    if (carrier_->packs_itself()) {
-      carrier_->pack_direction(*this, dir, async);
-    } else {
-      for (int i : in_direction(dir))
-        if (carrier_->carries(channels_[std::size_t(i)])) pack(channels_[std::size_t(i)], !async);
-    }
-    carrier_->post_recvs(*this, dir);
+    for (const Channel& c : in_direction(dir))
+      if (packs(c)) pack(c, !async());
+    if (!whole_step) post_recvs(in_direction(dir));
+  }
+  if (whole_step) {
+    post_recvs(all());
+    post_sends(all());
+    return;
   }
   for (int dir = 0; dir < 3; ++dir) {
     Timed timed(s.timers.dir[dir]);
-    if (async) s.backend.wait(direction_queue(dir));
-    carrier_->post_sends(*this, dir);
+    if (async()) s.backend.wait(direction_queue(dir));
+    post_sends(in_direction(dir));
   }
-  carrier_->post(*this);
 }
 
 template <class Real>
@@ -259,10 +329,14 @@ void Engine<Real>::unpack(const Channel& c, bool finish) {
 }
 
 template <class Real>
-void Engine<Real>::arrived(const Channel& c, bool finish) {
-  if (!carrier_->carries(c)) return;
+void Engine<Real>::arrived(const Channel& c) {
+  if (route(c) == Route::Shared) return;  // the carrier read it into the halo
+  if (info_.parts.schedule == Schedule::ByDirection) {
+    unpack(c);  // inside its direction's timer already
+    return;
+  }
   Timed timed(s_->timers.dir[c.dir]);
-  unpack(c, finish);
+  unpack(c, !async());
 }
 
 template <class Real>

@@ -1,8 +1,8 @@
 // The engine that runs any valid combination of parts: it owns the messages
-// (channels, buffers, packing) and the compute, and drives the transport's
-// carrier through one of two schedules. Carriers (transport.hpp) call back
-// into it to pack, unpack and copy messages, so each states only how its
-// messages travel.
+// (channels, buffers, packing, local copies) and the compute, and drives the
+// transport's carrier (transport.hpp: post receives, post sends, wait) through
+// one of two schedules, as the transport's traits say. Carriers call back
+// into it to unpack what arrived, so each states only how its messages travel.
 #pragma once
 
 #include <mpi.h>
@@ -31,6 +31,22 @@ struct Channel {
 // field: the order every schedule works in.
 std::vector<Channel> make_channels(Packing p);
 
+// A set of channels the schedule hands a carrier: a contiguous run of
+// Engine::channels() (one channel, a direction's, or all of them).
+struct Channels {
+  const Channel* first = nullptr;
+  const Channel* last = nullptr;
+  const Channel* begin() const { return first; }
+  const Channel* end() const { return last; }
+  int size() const { return int(last - first); }
+  int index() const { return first == last ? 0 : first->index; }  // of its first channel
+};
+
+// How a channel's halo gets here: a message through MPI; a local copy by the
+// engine (--self-copy, a direction of one rank); or read by the carrier
+// straight from the neighbour's memory (shm-window), nothing packed.
+enum class Route { Mpi, Self, Shared };
+
 template <class Real>
 class Carrier;
 
@@ -52,9 +68,12 @@ class Engine final : public Strategy<Real> {
   HaloState<Real>& state() { return *s_; }
   const Parts& parts() const { return info_.parts; }
   const std::vector<Channel>& channels() const { return channels_; }
-  const std::vector<int>& in_direction(int dir) const { return by_dir_[std::size_t(dir)]; }
-  // --self-copy replaces this channel's MPI message with a local copy.
-  bool local(const Channel& c) const { return s_->copies_locally(c.dir); }
+  Channels all() const { return {channels_.data(), channels_.data() + channels_.size()}; }
+  Channels in_direction(int dir) const { return by_dir_[std::size_t(dir)]; }
+  Route route(const Channel& c) const { return routes_[std::size_t(c.index)]; }
+  bool through_mpi(const Channel& c) const { return route(c) == Route::Mpi; }
+  // At setup: `c` is read from the neighbour's memory by the carrier.
+  void share(const Channel& c) { routes_[std::size_t(c.index)] = Route::Shared; }
 
   // Timed packing (pack, pack_<dir>) of the current fields into the send
   // buffer, staged to host memory when MPI needs it there. Datatype channels
@@ -63,11 +82,10 @@ class Engine final : public Strategy<Real> {
   // Timed unpacking (unpack, unpack_<dir>) of a received channel, unstaged
   // first, into the halos the compute reads next.
   void unpack(const Channel& c, bool finish = true);
-  // unpack() timed in the channel's direction too (all-at-once schedules,
-  // whose waits belong to no direction); nothing for channels not carried.
-  void arrived(const Channel& c, bool finish = true);
-  // The send side becomes the receive side without MPI (--self-copy).
-  void copy_locally(const Channel& c);
+  // A carrier's wait hands over each channel as it arrives: unpacked (in
+  // an all-at-once step also timed in the channel's direction, since waits
+  // belong to no direction), left running on its queue with completion=waitany.
+  void arrived(const Channel& c);
 
   // What MPI reads for a send and writes for a receive.
   struct Wire {
@@ -94,17 +112,33 @@ class Engine final : public Strategy<Real> {
  private:
   std::size_t count(const Channel& c) const;  // elements of the channel's message
   int queue(const Channel& c) const { return direction_queue(c.dir); }
-  bool staged(const Channel& c) const { return staged_ && !local(c); }
+  bool staged(const Channel& c) const { return staged_ && through_mpi(c); }
+  bool async() const { return info_.parts.completion == Completion::Waitany; }
   FieldPtrs<Real> target() { return compute_.unpack_target(*s_); }
-  void exchange_all_at_once(HaloState<Real>& s);
+  // Whether the engine packs `c` (not where the carrier reads the
+  // neighbour's memory, nor a message the transport packs as it sends).
+  bool packs(const Channel& c) const {
+    return route(c) == Route::Self || (route(c) == Route::Mpi && !transport_.packs_as_it_sends);
+  }
+  // The send side becomes the receive side without MPI (--self-copy).
+  void copy_locally(const Channel& c);
+  // The steps of the schedules on a set: the carrier's posts and wait (timed
+  // as post and wait) and the local copies around them.
+  void post_recvs(Channels set);
+  void post_sends(Channels set);
+  void wait(Channels set);
+  void exchange(Channels set);  // by direction: packed, posted and waited for
+  void post_all_at_once(HaloState<Real>& s);
   void compute_in_flight(HaloState<Real>& s, bool async);
 
   StrategyInfo info_;
   std::unique_ptr<Carrier<Real>> carrier_;
   ComputeStep<Real> compute_;
   HaloState<Real>* s_ = nullptr;
+  const TransportTraits& transport_;
   std::vector<Channel> channels_;
-  std::array<std::vector<int>, 3> by_dir_;
+  std::vector<Route> routes_;  // by channel
+  std::array<Channels, 3> by_dir_;
   std::array<std::size_t, 6> message_offset_{};  // of message 2 * dir + sign in a block
   std::array<std::size_t, 6> message_size_{};    // its elements
   std::size_t block_ = 0;

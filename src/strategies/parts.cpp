@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <iterator>
 #include <sstream>
 #include <vector>
 
@@ -64,20 +65,30 @@ E parse_value(const std::vector<Named<E>>& table, const std::string& key, const 
   throw UsageError("strategy part " + key + "=" + text + " is unknown (" + key + ": " + known + ")");
 }
 
-bool by_direction(Transport t) {
-  return t == Transport::Sendrecv || t == Transport::IsendRecvX || t == Transport::IsendRecv;
-}
+constexpr Grain M = Grain::Message, D = Grain::Direction, S = Grain::Step;
+constexpr Schedule ByDir = Schedule::ByDirection, AtOnce = Schedule::AllAtOnce;
 
-// Transports whose messages each have a request of their own.
-bool per_message_requests(Transport t) {
-  return t == Transport::IsendIrecv || t == Transport::Persistent || t == Transport::Partitioned;
-}
+// By transport, in the enum's order: grain x/y/z, schedule, request per
+// message, returns early, tests, device memory, packs as it sends, bundles
+// fields, measured.
+const TransportTraits kTransportTraits[] = {
+    {{M, M, M}, ByDir, false, false, false, true, false, false, true},    // sendrecv
+    {{D, M, M}, ByDir, false, false, false, true, false, false, true},    // isend-recv-x
+    {{D, D, D}, ByDir, false, false, false, true, false, false, true},    // isend-recv
+    {{D, D, D}, AtOnce, true, true, true, true, false, false, true},      // isend-irecv
+    {{D, D, D}, AtOnce, true, true, true, true, false, false, true},      // persistent
+    {{S, S, S}, AtOnce, false, false, false, false, false, false, true},  // neighbor-alltoallv
+    {{S, S, S}, AtOnce, false, false, false, false, false, true, true},   // neighbor-alltoallw
+    {{S, S, S}, AtOnce, false, true, true, false, false, false, true},    // ineighbor-alltoallv
+    {{S, S, S}, AtOnce, false, true, false, false, false, false, true},   // rma-fence
+    {{S, S, S}, AtOnce, false, true, false, false, false, false, true},   // rma-pscw
+    {{D, D, D}, AtOnce, false, false, false, false, false, false, true},  // shm-window
+    {{D, D, D}, AtOnce, true, true, false, false, true, false, true},     // partitioned
+    {{S, S, S}, AtOnce, false, true, false, true, false, false, false},   // mock (as step7, whose packing it mirrors)
+};
+static_assert(std::size(kTransportTraits) == std::size_t(Transport::Mock) + 1, "a row per transport");
 
-// Transports that return before the data has arrived, so compute can run.
-bool nonblocking(Transport t) {
-  return per_message_requests(t) || t == Transport::INeighborAlltoallv || t == Transport::RmaFence ||
-         t == Transport::RmaPscw || t == Transport::Mock;
-}
+bool by_direction(Transport t) { return transport_traits(t).schedule == Schedule::ByDirection; }
 
 bool packs_messages(Packing p) { return p == Packing::Hand || p == Packing::Kernel || p == Packing::MpiPack; }
 
@@ -94,7 +105,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> part_names() {
           {"compute", names(kCompute)}};
 }
 
-Schedule schedule_of(Transport t) { return by_direction(t) ? Schedule::ByDirection : Schedule::AllAtOnce; }
+const TransportTraits& transport_traits(Transport t) { return kTransportTraits[std::size_t(t)]; }
 
 bool Parts::operator==(const Parts& o) const {
   return packing == o.packing && buffers == o.buffers && transport == o.transport && schedule == o.schedule &&
@@ -147,9 +158,10 @@ std::string invalid_reason(const Parts& p) {
     return "transport=" + t + " exchanges one direction at a time (schedule=by-direction)";
   if (!by_direction(p.transport) && p.schedule == Schedule::ByDirection)
     return "transport=" + t + " has all six messages in flight at once (schedule=all-at-once)";
-  if (p.completion == Completion::Waitany && !per_message_requests(p.transport))
+  const TransportTraits& tt = transport_traits(p.transport);
+  if (p.completion == Completion::Waitany && !tt.request_per_message)
     return "completion=waitany needs a request per message (transport=isend-irecv, persistent or partitioned)";
-  if (p.overlap != Overlap::None && !nonblocking(p.transport))
+  if (p.overlap != Overlap::None && !tt.returns_early)
     return "overlap=" + std::string(name(p.overlap)) + " needs a transport that returns before the data arrive, "
            "not transport=" + t;
   if (p.transport == Transport::NeighborAlltoallw) {
@@ -183,10 +195,6 @@ std::string unavailable_reason(const Parts& p) {
   return "";
 }
 
-bool times_each_direction(Transport t) {
-  return by_direction(t) || per_message_requests(t) || t == Transport::ShmWindow;
-}
-
 std::string in_place_reason(const Parts& p) {
   if (p.overlap != Overlap::None && (p.packing == Packing::Datatype || p.packing == Packing::HandX))
     return std::string("pack=") + name(p.packing) + " with overlap=" + name(p.overlap) +
@@ -206,7 +214,7 @@ Compute resolved_compute(const Parts& p, Compute run) {
 
 PartTraits part_traits(const Parts& p) {
   PartTraits t;
-  const bool bundles = p.transport == Transport::NeighborAlltoallw;  // one struct datatype per neighbour
+  const bool bundles = transport_traits(p.transport).bundles_fields;
   for (int d = 0; d < 3; ++d) {
     DirectionTraits& dt = t.dir[d];
     const Packing how = p.packing == Packing::HandX ? (d == 0 ? Packing::Hand : Packing::Datatype) : p.packing;
@@ -224,7 +232,7 @@ PartTraits part_traits(const Parts& p) {
     if (p.transport == Transport::ShmWindow) c.node_barriers = c.compute == Compute::InPlace ? 2 : 1;
   }
   t.overlaps = p.overlap != Overlap::None;
-  t.mpi = p.transport != Transport::Mock;
+  t.mpi = transport_traits(p.transport).measured;
   t.barriers = !t.mpi ? 0 : p.schedule == Schedule::ByDirection ? 3 : 1;
   t.fences = p.transport == Transport::RmaFence ? 2 : 0;
   if (p.transport == Transport::ShmWindow) {

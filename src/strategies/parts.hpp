@@ -47,6 +47,26 @@ enum class Schedule { ByDirection, AllAtOnce };
 enum class Completion { Waitall, Waitany };
 enum class Overlap { None, Interior, Masked };
 
+// How many messages one post of a transport covers: one (each message
+// packed, exchanged and unpacked in turn), a direction's, or the whole step's
+// (one call carries every message: collectives, RMA epochs, mock).
+enum class Grain { Message, Direction, Step };
+
+// What a transport is and can do, as data: the one table that the engine's
+// schedules, the checks of a composition and part_traits read.
+struct TransportTraits {
+  Grain grain[3];            // by direction x, y, z
+  Schedule schedule;         // by-direction: each direction completes before the next starts
+  bool request_per_message;  // each message has requests of its own (completion=waitany can wait for any)
+  bool returns_early;        // the posts return before the data arrive (an overlapped compute can run)
+  bool tests;                // it can tell, without waiting, whether every receive is in
+  bool device_memory;        // MPI may be handed device memory (GPU-aware MPI)
+  bool packs_as_it_sends;    // it packs while it sends (partitioned: each field's partition as it is ready)
+  bool bundles_fields;       // one message per neighbour whatever the packing (struct datatypes)
+  bool measured;             // its MPI calls are in the timed loop (not so for mock)
+};
+const TransportTraits& transport_traits(Transport t);
+
 struct Parts {
   Packing packing = Packing::Kernel;
   Buffers buffers = Buffers::Backend;
@@ -71,10 +91,10 @@ const char* name(Compute);
 // --list-strategies and the JSON use them: the one list of part names.
 std::vector<std::pair<std::string, std::vector<std::string>>> part_names();
 
-// The schedule a transport needs: by direction for those that exchange one
-// direction after the other (sendrecv, isend-recv-x, isend-recv), else all at
-// once. A composition that names no schedule gets this one.
-Schedule schedule_of(Transport t);
+// The schedule a transport needs (its traits' schedule): by direction for
+// those that exchange one direction after the other (sendrecv, isend-recv-x,
+// isend-recv), else all at once. A composition that names no schedule gets it.
+inline Schedule schedule_of(Transport t) { return transport_traits(t).schedule; }
 
 // "pack=kernel,transport=persistent,overlap=interior": parts not named take
 // the defaults above (schedule by-direction when the transport needs it).
@@ -98,7 +118,10 @@ std::string unavailable_reason(const Parts& p);
 // payload over that time is a bandwidth): not where one call carries every
 // direction (neighbourhood collectives, RMA epochs), nor for mock, whose
 // exchange is untimed.
-bool times_each_direction(Transport t);
+inline bool times_each_direction(Transport t) {
+  const TransportTraits& tt = transport_traits(t);
+  return tt.measured && tt.grain[0] != Grain::Step;
+}
 
 // Why `p` cannot shift the fields in place ("" when it can): MPI reads and
 // writes the fields' planes themselves (datatypes) while an overlapped

@@ -66,7 +66,7 @@ done
 
 # JSON: schema, context, config, per-strategy timers with min/mean/max.
 run_mpi 4 "${halo[@]}" --strategy step0,step2 --outdir j --json r.json --precision double >/dev/null || fail "json run"
-for key in '"schema": "checkmpi.halo/3"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
+for key in '"schema": "checkmpi.halo/4"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
   '"git_revision"' '"date"' '"precision": "double"' '"strategy": "step2"' '"alias": "sendrecv-pack"' \
   '"catalog": {' '"loop": {' '"unpack": {' '"mean"' '"pack_x": {' '"unpack_z": {' '"mpi_buffers": "host"' \
   '"self_copy": false' '"backend": "host"' '"omp_threads": 1'; do

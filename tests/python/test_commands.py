@@ -392,9 +392,9 @@ def test_error_missing_file(tmp_path):
 
 def test_error_malformed_json(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"schema": "checkmpi.halo/3", ')
+    bad.write_text('{"schema": "checkmpi.halo/4", ')
     assert_clean_error(checkmpi("report", str(bad)), 2, "is not valid JSON")
-    bad.write_text('{"schema": "checkmpi.halo/3", "context": {}, "config": {}, "results": [], "skipped": []}')
+    bad.write_text('{"schema": "checkmpi.halo/4", "context": {}, "config": {}, "results": [], "skipped": []}')
     assert_clean_error(checkmpi("export", "--format", "csv", str(bad)), 2, "context.", "is missing")
     doc = json.loads((DATA / "halo_4ranks.json").read_text())
     doc["results"][1]["valid"] = "false"  # a string where a boolean belongs is an error, not "valid"
@@ -412,7 +412,7 @@ def test_error_unknown_schema_version(tmp_path):
     doc["schema"] = "checkmpi.halo/9"
     path = tmp_path / "future.json"
     path.write_text(json.dumps(doc))
-    assert_clean_error(checkmpi("report", str(path)), 2, "schema version 'checkmpi.halo/9'", "checkmpi.halo/3")
+    assert_clean_error(checkmpi("report", str(path)), 2, "schema version 'checkmpi.halo/9'", "checkmpi.halo/4")
 
 
 def test_error_wrong_kind_of_file(tmp_path):

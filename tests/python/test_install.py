@@ -86,7 +86,7 @@ def test_installed_command_runs_reports_and_plans(installed, tmp_path):
     sh([exe, "run", "--bin", str(BUILD_BIN), "-n", "2", "--local", "8x8x8", "--iters", "10", "--strategy",
         "step0,step7", "--no-report", "-o", "tiny.json", "--timeout", "120"], cwd=tmp_path, env=env)
     doc = json.loads((tmp_path / "tiny.json").read_text())
-    assert doc["schema"] == "checkmpi.halo/3" and [e["strategy"] for e in doc["results"]] == ["step0", "step7"]
+    assert doc["schema"] == "checkmpi.halo/4" and [e["strategy"] for e in doc["results"]] == ["step0", "step7"]
     out = sh([exe, "report", "tiny.json", "--outdir", "rep", "--bin", str(BUILD_BIN)], cwd=tmp_path, env=env)
     assert "Headline: tiny: fastest" in out
     assert (tmp_path / "rep" / "report.html").stat().st_size > 10000

@@ -422,15 +422,17 @@ def test_scale_projection(rows):
 def test_p2p_profile_equivalent():
     from checkmpi.p2p_profile import machine_from_p2p
 
-    m = machine_from_p2p([load(DATA / "p2p_pingpong.json"), load(DATA / "p2p_datatype.json")], (10e9, "test"))
+    m = machine_from_p2p([load(DATA / "p2p_pingpong.json"), load(DATA / "p2p_datatype.json")], (10e9, "test"), 4)
     assert m.intra.source.endswith("p2p_pingpong.json") and m.datatype is not None
     assert m.pack_host.y.pack == 5e9 and m.pack_host.x.pack == pytest.approx(10e9 * 4 / 68)
+    double = machine_from_p2p([load(DATA / "p2p_pingpong.json")], (10e9, "test"), 8)  # a line per number of 8 bytes
+    assert double.pack_host.x.pack == pytest.approx(10e9 * 8 / 72)
     assert m.barrier_seconds(4) == pytest.approx(2 * m.intra.segment(0).alpha)
-    loggp = machine_from_p2p([load(DATA / "p2p_loggp.json")], (10e9, "test"))
+    loggp = machine_from_p2p([load(DATA / "p2p_loggp.json")], (10e9, "test"), 4)
     fit = load(DATA / "p2p_loggp.json").fits["loggp"]
     assert loggp.intra.time(1000) == pytest.approx(fit["L"] + fit["o_s"] + fit["o_r"] + 1000 * fit["G"])
     with pytest.raises(CheckmpiError, match="ping-pong result with a Hockney fit or a LogGP"):
-        machine_from_p2p([load(DATA / "p2p_ring.json")], (10e9, "test"))
+        machine_from_p2p([load(DATA / "p2p_ring.json")], (10e9, "test"), 4)
     case = M.Case((2, 1, 1), (8, 8, 8), geometry((8, 8, 8)))
     assert math.isfinite(M.predict(catalog.load("step0", str(BUILD_BIN)), case, m)[0].total)
 

@@ -35,6 +35,7 @@ def test_part_names_are_the_schema_enums(halo_bin):
 
 
 def test_timer_names_are_the_schema_list():
-    assert HALO_TIMERS[:4] == ("loop", "compute", "diag", "comm") and len(HALO_TIMERS) == 16
+    assert HALO_TIMERS[:4] == ("loop", "compute", "diag", "comm") and len(HALO_TIMERS) == 18
+    assert HALO_TIMERS[-2:] == ("post", "wait")
     run = load(DATA / "halo_all_steps.json")
     assert all(tuple(s.timers) == HALO_TIMERS for s in run.ran())

@@ -118,3 +118,36 @@ TEST(Compositions, ComputeAutoFollowsTheRun) {
 }
 
 }  // namespace
+
+// The transports' table is consistent with itself and with the rules built
+// on it: a row per transport, in the enum's order.
+TEST(TransportTraits, TheTableAgreesWithItsRules) {
+  const auto names = part_names();
+  ASSERT_EQ(names[2].first, "transport");
+  for (const std::string& name : names[2].second) {
+    const Transport t = parse_parts("transport=" + name).transport;
+    const TransportTraits& tt = transport_traits(t);
+    SCOPED_TRACE(name);
+    // Exchanging direction by direction needs sets no larger than a direction.
+    for (Grain g : tt.grain) EXPECT_TRUE(tt.schedule == Schedule::AllAtOnce || g != Grain::Step);
+    // One call for the step is one call for every direction.
+    EXPECT_EQ(tt.grain[1] == Grain::Step, tt.grain[0] == Grain::Step);
+    EXPECT_EQ(tt.grain[2] == Grain::Step, tt.grain[0] == Grain::Step);
+    // Testing for arrival only helps a compute that runs while the messages fly.
+    EXPECT_TRUE(!tt.tests || tt.returns_early);
+    // Waiting for any message needs one request per message, posted a direction at a time.
+    EXPECT_TRUE(!tt.request_per_message || tt.grain[0] == Grain::Direction);
+    EXPECT_EQ(schedule_of(t), tt.schedule);
+    EXPECT_EQ(part_traits(Parts{Packing::Kernel, Buffers::Backend, t}).mpi, tt.measured);
+    EXPECT_EQ(invalid_reason(Parts{Packing::Kernel, Buffers::Backend, t, tt.schedule, Completion::Waitany})
+                  .find("completion=waitany") == std::string::npos,
+              tt.request_per_message);
+  }
+  // The rows CheckMPI's steps depend on.
+  EXPECT_EQ(transport_traits(Transport::Sendrecv).grain[0], Grain::Message);
+  EXPECT_EQ(transport_traits(Transport::IsendRecvX).grain[0], Grain::Direction);
+  EXPECT_EQ(transport_traits(Transport::IsendRecvX).grain[1], Grain::Message);
+  EXPECT_TRUE(transport_traits(Transport::Partitioned).packs_as_it_sends);
+  EXPECT_TRUE(transport_traits(Transport::NeighborAlltoallw).bundles_fields);
+  EXPECT_FALSE(transport_traits(Transport::Mock).measured);
+}
