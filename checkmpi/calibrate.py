@@ -21,13 +21,13 @@ from checkmpi import tables as T
 from checkmpi.atomic import write_json, write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
 from checkmpi.grid import Triple, parse_triple, physical_cores
-from checkmpi.jobs import ProgressLine, new_path
+from checkmpi.jobs import ProgressLine
 from checkmpi.machine import MACHINE_SCHEMA, OVERLAPS, Machine, load_machine, machine_of
 from checkmpi.model import completions, kernel_of, messages, predict
 from checkmpi.model_tables import machine_table
 from checkmpi.native import Job, Launcher, failure, find_executable, find_launcher, say
 from checkmpi.report import case_of
-from checkmpi.results import HaloRun, P2PRun, StrategyResult, load, run_folder, x_join
+from checkmpi.results import HaloRun, P2PRun, StrategyResult, load, new_path, run_folder, x_join
 
 
 @dataclass(frozen=True)

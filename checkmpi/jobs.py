@@ -8,7 +8,6 @@ import math
 import shlex
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from checkmpi.errors import EXIT_FAILED, EXIT_INVALID, CheckmpiError
 from checkmpi.grid import parse_triple, physical_cores
 from checkmpi.halo_plan import Plan
 from checkmpi.native import Executable, Job, Launcher, NativeRun, failure, find_executable, find_launcher, say
-from checkmpi.results import HaloRun, P2PRun, load, run_folder, x_join
+from checkmpi.results import HaloRun, P2PRun, load, new_path, run_folder, x_join
 
 CALIBRATION_STEPS = 10
 DEFAULT_EDGE = 128  # local block edge of the main job, before memory limits
@@ -195,17 +194,6 @@ def _launch(tool: str, args: argparse.Namespace) -> tuple[Executable, Launcher]:
 def _results_path(args: argparse.Namespace, prefix: str) -> Path:
     """--json, or a new timestamped file under results/."""
     return Path(args.json) if args.json else new_path(prefix, ".json")
-
-
-def new_path(prefix: str, suffix: str) -> Path:
-    """results/PREFIX-<date>-<time>SUFFIX, neither it nor its folder existing yet."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = Path("results") / f"{prefix}-{stamp}{suffix}"
-    k = 2
-    while path.exists() or run_folder(path).exists():
-        path = Path("results") / f"{prefix}-{stamp}-{k}{suffix}"
-        k += 1
-    return path
 
 
 def _prepare(path: Path) -> None:

@@ -5,8 +5,10 @@ rank counts, as tables and as JSON of schema checkmpi.predict/1
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
+from typing import Callable
 
 from checkmpi.atomic import refuse_inputs, write_json
 from checkmpi.errors import CheckmpiError
@@ -30,16 +32,17 @@ def predict_command(args: argparse.Namespace) -> int:
     local = parse_triple(args.local, "--local")
     counts = parse_scale(args.scale) if args.scale else []
     procs = parse_triple(args.procs, "--procs") if args.procs else (1, 1, 1)
-    geometry = _geometry(args, procs, local)
-    machine = _machine(args, geometry.real_bytes)
+    if args.json:
+        refuse_inputs(Path(args.json), inputs, "--json")
+    # The block in bytes comes from the binary's plan, asked once and only once the inputs have been read.
+    geometry = functools.cache(lambda: _geometry(args, procs, local))
+    machine = _machine(args, lambda: geometry().real_bytes)
     rpn = args.ranks_per_node
     if counts and rpn is None:
         rpn = int(machine.context.get("cores_per_node") or 0) or None
         if rpn is None:
             raise CheckmpiError("--scale needs --ranks-per-node (the inputs do not say how many cores a node has)")
-    if args.json:
-        refuse_inputs(Path(args.json), inputs, "--json")
-    case = _case(args, procs, local, rpn, geometry)
+    case = _case(args, procs, local, rpn, geometry())
     rows = catalog.load(args.strategy, args.bin)
     out = T.console()
     doc: dict = {"schema": PREDICT_SCHEMA, "case": {
@@ -70,7 +73,7 @@ def predict_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _machine(args: argparse.Namespace, real_bytes: int):
+def _machine(args: argparse.Namespace, real_bytes: Callable[[], int]):
     from checkmpi.machine import load_machine
     from checkmpi.p2p_profile import copy_bandwidth_for, machine_from_p2p
     from checkmpi.results import P2PRun
@@ -86,7 +89,7 @@ def _machine(args: argparse.Namespace, real_bytes: int):
     if halo is not None and not isinstance(halo, HaloRun):
         raise CheckmpiError(f"--halo needs checkmpi-halo results; '{args.halo}' is a checkmpi-p2p file")
     bandwidth = copy_bandwidth_for(halo, gbs(args.copy_bandwidth))
-    return machine_from_p2p(runs, bandwidth, real_bytes)  # type: ignore[arg-type]
+    return machine_from_p2p(runs, bandwidth, real_bytes())  # type: ignore[arg-type]
 
 
 def _geometry(args: argparse.Namespace, procs, local):

@@ -27,7 +27,7 @@ from checkmpi.p2p_tables import p2p_tables
 from checkmpi.machine import Machine
 from checkmpi.model import Case, Geometry, Prediction, predict
 from checkmpi.projection import Campaign
-from checkmpi.results import HaloRun, P2PRun, load_all, run_folder, x_join
+from checkmpi.results import HaloRun, P2PRun, load_all, new_path, run_folder, x_join
 
 
 @dataclass
@@ -328,6 +328,4 @@ def report_folder(files: list[str]) -> Path:
     """One file: its companions' folder; several: a new results/report-<time>/."""
     if len(files) == 1:
         return run_folder(Path(files[0]))
-    from checkmpi.jobs import new_path
-
     return new_path("report", "")

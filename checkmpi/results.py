@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -173,6 +174,17 @@ def run_folder(results: Path) -> Path:
     """Where a results file's companions go (per-strategy output, log, plots,
     report): its path without .json, or with -files when it has no suffix."""
     return results.with_suffix("") if results.suffix else results.with_name(results.name + "-files")
+
+
+def new_path(prefix: str, suffix: str) -> Path:
+    """results/PREFIX-<date>-<time>SUFFIX, neither it nor its folder existing yet."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = Path("results") / f"{prefix}-{stamp}{suffix}"
+    k = 2
+    while path.exists() or run_folder(path).exists():
+        path = Path("results") / f"{prefix}-{stamp}-{k}{suffix}"
+        k += 1
+    return path
 
 
 def x_join(values: tuple[int, ...] | list[int]) -> str:

@@ -18,6 +18,7 @@ def run_local(cdir: CampaignDir, spec: Spec, runs: list[Run], halo: Executable, 
     launch = resolve_launch(spec, halo.path)
     say(f"executor local: {launch.launcher.describe()} ({launch.launcher.path}) on this machine"
         + (f"; ranks_per_node = {spec.ranks_per_node} does not apply here" if spec.ranks_per_node else ""))
+    cdir.drop_stale_markers(runs)
     todo = [r for r in runs if needs_work(cdir.read_record(r.id))]
     progress = Progress(runs, len(runs) - len(todo))
     for k in range(1, spec.repetitions + 1):

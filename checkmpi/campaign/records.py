@@ -127,6 +127,13 @@ class CampaignDir:
     def clear_marker(self, run_id: str) -> None:
         self.marker_path(run_id).unlink(missing_ok=True)
 
+    def drop_stale_markers(self, runs: list[Run]) -> None:
+        """A run whose ok record is written has finished: a marker beside it was left by an interruption between
+        the record and the marker's removal."""
+        for run in runs:
+            if not needs_work(self.read_record(run.id)):
+                self.clear_marker(run.id)
+
 
 def needs_work(record: dict[str, Any] | None) -> bool:
     """Missing and failed runs are (re)done; ok ones never."""

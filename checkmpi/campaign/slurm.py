@@ -160,6 +160,7 @@ class SlurmCampaign:
                     else:
                         self.collect(k, job, final_state(job["job_id"]))
         busy = {r for job_id in self.live for r in self._job(job_id)["runs"]}
+        self.cdir.drop_stale_markers(self.runs)
         todo = [r for r in self.runs if r.id not in busy and needs_work(self.cdir.read_record(r.id))]
         progress = Progress(self.runs, sum(1 for r in self.runs if not needs_work(self.cdir.read_record(r.id))))
         for k in self.subs:

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "backends/cuda.hpp"
+#include "backends/plane_kernels.hpp"
 #include "core/errors.hpp"
 
 namespace checkmpi {
@@ -65,22 +66,18 @@ template <class Real>
 __global__ void pack_kernel(Three<const Real> f, Plane p, Real* buf, FieldRange which) {
   const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (c >= p.cols) return;
-  for (std::size_t r = blockIdx.y; r < p.rows; r += gridDim.y) {
-    const std::size_t at = p.offset + r * p.row_stride + c * p.col_stride, to = r * p.cols + c;
+  for (std::size_t r = blockIdx.y; r < p.rows; r += gridDim.y)
     for (int field = which.first; field < which.first + which.count; ++field)
-      buf[field * p.rows * p.cols + to] = f.p[field][at];
-  }
+      pack_columns(f.p[field], p, buf, field, r, c, c + 1);
 }
 
 template <class Real>
 __global__ void unpack_kernel(const Real* buf, Plane p, Three<Real> f, FieldRange which) {
   const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (c >= p.cols) return;
-  for (std::size_t r = blockIdx.y; r < p.rows; r += gridDim.y) {
-    const std::size_t at = p.offset + r * p.row_stride + c * p.col_stride, from = r * p.cols + c;
+  for (std::size_t r = blockIdx.y; r < p.rows; r += gridDim.y)
     for (int field = which.first; field < which.first + which.count; ++field)
-      f.p[field][at] = buf[field * p.rows * p.cols + from];
-  }
+      unpack_columns(buf, p, f.p[field], field, r, c, c + 1);
 }
 
 // Plane `to` of dst takes plane `from` of src, every field.
@@ -88,11 +85,8 @@ template <class Real>
 __global__ void plane_kernel(Three<Real> dst, Plane to, Three<const Real> src, Plane from) {
   const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (c >= from.cols) return;
-  for (std::size_t r = blockIdx.y; r < from.rows; r += gridDim.y) {
-    const std::size_t a = to.offset + r * to.row_stride + c * to.col_stride;
-    const std::size_t b = from.offset + r * from.row_stride + c * from.col_stride;
-    for (int field = 0; field < 3; ++field) dst.p[field][a] = src.p[field][b];
-  }
+  for (std::size_t r = blockIdx.y; r < from.rows; r += gridDim.y)
+    for (int field = 0; field < 3; ++field) copy_plane_columns(dst.p[field], to, src.p[field], from, r, c, c + 1);
 }
 
 // Boxes of cells, one per field, and where each field's source is:

@@ -15,6 +15,7 @@
 #include "backends/backend.hpp"
 #include "backends/host_copy.hpp"
 #include "backends/host_in_place.hpp"
+#include "backends/plane_kernels.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -305,24 +306,24 @@ class HostBackend final : public Backend<Real> {
     copy_runs(dst, src, 0, one, streams(n));
   }
 
+  // The plane kernels: each iteration runs a row of the bodies the CUDA
+  // backend runs a column of per thread (plane_kernels.hpp).
   void pack(const Grid&, FieldPtrs<const Real> f, const Plane& p, Real* buf, int, FieldRange which) override {
     const long rows = long(p.rows);
     const int last = which.first + which.count;
+    const bool prefetch = host_tuning();
 #pragma omp parallel for collapse(2) schedule(static) if (threads_pay(p, which.count))
     for (int field = which.first; field < last; ++field)
-      for (long r = 0; r < rows; ++r)
-        gather(f[field] + p.offset + std::size_t(r) * p.row_stride, p.col_stride, p.cols,
-               buf + std::size_t(field) * p.count() + std::size_t(r) * p.cols);
+      for (long r = 0; r < rows; ++r) pack_columns(f[field], p, buf, field, std::size_t(r), 0, p.cols, prefetch);
   }
 
   void unpack(const Grid&, const Real* buf, const Plane& p, FieldPtrs<Real> f, int, FieldRange which) override {
     const long rows = long(p.rows);
     const int last = which.first + which.count;
+    const bool prefetch = host_tuning();
 #pragma omp parallel for collapse(2) schedule(static) if (threads_pay(p, which.count))
     for (int field = which.first; field < last; ++field)
-      for (long r = 0; r < rows; ++r)
-        scatter(buf + std::size_t(field) * p.count() + std::size_t(r) * p.cols, p.cols,
-                f[field] + p.offset + std::size_t(r) * p.row_stride, p.col_stride);
+      for (long r = 0; r < rows; ++r) unpack_columns(buf, p, f[field], field, std::size_t(r), 0, p.cols, prefetch);
   }
 
   void copy_plane(const Grid&, FieldPtrs<Real> dst, const Plane& to, FieldPtrs<const Real> src, const Plane& from,
@@ -330,11 +331,7 @@ class HostBackend final : public Backend<Real> {
     const long rows = long(from.rows);
 #pragma omp parallel for collapse(2) schedule(static) if (threads_pay(from, 3))
     for (int field = 0; field < 3; ++field)
-      for (long r = 0; r < rows; ++r) {
-        const Real* s = src[field] + from.offset + std::size_t(r) * from.row_stride;
-        Real* d = dst[field] + to.offset + std::size_t(r) * to.row_stride;
-        for (std::size_t c = 0; c < from.cols; ++c) d[c * to.col_stride] = s[c * from.col_stride];
-      }
+      for (long r = 0; r < rows; ++r) copy_plane_columns(dst[field], to, src[field], from, std::size_t(r), 0, from.cols);
   }
 
   void copy_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b, int) override {

@@ -1,6 +1,6 @@
 // The host backend's innermost loops: contiguous copies, with streaming
-// (non-temporal) stores for data that will not be read again soon, and the
-// strided gathers and scatters of message packing.
+// (non-temporal) stores for data that will not be read again soon (the
+// plane kernels' bodies are in plane_kernels.hpp, shared with the GPU).
 #pragma once
 
 #include <cstddef>
@@ -65,10 +65,6 @@ inline void finish_streaming(bool streaming) {
 #endif
 }
 
-// Elements this many strides ahead are prefetched by the strided loops: an
-// x plane has one element per cache line, so without it every element waits
-// for its own line from memory.
-inline constexpr std::size_t kPrefetchAhead = 16;
 // Rows of a box this many ahead have the partial cache lines at their ends
 // prefetched for writing: a streaming copy writes those with ordinary
 // stores, and a store that misses the caches holds up every store behind it
@@ -77,39 +73,5 @@ inline constexpr std::size_t kPrefetchAhead = 16;
 inline constexpr std::size_t kPrefetchRows = 4;
 // Spans this many ahead are prefetched by the shell update (step10's x faces).
 inline constexpr std::size_t kPrefetchSpans = 8;
-
-// n elements `stride` apart to a contiguous run (a row of a plane).
-template <class Real>
-void gather(const Real* src, std::size_t stride, std::size_t n, Real* dst) {
-  if (stride == 1) {
-    std::memcpy(dst, src, n * sizeof(Real));
-    return;
-  }
-  if (!host_tuning()) {
-    for (std::size_t c = 0; c < n; ++c) dst[c] = src[c * stride];
-    return;
-  }
-  for (std::size_t c = 0; c < n; ++c) {
-    if (c + kPrefetchAhead < n) __builtin_prefetch(src + (c + kPrefetchAhead) * stride, 0, 0);
-    dst[c] = src[c * stride];
-  }
-}
-
-// A contiguous run to n elements `stride` apart.
-template <class Real>
-void scatter(const Real* src, std::size_t n, Real* dst, std::size_t stride) {
-  if (stride == 1) {
-    std::memcpy(dst, src, n * sizeof(Real));
-    return;
-  }
-  if (!host_tuning()) {
-    for (std::size_t c = 0; c < n; ++c) dst[c * stride] = src[c];
-    return;
-  }
-  for (std::size_t c = 0; c < n; ++c) {
-    if (c + kPrefetchAhead < n) __builtin_prefetch(dst + (c + kPrefetchAhead) * stride, 1, 0);
-    dst[c * stride] = src[c];
-  }
-}
 
 }  // namespace checkmpi

@@ -1,8 +1,7 @@
 // Point-to-point carriers: MPI_Sendrecv and MPI_Isend + MPI_Recv direction
 // by direction (CheckMPI's step0-step6), MPI_Irecv + MPI_Isend with all six
 // messages in flight (step7 on), the same on persistent requests, and mock,
-// which moves the halos outside the measurement; and the request set they
-// (and partitioned and shm-window) complete their messages with.
+// which moves the halos outside the measurement.
 #include <vector>
 
 #include "strategies/transport.hpp"

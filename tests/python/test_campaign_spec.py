@@ -177,3 +177,20 @@ def test_slurm_plan_and_batch_script(tmp_path):
     assert "each submission is one batch job of 2 nodes (its sbatch options below), and all 2 are submitted at " \
            "once: Slurm starts each when its nodes are free, so submissions may run at the same time" in text
     assert "a submission after another" not in text and "the submissions' jobs may run at the same time" in text
+
+
+def test_a_finished_runs_marker_left_by_an_interruption_is_dropped(tmp_path):
+    """Interrupted between writing a run's record and removing its marker, a campaign leaves both; the next
+    one drops the marker of a run recorded ok, and keeps that of a run with no record (it had started)."""
+    from checkmpi.campaign.records import RUN_SCHEMA
+
+    spec = parse_spec('[campaign]\nname = "m"\n[halo]\nstrategies = ["step2", "step7"]\n[[sweep]]\nlocal = "8x8x8"\n'
+                      'np = 2\n', tmp_path / "s.toml")
+    done, started = plan(spec)[:2]
+    cdir = CampaignDir(tmp_path / "dir")
+    cdir.runs_dir.mkdir(parents=True)
+    cdir.write_record({"schema": RUN_SCHEMA, "run": done.id, "status": "ok"})
+    for run in (done, started):
+        cdir.mark_running(run.id, 1, None)
+    cdir.drop_stale_markers([done, started])
+    assert not cdir.marker_path(done.id).exists() and cdir.marker(started.id)["run"] == started.id

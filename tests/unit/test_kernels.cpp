@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
+#include <string>
 
 #include "backends/backend.hpp"
 #include "backends/cuda.hpp"
+#include "backends/plane_kernels.hpp"
 #include "core/errors.hpp"
 #include "grid/fields.hpp"
 #include "host_kernel_testing.hpp"
@@ -173,6 +176,50 @@ TEST_P(HostKernels, PartialPackAndCopyPlane) {
     for (int f = 0; f < 3; ++f) pack_plane(dst.data(f), to, got.data() + f * p.count());
     EXPECT_EQ(got, all) << "dir " << dir;
   }
+}
+
+// The plane kernels' bodies run as the CUDA backend runs them, a column per
+// thread (here: one call per column, last column first, so that no order
+// between threads is assumed), do what the host backend's rows do: the
+// GPU's index math checked without a GPU.
+TEST(PlaneKernelBodies, RunAColumnAtATimeAsOnTheGpu) {
+  const Grid g{6, 5, 4};
+  const Fields<float> src = numbered(g, 1.0f);
+  for (int dir = 0; dir < 3; ++dir)
+    for (int index : {0, 1, g.interior()[dir], g.interior()[dir] + 1}) {
+      SCOPED_TRACE("dir " + std::to_string(dir) + " index " + std::to_string(index));
+      const Plane p = plane(g, dir, index);
+      std::vector<float> got(3 * p.count(), -1.0f), want(3 * p.count());
+      for (std::size_t c = p.cols; c-- > 0;)
+        for (std::size_t r = 0; r < p.rows; ++r)
+          for (int f = 0; f < 3; ++f) pack_columns(src.data(f), p, got.data(), f, r, c, c + 1);
+      for (int f = 0; f < 3; ++f) pack_plane(src.data(f), p, want.data() + f * p.count());
+      EXPECT_EQ(got, want);
+
+      Fields<float> dst = numbered(g, -5e5f);
+      const Fields<float> before = dst;
+      const Plane halo = plane(g, dir, 0);
+      for (std::size_t c = halo.cols; c-- > 0;)
+        for (std::size_t r = 0; r < halo.rows; ++r)
+          for (int f = 0; f < 3; ++f) unpack_columns(want.data(), halo, dst.data(f), f, r, c, c + 1);
+      std::vector<float> back(3 * halo.count());
+      for (int f = 0; f < 3; ++f) pack_plane(dst.data(f), halo, back.data() + f * halo.count());
+      EXPECT_EQ(back, want);
+      for (int f = 0; f < 3; ++f)  // outside the halo plane nothing changed
+        for (int k = 0; k <= g.n + 1; ++k)
+          for (int j = 0; j <= g.m + 1; ++j)
+            for (int i = 0; i <= g.l + 1; ++i)
+              if (std::array<int, 3>{i, j, k}[std::size_t(dir)] != 0) {
+                ASSERT_EQ(dst.at(f, i, j, k), before.at(f, i, j, k));
+              }
+
+      Fields<float> copied = numbered(g, -7e5f);
+      for (std::size_t c = p.cols; c-- > 0;)
+        for (std::size_t r = 0; r < p.rows; ++r)
+          for (int f = 0; f < 3; ++f) copy_plane_columns(copied.data(f), halo, src.data(f), p, r, c, c + 1);
+      for (int f = 0; f < 3; ++f) pack_plane(copied.data(f), halo, back.data() + f * halo.count());
+      EXPECT_EQ(back, want);
+    }
 }
 
 TEST_P(HostKernels, AllocateGivesZeroedMemory) {
