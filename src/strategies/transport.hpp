@@ -4,7 +4,8 @@
 // receive is in. What a transport can do is data (TransportTraits, parts.hpp);
 // the engine's schedules decide when to call, on which set, and do
 // everything that is not MPI: packing, unpacking, --self-copy's local copies.
-// A carrier sees only the channels whose route is MPI.
+// A set may hold channels of other routes (Engine::route): a carrier passes
+// over those that are not its to move.
 #pragma once
 
 #include <memory>
