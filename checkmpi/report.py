@@ -6,9 +6,11 @@ from __future__ import annotations
 import argparse
 import base64
 import dataclasses
+import functools
 import html
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -92,20 +94,22 @@ def case_of(run: HaloRun, ranks_per_node: int | None = None) -> Case:
                 run.memcpy_bandwidth.mean if run.memcpy_bandwidth and run.memcpy_bandwidth.mean > 0 else None)
 
 
-def _machine_for(run: HaloRun | None, p2ps: list[P2PRun], inputs: ModelInputs, real_bytes: int) -> Machine | None:
+def _machine_for(run: HaloRun | None, p2ps: list[P2PRun], inputs: ModelInputs,
+                 real_bytes: Callable[[], int]) -> Machine | None:
+    """The --machine profile, or one from ping-pong results for numbers of real_bytes() bytes, or None."""
     if inputs.machine is not None:
         return inputs.machine
     if not any(r.mode in ("pingpong", "loggp") for r in p2ps):
         return None
     from checkmpi.p2p_profile import copy_bandwidth_for, machine_from_p2p
 
-    return machine_from_p2p(p2ps, copy_bandwidth_for(run, inputs.copy_bandwidth), real_bytes)
+    return machine_from_p2p(p2ps, copy_bandwidth_for(run, inputs.copy_bandwidth), real_bytes())
 
 
 def _explain(run: HaloRun, p2ps: list[P2PRun], inputs: ModelInputs,
              rep: Report) -> tuple[list[Prediction], Machine] | None:
     try:
-        machine = _machine_for(run, p2ps, inputs, Geometry.of(run.config).real_bytes)
+        machine = _machine_for(run, p2ps, inputs, lambda: Geometry.of(run.config).real_bytes)
         if machine is None or not run.ran():
             return None
         rows = _rows(run, inputs)
@@ -134,7 +138,7 @@ def _projection(halos: list[HaloRun], p2ps: list[P2PRun], inputs: ModelInputs, r
         return None
     first = ran[0]
     try:
-        machine = _machine_for(first, p2ps, inputs, Geometry.of(first.config).real_bytes)
+        machine = _machine_for(first, p2ps, inputs, lambda: Geometry.of(first.config).real_bytes)
         if machine is None:
             return None
         rows = _rows(first, inputs)
@@ -149,17 +153,18 @@ def _projection(halos: list[HaloRun], p2ps: list[P2PRun], inputs: ModelInputs, r
 
 def _campaign_projection(c: Campaign, p2ps: list[P2PRun], inputs: ModelInputs, rep: Report):
     try:
-        plan = halo_plan.make(["--no-input", "--local", x_join(c.local), "--np", "1"], inputs.bin_dir)
-        geometry = Geometry.of(plan.raw)
-        machine = _machine_for(None, p2ps, inputs, geometry.real_bytes)
+        # The block in bytes from the binary's plan, asked only once a machine can be had.
+        geometry = functools.cache(lambda: Geometry.of(
+            halo_plan.make(["--no-input", "--local", x_join(c.local), "--np", "1"], inputs.bin_dir).raw))
+        machine = _machine_for(None, p2ps, inputs, lambda: geometry().real_bytes)
         if machine is None:
             rep.notes.append("no projection: the campaign's points need --machine FILE or a ping-pong result")
             return None
         rows = catalog.load(",".join(c.strategies), inputs.bin_dir)
+        case = Case((1, 1, 1), c.local, geometry(), ranks_per_node=inputs.ranks_per_node or c.ranks_per_node)
     except CheckmpiError as e:
         rep.notes.append(f"no projection: {e.message}")
         return None
-    case = Case((1, 1, 1), c.local, geometry, ranks_per_node=inputs.ranks_per_node or c.ranks_per_node)
     return _project(inputs.scale or c.counts, case, rows, machine, c.measured, rep, inputs)
 
 

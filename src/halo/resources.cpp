@@ -12,14 +12,15 @@
 #include "core/errors.hpp"
 #include "core/text.hpp"
 #include "grid/routing.hpp"
+#include "strategies/parts.hpp"  // halo_bytes
 
 namespace checkmpi {
 
 double bytes_per_rank(const Grid& g, Precision p, int copies) {
   const std::size_t real = real_bytes(p);
-  double planes = 0;
-  for (int d = 0; d < 3; ++d) planes += double(plane_count(g, d));
-  return double(copies) * double(field_bytes(g, real)) + double(real) * 2.0 * 2.0 * 3.0 * planes;
+  double halos = 0;  // every direction's halo planes, held once to send and once to receive
+  for (int d = 0; d < 3; ++d) halos += double(halo_bytes(g, d, real));
+  return double(copies) * double(field_bytes(g, real)) + 2.0 * halos;
 }
 
 namespace {

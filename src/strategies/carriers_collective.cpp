@@ -154,8 +154,7 @@ class AlltoallvCarrier final : public Carrier<Real> {
     else
       MPI_Neighbor_alltoallv(e.send_block(), counts_[0].data(), displs_[0].data(), mpi_type<Real>(), e.recv_block(),
                              counts_[1].data(), displs_[1].data(), mpi_type<Real>(), hood_->comm());
-    for (const Channel& c : set)
-      if (e.through_mpi(c)) e.arrived(c);
+    e.arrived(set);
   }
 
  private:

@@ -123,8 +123,7 @@ class MockCarrier final : public Carrier<Real> {
       MPI_Waitall(set.size(), requests_.send(set.index()), MPI_STATUSES_IGNORE);
       if (s.options.barrier) MPI_Barrier(s.dec.comm);
     }
-    for (const Channel& c : set)
-      if (e.through_mpi(c)) e.arrived(c);
+    e.arrived(set);
   }
 
  private:

@@ -72,8 +72,7 @@ class RmaCarrier final : public Carrier<Real> {
       MPI_Win_complete(window_);
       MPI_Win_wait(window_);
     }
-    for (const Channel& c : set)
-      if (e.through_mpi(c)) e.arrived(c);
+    e.arrived(set);
   }
 
  private:

@@ -65,11 +65,11 @@ class ShmCarrier final : public Carrier<Real> {
     requests_.resize(e.channels().size());
   }
 
-  // The step's first post starts with the node barrier; then the halos of
-  // neighbours on the node are read, the others' messages posted.
+  // The step's first post (x's: all-at-once posts direction by direction)
+  // starts with the node barrier; then the halos of neighbours on the node
+  // are read, the others' messages posted.
   void post_recvs(Engine<Real>& e, Channels set) override {
-    if (!started_) node_barrier();
-    started_ = true;
+    if (set.index() == 0) node_barrier();
     HaloState<Real>& s = e.state();
     for (const Channel& c : set) {
       if (e.route(c) == Route::Shared) {  // the neighbour's current buffer, plane by plane into the halo
@@ -98,7 +98,6 @@ class ShmCarrier final : public Carrier<Real> {
   void wait(Engine<Real>& e, Channels set) override {
     requests_.complete(e, set);
     if (in_place_) node_barrier();  // every neighbour's faces read before anyone shifts them
-    started_ = false;
   }
 
  private:
@@ -109,7 +108,6 @@ class ShmCarrier final : public Carrier<Real> {
   }
 
   bool in_place_ = false;
-  bool started_ = false;  // whether this step's node barrier is behind
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Win window_ = MPI_WIN_NULL;
   std::vector<void*> source_;  // by channel: the neighbour's window on this node, or null

@@ -86,6 +86,11 @@ class Engine final : public Strategy<Real> {
   // an all-at-once step also timed in the channel's direction, since waits
   // belong to no direction), left running on its queue with completion=waitany.
   void arrived(const Channel& c);
+  // Every channel of the set that went through MPI, after one wait for all.
+  void arrived(Channels set) {
+    for (const Channel& c : set)
+      if (through_mpi(c)) arrived(c);
+  }
 
   // What MPI reads for a send and writes for a receive.
   struct Wire {

@@ -37,8 +37,7 @@ void RequestSet::complete(Engine<Real>& e, Channels set) {
   MPI_Request* recvs = recv(set.index());
   if (e.parts().completion == Completion::Waitall) {
     MPI_Waitall(set.size(), recvs, MPI_STATUSES_IGNORE);
-    for (const Channel& c : set)
-      if (e.through_mpi(c)) e.arrived(c);
+    e.arrived(set);
   } else {
     for (;;) {
       int i = MPI_UNDEFINED;
