@@ -415,7 +415,7 @@ def halo_steps(sizes: Sizes, local: Triple) -> int:
 def _halo_argv(backend: str, np: int, local: Triple, steps: int, folder: Path, strategy: str,
                name: str = "halo") -> list[str]:
     return ["--no-input", "--backend", backend, "--strategy", strategy, "--local", x_join(local),
-            "--iters", str(steps), "--icheck", str(steps),
+            "--iters", str(steps), "--icheck", str(steps), "--rounds", "1",  # rates from timer means: one round
             "--warmup", str(max(1, steps // 10)), "--outdir", str(folder / f"{name}-{backend}-{np}")]
 
 

@@ -1,6 +1,7 @@
-"""Results as CSV (halo: one row per run x strategy x timer statistic; p2p:
-one row per run x message size x quantity statistic) or halo results as
-Extra-P's JSON Lines input (one measurement per line)."""
+"""Results as CSV (halo: one row per run x strategy x timer statistic, each
+row also carrying its strategy's ranking figures; p2p: one row per run x
+message size x quantity statistic) or halo results as Extra-P's JSON Lines
+input (one measurement per line)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,17 @@ from pathlib import Path
 
 from checkmpi.atomic import refuse_inputs, write_text
 from checkmpi.errors import CheckmpiError
-from checkmpi.results import HaloRun, P2PRun, load_all, x_join
+from checkmpi.results import HaloRun, P2PRun, StrategyResult, load_all, x_join
 
 CSV_COLUMNS = ("file", "date", "mpi_library", "nprocs", "proc_x", "proc_y", "proc_z", "lx", "ly", "lz", "l", "m",
                "n", "precision", "strategy", "alias", "valid", "steps", "timer", "stat", "seconds",
-               "seconds_per_step")
+               "seconds_per_step") + (
+    # The strategy's figures as the tables show them, on each of its rows: the median time per step (validation
+    # excluded) and its 95% CI (bootstrap over runs, rounds and steps), the rounds and runs (--repeat) it
+    # pools, and checkmpi-halo's ranking: median over the fastest's with its CI (empty: not ranked, invalid),
+    # tied with the fastest, in the run's fastest group.
+    "median", "ci_low", "ci_high", "rounds", "runs", "vs_fastest", "vs_fastest_ci_low", "vs_fastest_ci_high",
+    "tied", "in_fastest_group", "oversubscribed")
 
 
 def to_csv(runs: list[HaloRun]) -> str:
@@ -29,16 +36,25 @@ def to_csv(runs: list[HaloRun]) -> str:
         fixed = [str(run.path), run.context.get("date", ""), run.context.get("mpi_library", ""), run.nprocs,
                  *run.dims, *run.global_size, c["l"], c["m"], c["n"], run.precision]
         for s in run.ran():
+            head = fixed + [s.id, s.alias, str(s.valid).lower(), s.steps]
+            tail = _ranking(run, s)
             for timer in s.timers:  # every timer the tool wrote, in its order (loop totals)
                 for stat in ("min", "mean", "max"):
                     value = s.timers[timer].get(stat)
-                    writer.writerow(fixed + [s.id, s.alias, str(s.valid).lower(), s.steps, timer, stat,
-                                             repr(value), repr(value / s.steps) if s.steps else ""])
-            d = s.raw["step_time"]  # already per step: over ranks, steps and runs
+                    writer.writerow(head + [timer, stat, repr(value), repr(value / s.steps) if s.steps else ""] + tail)
+            d = s.raw["step_time"]  # already per step: over ranks, steps, rounds and runs
             for stat in DISTRIBUTION:
-                writer.writerow(fixed + [s.id, s.alias, str(s.valid).lower(), s.steps, "step", stat, "",
-                                         "" if d[stat] is None else repr(d[stat])])
+                writer.writerow(head + ["step", stat, "", "" if d[stat] is None else repr(d[stat])] + tail)
     return out.getvalue()
+
+
+def _ranking(run: HaloRun, s: StrategyResult) -> list[str]:
+    """The columns from median on: what the table and the headline show of the strategy."""
+    d, vs = s.raw["step_time"], s.vs_fastest
+    ci = d["median_ci"] or ["", ""]
+    ranked = [repr(vs.ratio), repr(vs.ci[0]), repr(vs.ci[1]), str(vs.tied).lower()] if vs else ["", "", "", ""]
+    return ["" if d["median"] is None else repr(d["median"]), *map(str, ci), run.rounds, s.runs, *ranked,
+            str(s.id in run.fastest_group).lower(), str(run.oversubscribed).lower()]
 
 
 DISTRIBUTION = ("min", "p5", "median", "mean", "p95", "max")

@@ -121,6 +121,18 @@ def _mem_available() -> int | None:
 
 
 CHECKS_PER_RUN = 10  # validations and profile dumps of a run whose steps checkmpi chose
+ROUNDS = 10  # rounds of a run whose steps checkmpi chose (--rounds in the options passed on says otherwise)
+
+
+def _rounds(plan: HaloPlan) -> tuple[int, list[str]]:
+    """The rounds of the calibrated main job, and the option that sets them (none when passed on already)."""
+    given = option_value(plan.passthrough, "--rounds")
+    if given is not None:
+        try:
+            return max(1, int(given)), []
+        except ValueError:
+            return ROUNDS, []  # checkmpi-halo says what is wrong with it
+    return ROUNDS, ["--rounds", str(ROUNDS)]
 
 
 def halo_argv(exe: Path, plan: HaloPlan, json_path: Path, outdir: Path, iters: int | None,
@@ -206,14 +218,18 @@ def _prepare(path: Path) -> None:
 def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | None, budget: float,
               timeout: float | None, launcher_args: list[str]) -> int:
     """Steps that make the whole job take about `budget` seconds, from a short
-    run of every chosen strategy (its launch cost counts as well). The short
-    run validates once, at its end, so its step time is the step's alone and
-    the cost of one check is known apart: the real run checks ten times."""
+    run of every chosen strategy in as many rounds as the job's, one step or
+    more each (its launch and every round's set-up count as well). The short
+    run validates at each round's end only, so its step time is the step's
+    alone and the cost of one check is known apart: the real run checks ten
+    times and at each round's end."""
+    rounds, rounds_option = _rounds(plan)
+    cal_steps = max(CALIBRATION_STEPS, rounds)
     with tempfile.TemporaryDirectory(prefix="checkmpi-calibrate-") as tmp:
         json_path = Path(tmp) / "calibration.json"
-        argv = halo_argv(exe, plan, json_path, Path(tmp) / "out", CALIBRATION_STEPS, strategy, checks=1)
+        argv = halo_argv(exe, plan, json_path, Path(tmp) / "out", cal_steps, strategy, checks=1) + rounds_option
         job = Job(launcher, plan.np, argv + ["--repeat", "1"], tuple(launcher_args))
-        with ProgressLine(f"calibrating ({CALIBRATION_STEPS} steps per strategy)") as progress:
+        with ProgressLine(f"calibrating ({cal_steps} steps per strategy in {rounds} rounds)") as progress:
             done = job.run(timeout, progress.update)
         if done.returncode != 0:
             raise failure("checkmpi-halo", done)
@@ -221,11 +237,11 @@ def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | Non
     assert isinstance(run, HaloRun)
     repeat = int(option_value(plan.passthrough, "--repeat") or 1)
     per_step = repeat * sum((s.timers["loop"].max - s.timers["diag"].max) / s.steps for s in run.ran() if s.steps)
-    checks = repeat * CHECKS_PER_RUN * sum(s.timers["diag"].max for s in run.ran())
+    checks = repeat * (CHECKS_PER_RUN + rounds) / rounds * sum(s.timers["diag"].max for s in run.ran())
     overhead = max(0.0, done.seconds - sum(s.timers["loop"].max for s in run.ran()))
     left = budget - done.seconds - overhead - checks
     steps = int(left / per_step) if per_step > 0 else 1000
-    steps = _round_down(max(CALIBRATION_STEPS, min(steps, 1_000_000)))
+    steps = max(cal_steps, _round_down(max(CALIBRATION_STEPS, min(steps, 1_000_000))))
     say(f"calibration: {per_step * 1e3:.3f} ms per step over all strategies, "
         f"{overhead:.1f} s start-up; {steps} steps for about {budget:g} s")
     return steps
@@ -253,9 +269,11 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
     exe, launcher = _launch("checkmpi-halo", args)
     launcher_args = _launcher_args(args)
     iters = plan.iters
+    argv_rounds: list[str] = []
     if iters is None and not plan.uses_input:
         iters = calibrate(exe.path, launcher, plan, args.strategy, args.budget, args.timeout, launcher_args)
-    job = Job(launcher, plan.np, halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy),
+        argv_rounds = _rounds(plan)[1]
+    job = Job(launcher, plan.np, halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy) + argv_rounds,
               tuple(launcher_args))
     say("running: " + " ".join(job.command()[0]))
     with ProgressLine(f"checkmpi-halo on {plan.np} ranks") as progress:

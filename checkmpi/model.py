@@ -33,7 +33,7 @@ class Geometry:
 
     @classmethod
     def of(cls, doc: dict) -> Geometry:
-        """From a plan (checkmpi.plan/1) or a halo run's config (checkmpi.halo/4): the same keys."""
+        """From a plan (checkmpi.plan/1) or a halo run's config (checkmpi.halo/5): the same keys."""
         planes = doc["plane_elements"]
         return cls((planes["x"], planes["y"], planes["z"]), doc["real_bytes"], doc["field_bytes"], doc["shift_bytes"])
 

@@ -18,7 +18,7 @@ from checkmpi.model import Prediction
 from checkmpi.projection import Point
 from checkmpi.results import HaloRun, P2PRun, opt_float, x_join
 from checkmpi.p2p_tables import nbc_means
-from checkmpi.tables import measured_total, pick_unit
+from checkmpi.tables import measured_total, phase_shares, pick_unit, pooled_text
 
 matplotlib.use("Agg")  # files only; never needs a display (no figure exists yet, so switching is allowed)
 
@@ -74,32 +74,48 @@ def wrapped(text: str, width: int = 100) -> str:
     return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
-# Breakdown parts: (timer, legend label, colour).
+# The loop's timed phases, validation apart (tables.PHASES): (timer, legend label, colour).
 PARTS = (("compute", "compute (shift)", "#4c72b0"), ("mpi", "MPI calls + barriers", "#dd8452"),
-         ("pack", "pack", "#55a868"), ("unpack", "unpack", "#c44e52"), ("diag", "validation + profiles", "#8172b3"))
+         ("pack", "pack", "#55a868"), ("unpack", "unpack", "#c44e52"))
 
 
 def halo_breakdown(run: HaloRun, outdir: Path) -> Figure:
-    """Stacked bars: where each strategy's time per step goes (mean over ranks, so parts add up)."""
+    """Per strategy, the table's figure: the median time per step (validation excluded) with its 95% CI as
+    whiskers, the bar split into phases by their shares of the loop without validation (tables.phase_shares);
+    the fastest group (checkmpi-halo's ranking) marked."""
     ran = sorted(run.ran(), key=lambda s: s.step)
-    unit, scale = pick_unit(max((s.per_step("loop", "mean") for s in ran), default=0.0))
+    unit, scale = pick_unit(max((max(s.step_time.median, s.step_time.ci[1] if s.step_time.ci else 0.0)
+                                 for s in ran), default=0.0))
+    median = np.array([s.step_time.median * scale for s in ran])
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(ran) + 2.2))
     y = np.arange(len(ran))
     left = np.zeros(len(ran))
-    for timer, label, colour in PARTS:
-        width = np.array([s.per_step(timer, "mean") * scale if timer in s.timers else 0.0 for s in ran])
+    shares = [phase_shares(s) or {"other": 1.0} for s in ran]
+    for timer, label, colour in (*PARTS, ("other", "other (untimed)", "#cccccc")):
+        width = np.array([max(0.0, sh.get(timer, 0.0)) for sh in shares]) * median
         ax.barh(y, width, left=left, color=colour, label=label)
         left += width
-    loop = np.array([s.per_step("loop", "mean") * scale for s in ran])
-    other = np.clip(loop - left, 0.0, None)
-    ax.barh(y, other, left=left, color="#cccccc", label="other (untimed)")
-    ax.set_yticks(y, [s.label + ("" if s.valid else " (INVALID)") for s in ran])
+    lo = np.array([s.step_time.ci[0] * scale if s.step_time.ci else m for s, m in zip(ran, median)])
+    hi = np.array([s.step_time.ci[1] * scale if s.step_time.ci else m for s, m in zip(ran, median)])
+    ax.errorbar((lo + hi) / 2, y, xerr=(hi - lo) / 2, fmt="none", ecolor="black", elinewidth=0.9, capsize=3,
+                label="95% CI of the median")  # from lo to hi, wherever the median lies
+    group = [s.id in run.fastest_group for s in ran]
+    ax.set_yticks(y, [("* " if g else "") + s.label + ("" if s.valid else " (INVALID)") for s, g in zip(ran, group)])
+    for tick, g in zip(ax.get_yticklabels(), group):
+        tick.set_fontweight("bold" if g else "normal")
+    fastest = next((s for s in ran if run.fastest_group and s.id == run.fastest_group[0]), None)
+    if fastest is not None:  # the fastest's median: the group's bars end about here
+        ax.axvline(fastest.step_time.median * scale, color="black", ls="--", lw=0.8)
     ax.invert_yaxis()
-    ax.set_xlabel(f"time per step ({unit}), mean over ranks")
-    ax.set_title(f"Time breakdown per strategy\n{run.name}: {run.describe()}", fontsize=10)
+    ax.set_xlabel(f"median time per step ({unit}) over {pooled_text(run)}, validation excluded; whiskers: 95% CI\n"
+                  "split by each phase's share of the loop without validation (means over ranks); "
+                  "* bold: the fastest and those tied with it; dashed: the fastest's median"
+                  + ("\nOVERSUBSCRIBED: timings include the scheduler's time slices" if run.oversubscribed else ""),
+                  fontsize=8)
+    ax.set_title(f"Median time per step by strategy and phase\n{run.name}: {run.describe()}", fontsize=10)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)  # outside: never hides a bar
     ax.grid(axis="x", alpha=0.3)
-    return save_figure(fig, outdir, f"{run.name}-breakdown", "Time breakdown per strategy")
+    return save_figure(fig, outdir, f"{run.name}-breakdown", "Median time per step by strategy and phase")
 
 
 def halo_directions(run: HaloRun, outdir: Path) -> Figure:
@@ -140,12 +156,15 @@ def halo_comparison(runs: list[HaloRun], outdir: Path) -> Figure:
         median = np.array([ran[i].median * scale if i in ran else 0.0 for i, _ in ids])
         lo = np.array([ran[i].ci[0] * scale if i in ran and ran[i].ci else m for (i, _), m in zip(ids, median)])
         hi = np.array([ran[i].ci[1] * scale if i in ran and ran[i].ci else m for (i, _), m in zip(ids, median)])
-        ax.bar(x + (k - (len(runs) - 1) / 2) * width, median, width,
-               yerr=np.vstack([median - lo, hi - median]), capsize=2,
+        grouped = [i in run.fastest_group for i, _ in ids]
+        at = x + (k - (len(runs) - 1) / 2) * width
+        ax.bar(at, median, width, edgecolor=["black" if g else "none" for g in grouped],
+               linewidth=[1.5 if g else 0 for g in grouped],
                label=f"{run.name} ({run.nprocs} ranks, local {x_join(run.local)})")
+        ax.errorbar(at, (lo + hi) / 2, yerr=(hi - lo) / 2, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
     id_ticks(ax, [i for i, _ in ids])
     ax.set_ylabel(f"median time per step ({unit}), 95% CI")
-    ax.set_xlabel("strategy")
+    ax.set_xlabel("strategy (outlined: each run's fastest and those tied with it)")
     ax.set_title("Comparison of runs", fontsize=10)
     ax.legend(loc="upper left", bbox_to_anchor=(0, -0.32), fontsize=8)  # below the slanted ids
     ax.grid(axis="y", alpha=0.3)
@@ -165,7 +184,7 @@ def predicted_vs_measured(run: HaloRun, predictions: list[Prediction], outdir: P
     for k, (label, phases) in enumerate((("predicted", [predicted_phases(p) for p, _ in pairs]),
                                          ("measured", [measured_phases(s) for _, s in pairs]))):
         bottom = np.zeros(len(pairs))
-        for timer, name, colour in PARTS[:4]:
+        for timer, name, colour in PARTS:
             values = np.array([max(0.0, ph[timer]) for ph in phases]) * scale
             ax.bar(x + (k - 0.5) * width, values, width, bottom=bottom, color=colour, hatch="//" if k == 0 else None,
                    edgecolor="white" if k == 0 else None, alpha=0.6 if k == 0 else 1.0,

@@ -36,7 +36,7 @@ from checkmpi.results import HaloRun, P2PRun, load_all, new_path, run_folder, x_
 class Report:
     contexts: list[T.Table] = field(default_factory=list)  # one full block per results file
     summary: T.Table | None = None  # the same, one line per file
-    headlines: list[str] = field(default_factory=list)  # per halo run: the winner and where its time goes
+    headlines: list[str] = field(default_factory=list)  # per halo run: the fastest group, the next, the loop
     tables: list[T.Table] = field(default_factory=list)
     html_tables: list[T.Table] = field(default_factory=list)  # the same, halo tables with every figure
     figures: list = field(default_factory=list)  # plots.Figure

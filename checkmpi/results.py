@@ -1,6 +1,6 @@
 """Loading the native tools' JSON results, checked against their JSON Schemas.
 
-Two schemas are read: `checkmpi.halo/4` (docs/halo.md) and `checkmpi.p2p/2`
+Two schemas are read: `checkmpi.halo/5` (docs/halo.md) and `checkmpi.p2p/2`
 (docs/p2p.md); their JSON Schema files are in schemas/ (packaged as
 checkmpi.schemas, so an installed checkmpi has them). A file that does not validate is refused with one line
 naming the first offending key.
@@ -22,7 +22,7 @@ import referencing
 
 from checkmpi.errors import CheckmpiError
 
-HALO_SCHEMA = "checkmpi.halo/4"
+HALO_SCHEMA = "checkmpi.halo/5"
 P2P_SCHEMA = "checkmpi.p2p/2"
 KNOWN_SCHEMAS = {"checkmpi.halo": HALO_SCHEMA, "checkmpi.p2p": P2P_SCHEMA}
 
@@ -68,6 +68,20 @@ class Distribution:
         return self.p95 / self.median if self.median > 0 else math.nan
 
 
+@dataclass(frozen=True)
+class VsFastest:
+    """A ranked strategy against the fastest, as checkmpi-halo ranked it (the binary owns the ranking)."""
+
+    ratio: float  # median over the fastest's median
+    ci: tuple[float, float]  # its 95% CI: hierarchical bootstrap paired by run and round
+    tied: bool  # CI includes 1, or ratio - 1 below config.tie_threshold: in the run's fastest_group
+
+    @classmethod
+    def of(cls, d: dict[str, Any] | None) -> VsFastest | None:
+        return None if d is None else cls(float(d["ratio"]), (float(d["ci95"][0]), float(d["ci95"][1])),
+                                          bool(d["tied"]))
+
+
 @dataclass
 class StrategyResult:
     id: str
@@ -79,8 +93,10 @@ class StrategyResult:
     timers: dict[str, Stats]
     bytes_per_step: int
     compute_bytes_per_step: int
-    step_time: Distribution | None = None  # time per step over ranks, steps and runs
-    runs: int = 1
+    step_time: Distribution | None = None  # time per step over ranks, steps, rounds and runs, validation excluded
+    runs: int = 1  # runs (--repeat) within the launch, each in rounds
+    round_medians: list[list[float]] = field(default_factory=list)  # per run, each round's median time per step
+    vs_fastest: VsFastest | None = None  # None: not ranked (invalid, or skipped)
     repeat_medians: list[float] = field(default_factory=list)
     repeat_spread: float = math.nan
     directions: dict[str, dict[str, Any]] = field(default_factory=dict)  # x, y, z: bandwidth
@@ -113,6 +129,9 @@ class HaloRun:
     strategies: list[StrategyResult]
     memcpy_bandwidth: Stats | None  # bytes read + written per second, per rank
     noise_thresholds: dict[str, float] = field(default_factory=dict)
+    fastest_group: list[str] = field(default_factory=list)  # the fastest and those tied with it, fastest first
+    oversubscribed: bool = False  # more threads than CPUs on some node: timings include time slices
+    rounds: int = 1  # rounds each run's timed steps were split into
 
     @property
     def nprocs(self) -> int:
@@ -193,7 +212,7 @@ def x_join(values: tuple[int, ...] | list[int]) -> str:
 
 @lru_cache(maxsize=None)
 def schema_validator(schema: str) -> jsonschema.protocols.Validator:
-    """The validator of `checkmpi.halo/4` and the like, from its schema file; a schema may refer to another's
+    """The validator of `checkmpi.halo/5` and the like, from its schema file; a schema may refer to another's
     definitions by file name (the plan and the results carry catalog rows)."""
     family, version = schema.split("/", 1)
     schemas = _schema_texts()
@@ -286,7 +305,7 @@ def _stats(d: dict[str, Any]) -> Stats:
 
 
 def _halo(path: Path, doc: dict[str, Any]) -> HaloRun:
-    """A validated checkmpi.halo/4 document as objects."""
+    """A validated checkmpi.halo/5 document as objects."""
     strategies = []
     for r in doc["results"]:
         strategies.append(StrategyResult(
@@ -296,7 +315,8 @@ def _halo(path: Path, doc: dict[str, Any]) -> HaloRun:
             compute_bytes_per_step=doc["config"]["shift_bytes"],
             step_time=Distribution.of(r["step_time"]), runs=r["runs"],
             repeat_medians=[opt_float(m) for m in r["repeat_medians"]], repeat_spread=opt_float(r["repeat_spread"]),
-            directions=r["directions"], noise=list(r["noise"]), raw=r))
+            round_medians=[[opt_float(m) for m in medians] for medians in r["round_medians"]],
+            vs_fastest=VsFastest.of(r["vs_fastest"]), directions=r["directions"], noise=list(r["noise"]), raw=r))
     for k in doc["skipped"]:  # chosen by "all" but not runnable on this backend
         strategies.append(StrategyResult(id=k["strategy"], alias=k["catalog"]["alias"], step=_step_of(k), valid=True,
                                          error=None, steps=0, timers={}, bytes_per_step=0, compute_bytes_per_step=0,
@@ -305,7 +325,8 @@ def _halo(path: Path, doc: dict[str, Any]) -> HaloRun:
         strategies.sort(key=lambda s: s.step)
     probes = doc.get("probes", {})
     probe = _stats(probes["memcpy_bandwidth"]) if "memcpy_bandwidth" in probes else None
-    return HaloRun(path, doc["context"], doc["config"], strategies, probe, doc["config"]["noise_thresholds"])
+    return HaloRun(path, doc["context"], doc["config"], strategies, probe, doc["config"]["noise_thresholds"],
+                   list(doc["fastest_group"]), doc["context"]["oversubscribed"], doc["config"]["rounds"])
 
 
 def _p2p(path: Path, doc: dict[str, Any]) -> P2PRun:

@@ -74,22 +74,25 @@ def _kib(value: float) -> str:
 
 def halo_table(run: HaloRun, wide: bool = False) -> Table:
     """One row per strategy: the median time per step with its 95% confidence
-    interval, the tail, the MPI share and the bandwidth per direction; fits
+    interval, how it stands against the fastest (checkmpi-halo's ranking; =
+    marks the fastest group), the tail and the bandwidth per direction; fits
     80 columns. `wide` adds every other figure, all per step."""
     ran = run.ran()
     unit, scale = pick_unit(max((s.step_time.max for s in ran if s.step_time), default=0.0))
     digits = 2 if scale == 1e6 else 3
     repeats = any(s.runs > 1 for s in ran)  # the runs' spread: a column only when there are runs to spread
     if wide:
-        headers = (["strategy", f"median ({unit})", "95% CI", "tail"] + [f"{d} GB/s" for d in "xyz"]
-                   + [f"{d} msg KiB" for d in "xyz"]
+        headers = (["strategy", f"median ({unit})", "95% CI", "vs best", "vs best 95% CI", "tail"]
+                   + [f"{d} GB/s" for d in "xyz"] + [f"{d} msg KiB" for d in "xyz"]
                    + [f"p5 ({unit})", f"p95 ({unit})", f"min ({unit})", f"max ({unit})", f"mean ({unit})"]
                    + (["spread"] if repeats else []) + ["loop (s)", "%comp", "%MPI"]
                    + [f"{t} ({unit})" for t in ("x", "y", "z", "pack", "unpack")] + ["check"])
     else:
-        headers = ["strategy", "median", "95% CI", "tail", "%MPI", "x GB/s", "y GB/s", "z GB/s", "check"]
+        headers = ["strategy", "median", "95% CI", "vs best", "tail", "x GB/s", "y GB/s", "z GB/s", "check"]
     table = Table(f"{run.name}: {run.describe()}; time per step in {unit}", headers)
     notes = []  # validation errors, noise, the tool's notes: under the table
+    if run.oversubscribed:
+        notes.append(f"warning: {oversubscribed_text(run)}")
     for s in run.strategies:
         label = s.label if wide else s.id
         if s.skipped is not None:
@@ -100,18 +103,20 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
         loop = s.timers["loop"].max
         tail = _ratio(d.tail) + ("!" if s.noise else "")
         verdict = "valid" if s.valid else "INVALID"
-        mpi_share = _pct(s.timers["comm"].max, loop)
         gbs = [_gbs(s.bandwidth(x)) for x in "xyz"]
+        vs = s.vs_fastest
+        vs_text = "-" if vs is None else _ratio(vs.ratio) + ("=" if s.id in run.fastest_group else "")
         if wide:
-            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits), tail] + gbs
+            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits), vs_text,
+                               range_text(vs.ci if vs else None, 1.0, 3), tail] + gbs
                               + [_kib(s.message_bytes(x)) for x in "xyz"]
                               + [num(v * scale, digits) for v in (d.p5, d.p95, d.min, d.max, d.mean)]
                               + ([num(100 * s.repeat_spread, 1) + "%" if s.runs > 1 else "-"] if repeats else [])
-                              + [num(loop, 4), _pct(s.timers["compute"].max, loop), mpi_share]
+                              + [num(loop, 4), _pct(s.timers["compute"].max, loop), _pct(s.timers["comm"].max, loop)]
                               + [num(s.per_step(t) * scale, digits) for t in ("x", "y", "z", "pack", "unpack")]
                               + [verdict])
         else:
-            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits), tail, mpi_share,
+            table.rows.append([label, num(d.median * scale, digits), range_text(d.ci, scale, digits), vs_text, tail,
                                *gbs, verdict])
         if not s.valid:
             notes.append(f"{s.id}: {s.error or 'failed validation'}")
@@ -119,13 +124,18 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
             notes.append(f"warning: {s.id} is noisy: {'; '.join(s.noise)}")
         if s.raw.get("note"):  # what checkmpi-halo prints beside the verdict
             notes.append(f"{s.id}: {s.raw['note']}")
-    runs = max((s.runs for s in ran), default=1)
-    over = "ranks, steps" + (f" and {runs} runs" if runs > 1 else "")
-    table.caption = (f"time per step over {over}, validation excluded: median, its 95% confidence interval, "
+    table.caption = (f"time per step over {pooled_text(run)}, validation excluded: median, its 95% confidence "
+                     "interval (bootstrap over runs, rounds and steps"
+                     + ("; INVALID rows: order statistics" if any(not s.valid for s in ran) else "")
+                     + "); vs best: median over the fastest's"
+                     + (", its 95% CI" if wide else "")
+                     + f"; = the fastest and those tied with it (ratio's CI includes 1, or within "
+                     f"{100 * run.config['tie_threshold']:.1f}%), - not ranked; "
                      f"tail: p95/median (! = noisy: it or mean/median above "
                      f"{run.noise_thresholds['p95_over_median']:g}, or runs spread above "
-                     f"{100 * run.noise_thresholds['repeat_spread']:.0f}%); %MPI: "
-                     "exchange share of the loop; GB/s: payload sent in that direction over its time, slowest "
+                     f"{100 * run.noise_thresholds['repeat_spread']:.0f}%); "
+                     + ("%MPI: exchange share of the loop; " if wide else "")
+                     + "GB/s: payload sent in that direction over its time, slowest "
                      "rank" + ("" if wide else "; --wide for every figure"))
     sizes = message_sizes(ran)
     if sizes:
@@ -133,6 +143,13 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     if notes:
         table.caption += "\n" + "\n".join(notes)
     return table
+
+
+def pooled_text(run: HaloRun) -> str:
+    """What a run's medians pool: 'ranks, steps, 4 rounds and 3 runs'."""
+    runs = max((s.runs for s in run.ran()), default=1)
+    return (f"ranks, steps, {run.rounds} round{'' if run.rounds == 1 else 's'}"
+            + (f" and {runs} runs" if runs > 1 else ""))
 
 
 def message_sizes(ran: list[StrategyResult]) -> list[str]:
@@ -149,36 +166,103 @@ def _ids(ids: list[str]) -> str:
 
 
 def headline(run: HaloRun) -> str:
-    """Fastest valid strategy, its speed-up over step0 and where its time goes.
-    mock is left out: it moves no data through MPI (the floor, not an answer)."""
-    valid = [s for s in run.ran() if s.valid and s.step_time and s.step_time.median > 0
-             and s.raw.get("parts", {}).get("transport") != "mock"]
-    if not valid:
-        return f"{run.name}: no valid strategy to compare"
-    best = min(valid, key=lambda s: s.step_time.median)
-    unit, scale = pick_unit(best.step_time.median)
-    d = best.step_time
-    text = f"{run.name}: fastest {best.label}, {d.median * scale:.3g} {unit} per step"
-    if d.ci:
-        text += f" (95% CI {d.ci[0] * scale:.3g}-{d.ci[1] * scale:.3g})"
-    base = next((s for s in valid if s.id == "step0"), None)
-    if base is not None and base is not best:
-        text += f", {base.step_time.median / d.median:.2f}x faster than step0"
-    loop = best.timers["loop"].mean
-    if loop > 0:
-        parts = [("compute", best.timers["compute"].mean), ("MPI", best.timers["mpi"].mean),
-                 ("pack+unpack", best.timers["pack"].mean + best.timers["unpack"].mean),
-                 ("validation", best.timers["diag"].mean)]
-        text += "; its loop: " + ", ".join(f"{100 * v / loop:.0f}% {name}" for name, v in parts)
-        slowest = max("xyz", key=lambda x: best.timers[x].mean)
-        if math.isfinite(best.bandwidth(slowest)):  # null where one call carries every direction
-            text += f"; slowest direction {slowest} ({_gbs(best.bandwidth(slowest))} GB/s)"
-    return text + ("; noisy" if best.noise else "")
+    """checkmpi-halo's ranking, said as it says it (the fastest group and the
+    closest strategy outside it, read from the JSON, never recomputed), then
+    where the fastest's loop goes, validation excluded; oversubscription flagged."""
+    by_id = {s.id: s for s in run.ran()}
+    group = [by_id[i] for i in run.fastest_group if i in by_id]
+    if not group:
+        text = f"{run.name}: no valid strategy to rank"
+    else:
+        best = group[0]
+        median = per_step_text(best.step_time.median)
+        widest = max([1.0] + [s.vs_fastest.ratio for s in group if s.vs_fastest])
+        if len(group) == 1:
+            text = f"{run.name}: fastest {best.id}, {median} per step"
+        elif run.oversubscribed:  # the binary ties every ranked strategy (docs/halo.md, "How checkmpi decides")
+            text = (f"{run.name}: not separated (oversubscribed): {names_of([s.id for s in group])} are within "
+                    f"{percent(widest)} (fastest median {median} per step); one launch cannot see how the placement "
+                    "of ranks on CPUs, fixed for a launch, changes each strategy")
+        else:
+            text = (f"{run.name}: {names_of([s.id for s in group])} are tied within {percent(widest)} "
+                    f"(fastest median {median} per step)")
+        outside = [s for s in run.ran() if s.valid and s.vs_fastest and not s.vs_fastest.tied
+                   and not math.isnan(s.vs_fastest.ratio)]
+        if outside:
+            nxt = min(outside, key=lambda s: s.vs_fastest.ratio)
+            vs = nxt.vs_fastest
+            text += (f"; next {nxt.id} is {percent(vs.ratio)} slower "
+                     f"(95% CI {percent(vs.ci[0])}-{percent(vs.ci[1])})")
+        shares = phase_shares(best)
+        if shares:
+            parts = [("compute", shares["compute"]), ("MPI", shares["mpi"]),
+                     ("pack+unpack", shares["pack"] + shares["unpack"])]
+            text += f"; {best.id}'s loop without validation: " + ", ".join(f"{100 * v:.0f}% {name}"
+                                                                           for name, v in parts)
+            slowest = max("xyz", key=lambda x: best.timers[x].mean)
+            if math.isfinite(best.bandwidth(slowest)):  # null where one call carries every direction
+                text += f"; slowest direction {slowest} ({_gbs(best.bandwidth(slowest))} GB/s)"
+        text += "; noisy" if best.noise else ""
+    return text + (f"; {oversubscribed_text(run)}" if run.oversubscribed else "")
+
+
+def per_step_text(seconds: float) -> str:
+    """'1.234 ms', '14.27 us': a time per step as checkmpi-halo writes it."""
+    if math.isnan(seconds):
+        return "-"
+    if seconds >= 1.0:
+        return f"{seconds:.3f} s"
+    return f"{seconds * 1e3:.3f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.2f} us"
+
+
+def percent(ratio: float) -> str:
+    """'12%' or '1.2%': a ratio's distance from 1, as checkmpi-halo writes it."""
+    p = abs(ratio - 1.0) * 100.0
+    return f"{p:.{1 if p < 10 else 0}f}%"
+
+
+def names_of(ids: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+
+
+PHASES = ("compute", "mpi", "pack", "unpack")  # the loop's timed phases (docs/halo.md, "Timers"), validation apart
+
+
+def phase_shares(s: StrategyResult) -> dict[str, float]:
+    """Each phase's share of the loop without validation (means over ranks, so
+    that they add up), and 'other' the untimed rest; empty without a loop."""
+    parts = {t: max(0.0, s.timers[t].mean) for t in PHASES}
+    whole = max(s.timers["loop"].mean - s.timers["diag"].mean, sum(parts.values()))
+    if not whole > 0:
+        return {}
+    shares = {t: v / whole for t, v in parts.items()}
+    shares["other"] = 1.0 - sum(shares.values())
+    return shares
+
+
+def cpus_text(context: dict) -> str:
+    """'4 ranks x 1 thread on 2 CPUs' on the busiest node, as checkmpi-halo's header says it."""
+    cpus, ranks = context.get("cpus_per_node") or [], context.get("ranks_on_node") or []
+    if not cpus or len(cpus) != len(ranks):
+        return "unknown"
+    worst = max(range(len(cpus)), key=lambda n: ranks[n] / max(cpus[n], 1))  # the first of the busiest
+
+    def plural(n: int, what: str) -> str:
+        return f"{n} {what}{'' if n == 1 else 's'}"
+
+    return (f"{plural(ranks[worst], 'rank')} x {plural(int(context.get('omp_threads', 1)), 'thread')} on "
+            f"{plural(cpus[worst], 'CPU')}" + (f" (the busiest node, {worst})" if len(cpus) > 1 else ""))
+
+
+def oversubscribed_text(run: HaloRun) -> str:
+    return f"oversubscribed: {cpus_text(run.context)}, timings include the scheduler's time slices"
 
 
 def comparison_table(runs: list[HaloRun]) -> Table:
     """Runs of any size side by side, normalised: median time per step, and
-    the exchange's time per byte of halo payload; * marks each run's fastest."""
+    the exchange's time per byte of halo payload; * marks each run's fastest
+    group (its fastest and those tied with it, as checkmpi-halo ranked them)."""
     ids: dict[str, str] = {}
     for run in runs:
         for s in sorted(run.ran(), key=lambda s: s.step):
@@ -194,12 +278,12 @@ def comparison_table(runs: list[HaloRun]) -> Table:
                        for k, run in enumerate(runs))
     table = Table(f"Comparison: median time per step ({unit}) and exchange time per byte (ns/B)", headers,
                   caption=f"{legend}\nns/B: comm time per step (mean over ranks) over the payload a rank sends "
-                          "per step; * fastest strategy of each run; - not run")
+                          "per step; * fastest strategy of each run and those tied with it; - not run")
     for sid in ids:
         row = [sid]
-        for times, bytes_ in zip(per_step, per_byte):
+        for run, times, bytes_ in zip(runs, per_step, per_byte):
             if sid in times:
-                row.append(num(times[sid] * scale) + ("*" if times[sid] == min(times.values()) else ""))
+                row.append(num(times[sid] * scale) + ("*" if sid in run.fastest_group else ""))
                 row.append(num(bytes_.get(sid, math.nan) * 1e9, 3))
             else:
                 row += ["-", "-"]
@@ -238,6 +322,10 @@ def context_rows(run: HaloRun | P2PRun) -> list[tuple[str, str]]:
                    f"{c.get('ranks_per_node', '?')} per node")),
         ("backend / GPU-aware MPI", _gpu_text(c)),
     ]
+    if "cpus_per_node" in c:  # the tool's header line: threads on the busiest node's CPUs, and the binding
+        rows.append(("CPUs", cpus_text(c) + (": OVERSUBSCRIBED, timings include the scheduler's time slices"
+                                             if c.get("oversubscribed") else "")
+                     + f"; binding {c.get('binding', '?')}"))
     if "omp_threads" in c:
         rows.append(("OpenMP threads per rank", str(c["omp_threads"])))
     if isinstance(run, P2PRun):
@@ -286,6 +374,7 @@ def contexts_summary(runs: list[HaloRun | P2PRun]) -> Table:
         rows = dict(context_rows(run))
         what = [rows["tool"].split(" (")[0], rows["date"], rows["machine"], rows["MPI library"].split(",")[0],
                 rows["ranks"], rows["backend / GPU-aware MPI"]]
+        what += ["OVERSUBSCRIBED"] if run.context.get("oversubscribed") else []
         t.rows.append([run.path.name, "; ".join(what)])
     t.left_columns = 2
     return t

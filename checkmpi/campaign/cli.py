@@ -41,6 +41,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     rep.add_argument("--html", metavar="FILE", help="also write one self-contained HTML page")
     rep.add_argument("--json", metavar="FILE", help="also write the report as JSON (checkmpi.campaign/1)")
     rep.add_argument("--plots", metavar="DIR", help="folder for the plots of --html (default DIR/plots)")
+    rep.add_argument("--include-shared", action="store_true", help="keep runs that shared a node with another of "
+                     "the campaign's runs at the same time in the statistics (default: flagged and left out)")
     rep.set_defaults(func=_report)
     st = verbs.add_parser("step", allow_abbrev=False, help="run one run of DIR and record it (what a Slurm "
                           "batch script calls for each job step)")
@@ -103,7 +105,12 @@ def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
         subs.caption = (f"each submission is one batch job of {nodes} node{'s' if nodes > 1 else ''} (its sbatch "
                         f"options below), and all {spec.repetitions} are submitted at once: Slurm starts each when "
                         "its nodes are free, so submissions may run at the same time or wait for one another (and "
-                        "for other jobs); a job pending longer than "
+                        "for other jobs); "
+                        + ("each job has its nodes to itself (sbatch --exclusive; [slurm] exclusive = false lets "
+                           "other jobs share them); " if spec.slurm.exclusive else
+                           "other jobs may share its nodes ([slurm] exclusive = false; the report flags runs that "
+                           "shared a node with another of the campaign's at the same time); ")
+                        + "a job pending longer than "
                         f"{spec.slurm.pending_limit_s:g} s is cancelled and its runs recorded as not started. "
                         "Inside a job the runs are job steps, one after another, each started with "
                         + ("srun and the PMI plugin its MPI needs (PMIx for Open MPI, PMI2 for MPICH) where Slurm "
@@ -181,7 +188,7 @@ def _report(args: argparse.Namespace, extra: list[str]) -> int:
     cdir = CampaignDir(args.dir)
     spec = cdir.load_spec()
     plots = Path(args.plots) if args.plots else cdir.root / "plots"
-    rep = CR.build(cdir, spec, plan(spec))
+    rep = CR.build(cdir, spec, plan(spec), args.include_shared)
     if args.html:
         rep.figures = CP.all_plots(spec, rep.cells, plots)
     CR.print_report(rep, T.console())

@@ -20,6 +20,7 @@ from checkmpi.campaign.launch import Launch
 from checkmpi.campaign.plan import Run
 from checkmpi.atomic import write_text
 from checkmpi.campaign.records import RUN_SCHEMA, CampaignDir, attempt_history, now_iso
+from checkmpi.campaign.sharing import expand_hostlist
 from checkmpi.campaign.spec import Spec
 from checkmpi.errors import EXIT_INVALID, CheckmpiError
 from checkmpi.jobs import HaloPlan, halo_argv
@@ -64,6 +65,7 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     # Interrupted (Ctrl-C, SIGTERM, the scheduler), the marker stays: a Slurm
     # collection then knows the run had started; locally it reads as missing.
     done = mpi_job.run(stop_at, raise_on_timeout=False, stderr_lines_kept=20000)
+    record["ended"] = now_iso()
     write_text(out / "checkmpi-halo.log", done.stdout)
     record.update(elapsed_s=round(done.seconds, 3), exit_code=done.returncode, signal=_signal_of(done),
                   log=cdir.rel(out / "checkmpi-halo.log"), errors=rank_tails(done.stderr_tail))
@@ -89,9 +91,9 @@ def new_record(cdir: CampaignDir, spec: Spec, run: Run, launch: dict[str, Any] |
     attempt, previous = attempt_history(cdir.read_record(run.id))
     return {"schema": RUN_SCHEMA, "campaign": spec.name, "run": run.id, "submission": run.submission,
             "point": run.point.as_json(), "strategy": run.strategy, "attempt": attempt, "previous": previous,
-            "status": None, "note": None, "exit_code": None, "signal": None, "started": None, "finished": None,
-            "elapsed_s": None, "expected": None, "launch": launch, "command": None, "nodes": nodes,
-            "hostnames": None, "slurm": job, "results": None, "log": None, "errors": {}}
+            "status": None, "note": None, "exit_code": None, "signal": None, "started": None, "ended": None,
+            "finished": None, "elapsed_s": None, "expected": None, "launch": launch, "command": None,
+            "nodes": nodes, "hostnames": None, "slurm": job, "results": None, "log": None, "errors": {}}
 
 
 def finish(cdir: CampaignDir, record: dict[str, Any], status: str, note: str | None) -> dict[str, Any]:
@@ -185,4 +187,4 @@ def slurm_nodes() -> list[str]:
         names = out.stdout.split()
     except (OSError, subprocess.TimeoutExpired):
         names = []
-    return names or [nodelist]
+    return names or expand_hostlist(nodelist)

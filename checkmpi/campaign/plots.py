@@ -85,7 +85,8 @@ def variability_plot(spec: Spec, cells: dict[str, Cell], sweep: Sweep, outdir: P
             ax.scatter(bad, [0] * len(bad), marker="x", color=[STATUS_COLOURS[row[i].status] for i in bad],
                        s=60, clip_on=False, zorder=5)
         for p in pts:
-            ok = [c.loop for k in range(1, spec.repetitions + 1) if (c := cells[Run(k, p, s).id]).loop is not None]
+            ok = [c.loop for k in range(1, spec.repetitions + 1)
+                  if (c := cells[Run(k, p, s).id]).loop is not None and not c.left_out]  # as the tables' median
             medians.append(float(np.median(ok)) * scale if ok else np.nan)
         ax.plot(x, medians, "_", color="black", ms=22, mew=2, label="median")
         id_ticks(ax, [point_label(sweep, p) for p in pts])

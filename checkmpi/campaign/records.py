@@ -145,6 +145,6 @@ def attempt_history(previous: dict[str, Any] | None) -> tuple[int, list[dict[str
     if previous is None:
         return 1, []
     summary = {k: previous.get(k) for k in ("attempt", "status", "note", "exit_code", "signal", "elapsed_s",
-                                            "finished", "errors")}
+                                            "started", "ended", "finished", "nodes", "hostnames", "errors")}
     summary["job_id"] = (previous.get("slurm") or {}).get("job_id")
     return int(previous["attempt"]) + 1, [*previous.get("previous", []), summary]

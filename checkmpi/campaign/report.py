@@ -18,6 +18,7 @@ from checkmpi import tables as T
 from checkmpi.campaign.plan import Point, Run, points, sweep_points
 from checkmpi.atomic import write_json, write_text
 from checkmpi.campaign.records import STATUSES, CampaignDir, now_iso
+from checkmpi.campaign.sharing import shared_nodes
 from checkmpi.campaign.spec import Spec, Sweep
 from checkmpi.errors import CheckmpiError
 from checkmpi.results import HaloRun, load, x_join
@@ -25,6 +26,7 @@ from checkmpi.results import HaloRun, load, x_join
 SCHEMA = "checkmpi.campaign/1"
 FAILED = ("invalid", "too_slow", "crashed")  # the run ran and failed: "n.a." in the tables
 TIME = "{:.4g}"  # times in tables: four significant digits, whatever their unit
+SHARED = "*"  # marks a run that shared a node with another of the campaign's at the same time
 
 
 @dataclass
@@ -40,6 +42,8 @@ class Cell:
     slow: bool = False  # ok but slower than spec.slow x expected, or stopped as too slow
     letter: str = ""  # note letter of a run that did not end ok
     context: dict[str, Any] = field(default_factory=dict)
+    shared_with: dict[str, list[str]] = field(default_factory=dict)  # runs on a node of this one at the same time
+    left_out: bool = False  # shared a node: not in the statistics (report --include-shared keeps it)
 
 
 @dataclass
@@ -54,7 +58,9 @@ class CampaignReport:
     doc: dict[str, Any] = field(default_factory=dict)
 
 
-def gather(cdir: CampaignDir, spec: Spec, runs: list[Run]) -> dict[str, Cell]:
+def gather(cdir: CampaignDir, spec: Spec, runs: list[Run], include_shared: bool = False) -> dict[str, Cell]:
+    """The cells of `runs`; those that shared a node with another run at the same time are flagged and, unless
+    `include_shared`, left out of the statistics."""
     cells: dict[str, Cell] = {}
     letters = 0
     for run in runs:
@@ -78,6 +84,8 @@ def gather(cdir: CampaignDir, spec: Spec, runs: list[Run]) -> dict[str, Cell]:
             cell.letter = _letter(letters)
             letters += 1
         cells[run.id] = cell
+    for run_id, others in shared_nodes(c.record for c in cells.values() if c.record).items():
+        cells[run_id].shared_with, cells[run_id].left_out = others, not include_shared
     return cells
 
 
@@ -97,8 +105,16 @@ def _letter(i: int) -> str:
 
 def _mark(cell: Cell, value: float | None, fmt: str) -> str:
     if cell.status == "ok" and value is not None:
-        return fmt.format(value)
-    return "n.a." if cell.status in FAILED else "-"
+        text = fmt.format(value)
+    else:
+        text = "n.a." if cell.status in FAILED else "-"
+    return text + (f" {SHARED}" if cell.shared_with else "")
+
+
+def shared_notes(cells: list[Cell]) -> list[str]:
+    """A line per flagged run: the nodes and the runs it shared them with."""
+    return [f"{SHARED} {c.run.id}: on {', '.join(sorted({n for ns in c.shared_with.values() for n in ns}))} at the "
+            f"same time as {', '.join(c.shared_with)}" for c in cells if c.shared_with]
 
 
 def point_label(sweep: Sweep, p: Point) -> str:
@@ -118,7 +134,7 @@ def _row_name(spec: Spec, k: int, cells: list[Cell]) -> str:
 
 def sweep_unit(spec: Spec, cells: dict[str, Cell], sweep: Sweep, strategy: str) -> tuple[str, float]:
     """One time unit for a sweep and strategy, so its tables and plot read alike."""
-    loops = [v for p in sweep_points(sweep) for v in _ok_loops(spec, cells, p, strategy)]
+    loops = [v for p in sweep_points(sweep) for v in _ok_loops(spec, cells, p, strategy, every=True)]
     return T.pick_unit(max(loops, default=0.0))
 
 
@@ -128,6 +144,7 @@ def per_submission_table(spec: Spec, cells: dict[str, Cell], sweep: Sweep, strat
     pts = sweep_points(sweep)
     unit, scale = sweep_unit(spec, cells, sweep, strategy)
     title = {"loop": f"Loop time ({unit})", "mpi": "MPI %"}[what]
+    every = [cells[Run(k, p, strategy).id] for k in range(1, spec.repetitions + 1) for p in pts]
     table = T.Table(f"{title}, {strategy}, {sweep.name}", ["submission"] + [point_label(sweep, p) for p in pts]
                     + ["note"])
     for k in range(1, spec.repetitions + 1):
@@ -149,6 +166,13 @@ def per_submission_table(spec: Spec, cells: dict[str, Cell], sweep: Sweep, strat
         table.caption = ("loop: the timed loop, max over ranks; below, over the ok runs: ratio = max / min, "
                          "spread = standard deviation / mean")
     table.caption += "; n.a.: the run failed (see its note); -: not run (not started, or pending)"
+    notes = shared_notes(every)
+    if notes:
+        kept = not any(c.left_out for c in every)
+        table.caption += (f"; {SHARED}: the run shared a node with another of the campaign's runs at the same time"
+                          + (" (kept in the statistics: --include-shared)" if kept else
+                             ", left out of the statistics (report --include-shared keeps it)"))
+        table.caption = "\n".join([table.caption, *notes])
     return table
 
 
@@ -161,11 +185,12 @@ def point_stats(values: list[float]) -> dict[str, float | int | None]:
             "ratio": max(values) / min(values) if min(values) > 0 else None, "spread_percent": spread}
 
 
-def _ok_loops(spec: Spec, cells: dict[str, Cell], p: Point, strategy: str) -> list[float]:
+def _ok_loops(spec: Spec, cells: dict[str, Cell], p: Point, strategy: str, every: bool = False) -> list[float]:
+    """The loop times of the ok runs of a point that the statistics count (`every`: left out or not)."""
     out = []
     for k in range(1, spec.repetitions + 1):
         c = cells[Run(k, p, strategy).id]
-        if c.loop is not None:
+        if c.loop is not None and (every or not c.left_out):
             out.append(c.loop)
     return out
 
@@ -204,6 +229,8 @@ def scaleup_table(spec: Spec, cells: dict[str, Cell], sweep: Sweep) -> T.Table:
         table.rows.append(cells_out)
     table.caption = ("median loop time over the submissions' ok runs; the size per rank is fixed, so ideal is a "
                      "flat time; efficiency = time at the first point / time at this one")
+    if any(c.left_out for c in cells.values() if c.run.point in sweep_points(sweep)):
+        table.caption += f"; runs that shared a node ({SHARED} in the tables below) are left out"
     return table
 
 
@@ -269,6 +296,10 @@ def summary_lines(spec: Spec, cells: dict[str, Cell], subs: list[dict[str, Any]]
         share(sum(1 for s in subs if s["ok"] == s["runs"] and not s["slower_than_expected"]),
               "ran every point correctly and in the expected time"),
         f"runs retried: {counts['retried_runs']} ({counts['attempts']} attempts in all)",
+        f"runs that shared a node with another of the campaign's runs at the same time: {counts['shared']}"
+        + ("" if not counts["shared"] else f" (marked {SHARED}; " + (
+            "left out of the statistics, report --include-shared keeps them)"
+            if any(c.left_out for c in cells.values()) else "kept in the statistics: --include-shared)")),
     ]
     return lines
 
@@ -278,12 +309,15 @@ def _counts(cells: dict[str, Cell]) -> dict[str, int]:
     counts["runs"] = len(cells)
     counts["retried_runs"] = sum(1 for c in cells.values() if c.record and c.record["attempt"] > 1)
     counts["attempts"] = sum(c.record["attempt"] for c in cells.values() if c.record)
+    counts["shared"] = sum(1 for c in cells.values() if c.shared_with)
     return counts
 
 
-def build(cdir: CampaignDir, spec: Spec, runs: list[Run]) -> CampaignReport:
-    """Tables, summary and JSON of the campaign; its figures come from checkmpi.campaign.plots (all_plots)."""
-    cells = gather(cdir, spec, runs)
+def build(cdir: CampaignDir, spec: Spec, runs: list[Run], include_shared: bool = False) -> CampaignReport:
+    """Tables, summary and JSON of the campaign; its figures come from checkmpi.campaign.plots (all_plots).
+    Runs that shared a node with another at the same time are left out of the statistics unless
+    `include_shared`."""
+    cells = gather(cdir, spec, runs, include_shared)
     counts = _counts(cells)
     subs_table, subs = submissions_table(spec, cells)
     summary = summary_lines(spec, cells, subs, counts)
@@ -297,7 +331,7 @@ def build(cdir: CampaignDir, spec: Spec, runs: list[Run]) -> CampaignReport:
     if any(c.letter for c in cells.values()):
         tables.append(failures_table(cells))
     rep = CampaignReport(spec, cells, counts, summary, tables, context_table(cdir, spec, cells))
-    rep.doc = to_json(cdir, spec, cells, counts, subs, summary)
+    rep.doc = to_json(cdir, spec, cells, counts, subs, summary, include_shared)
     return rep
 
 
@@ -317,7 +351,7 @@ def context_table(cdir: CampaignDir, spec: Spec, cells: dict[str, Cell]) -> T.Ta
 
 
 def to_json(cdir: CampaignDir, spec: Spec, cells: dict[str, Cell], counts: dict[str, int],
-            subs: list[dict[str, Any]], summary: list[str]) -> dict[str, Any]:
+            subs: list[dict[str, Any]], summary: list[str], include_shared: bool = False) -> dict[str, Any]:
     runs = []
     for c in cells.values():
         rec = c.record or {}
@@ -329,7 +363,9 @@ def to_json(cdir: CampaignDir, spec: Spec, cells: dict[str, Cell], counts: dict[
                      "slower_than_expected": c.slow, "note_letter": c.letter or None, "note": rec.get("note"),
                      "errors": rec.get("errors") or {}, "job_id": (rec.get("slurm") or {}).get("job_id"),
                      "nodes": rec.get("nodes") or [], "record": cdir.rel(cdir.record_path(c.run.id))
-                     if c.record else None})
+                     if c.record else None, "shared_node_with": list(c.shared_with),
+                     "shared_nodes": sorted({n for ns in c.shared_with.values() for n in ns}),
+                     "in_stats": c.loop is not None and not c.left_out})
     stats = [{"point": p.id, "strategy": s, **point_stats(_ok_loops(spec, cells, p, s))}
              for p in points(spec) for s in spec.strategies]
     return {"schema": SCHEMA, "generated": now_iso(), "tool": f"checkmpi {__version__}",
@@ -337,7 +373,7 @@ def to_json(cdir: CampaignDir, spec: Spec, cells: dict[str, Cell], counts: dict[
                          "repetitions": spec.repetitions, "strategies": list(spec.strategies), "itfin": spec.itfin,
                          "ranks_per_node": spec.ranks_per_node, "too_slow": spec.too_slow,
                          "too_slow_min_s": spec.too_slow_min_s, "slow": spec.slow,
-                         "time_limits_s": list(spec.time_limits)},
+                         "time_limits_s": list(spec.time_limits), "include_shared": include_shared},
             "points": [p.as_json() for p in points(spec)],
             "sweeps": [{"index": sw.index, "kind": sw.kind, "name": sw.name,
                         "points": [p.id for p in sweep_points(sw)]} for sw in spec.sweeps],

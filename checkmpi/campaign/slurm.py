@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from checkmpi.campaign.execute import finish, new_record
 from checkmpi.campaign.plan import Run, max_ranks, nodes_for
 from checkmpi.atomic import write_json, write_text
 from checkmpi.campaign.records import CampaignDir, needs_work, now_iso
+from checkmpi.campaign.sharing import expand_hostlist
 from checkmpi.campaign.spec import Spec
 from checkmpi.campaign.status import Progress
 from checkmpi.errors import EXIT_FAILED, CheckmpiError
@@ -56,6 +57,8 @@ def sbatch_options(spec: Spec, submission: int) -> list[str]:
                        ("gpus-per-node", s.gpus_per_node)):
         if value is not None:
             opts.append(f"--{key}={value}")
+    if s.exclusive and not any(a.startswith("--exclusive") for a in s.sbatch_args):  # sbatch_args' own form wins
+        opts.append("--exclusive")
     return opts + list(s.sbatch_args)
 
 
@@ -110,16 +113,16 @@ def queue(job_ids: list[str]) -> dict[str, dict[str, str]] | None:
     return jobs
 
 
-def final_state(job_id: str) -> str:
-    """The state of a job that left the queue: sacct where accounting exists, else scontrol."""
-    out = _cmd(["sacct", "-j", job_id, "-X", "-n", "-P", "-o", "State"])
+def final_state(job_id: str) -> tuple[str, str | None]:
+    """The state of a job that left the queue and when it ended (UTC, as records say times; None where
+    unknown): sacct where accounting exists, else scontrol."""
+    out = _cmd(["sacct", "-j", job_id, "-X", "-n", "-P", "-o", "State,End"])
     if out.returncode == 0 and out.stdout.strip():
-        return out.stdout.split()[0]
+        state, _, end = out.stdout.splitlines()[0].partition("|")
+        return (state.split() or ["UNKNOWN"])[0], _utc(end.strip())
     out = _cmd(["scontrol", "-o", "show", "job", job_id])
-    for word in out.stdout.split():
-        if word.startswith("JobState="):
-            return word.split("=", 1)[1]
-    return "UNKNOWN"
+    fields = dict(w.split("=", 1) for w in out.stdout.split() if "=" in w)
+    return fields.get("JobState", "UNKNOWN"), _utc(fields.get("EndTime", ""))
 
 
 def _epoch(text: str) -> float | None:
@@ -127,6 +130,12 @@ def _epoch(text: str) -> float | None:
         return datetime.fromisoformat(text).timestamp()
     except ValueError:
         return None
+
+
+def _utc(text: str) -> str | None:
+    """Slurm's local time (2024-05-01T12:00:00) as now_iso writes times; None for Unknown."""
+    epoch = _epoch(text)
+    return None if epoch is None else datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class SlurmCampaign:
@@ -158,7 +167,7 @@ class SlurmCampaign:
                         self.live[job["job_id"]] = k
                         say(f"submission {k}: following job {job['job_id']} ({in_queue[job['job_id']]['state']})")
                     else:
-                        self.collect(k, job, final_state(job["job_id"]))
+                        self.collect(k, job, *final_state(job["job_id"]))
         busy = {r for job_id in self.live for r in self._job(job_id)["runs"]}
         self.cdir.drop_stale_markers(self.runs)
         todo = [r for r in self.runs if r.id not in busy and needs_work(self.cdir.read_record(r.id))]
@@ -218,7 +227,7 @@ class SlurmCampaign:
             q = states.get(job_id)
             if q is None:
                 del self.live[job_id]
-                self.collect(k, job, final_state(job_id))
+                self.collect(k, job, *final_state(job_id))
                 continue
             if q["state"] != job["state"]:
                 job["state"], job["nodes"] = q["state"], q["nodes"] or job["nodes"]
@@ -248,8 +257,9 @@ class SlurmCampaign:
             say(f"submission {k}: job {job['job_id']} cancelled: {reason}")
             self._save(k)
 
-    def collect(self, k: int, job: dict[str, Any], state: str) -> None:
-        """Records every run of the ended job that its steps did not record."""
+    def collect(self, k: int, job: dict[str, Any], state: str, ended: str | None = None) -> None:
+        """Records every run of the ended job that its steps did not record; the run it was in ended
+        when the job did (`ended`; else now, the latest it can have)."""
         job_id = job["job_id"]
         job["state"] = state
         say(f"submission {k}: job {job_id} ended {state}" + (f" (cancelled: {job['cancelled']})"
@@ -266,11 +276,11 @@ class SlurmCampaign:
                 continue
             marker = self.cdir.marker(run_id)
             started = marker is not None and str(marker.get("job_id")) == job_id
-            rec = new_record(self.cdir, self.spec, self.by_id[run_id], None, [job["nodes"]] if job["nodes"] else [],
+            rec = new_record(self.cdir, self.spec, self.by_id[run_id], None, expand_hostlist(job["nodes"] or ""),
                              {"job_id": job_id, "state": state})
             if started:
                 assert marker is not None
-                rec["started"] = marker.get("started")
+                rec["started"], rec["ended"] = marker.get("started"), ended or now_iso()
                 status = "too_slow" if state.startswith("TIMEOUT") else "crashed"
                 finish(self.cdir, rec, status, f"{why} while this run was running")
             else:

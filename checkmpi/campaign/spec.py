@@ -43,6 +43,7 @@ class SlurmOptions:
     srun_args: tuple[str, ...] = ()
     pending_limit_s: float = 86400.0  # a submission pending longer is cancelled: its runs did not start
     poll_s: float = 5.0
+    exclusive: bool = True  # sbatch --exclusive: no other job (the campaign's own included) on a job's nodes
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ _TABLES: dict[str, set[str]] = {
     "launch": {"ranks_per_node", "time_limit_s", "too_slow", "too_slow_min_s", "launcher"},
     "halo": {"strategies", "iters", "itfin", "icheck", "args"},
     "slurm": {"partition", "account", "constraint", "gpus_per_node", "sbatch_args", "srun_args",
-              "pending_limit_s", "poll_s"},
+              "pending_limit_s", "poll_s", "exclusive"},
     "report": {"slow"},
     "sweep": {"name", "procs", "size", "local", "np"},
 }
@@ -118,6 +119,12 @@ class _Checker:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise self.fail(f"[{where}] {key}", f"must be an integer >= {minimum}, got {value!r}")
+        return value
+
+    def boolean(self, t: dict[str, Any], key: str, where: str, default: bool) -> bool:
+        value = t.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(f"[{where}] {key}", f"must be true or false, got {value!r}")
         return value
 
     def number(self, value: Any, name: str, above: float, or_equal: bool = False) -> float:
@@ -225,7 +232,8 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
         gpus_per_node=c.integer(sl, "gpus_per_node", "slurm", None, minimum=0),
         sbatch_args=c.strings(sl, "sbatch_args", "slurm"), srun_args=c.strings(sl, "srun_args", "slurm"),
         pending_limit_s=c.number(sl.get("pending_limit_s", 86400.0), "[slurm] pending_limit_s", 0.0),
-        poll_s=c.number(sl.get("poll_s", 5.0), "[slurm] poll_s", 0.0))
+        poll_s=c.number(sl.get("poll_s", 5.0), "[slurm] poll_s", 0.0),
+        exclusive=c.boolean(sl, "exclusive", "slurm", True))
     report = c.table(doc, "report")
     slow = c.number(report.get("slow", 1.5), "[report] slow", 1.0)
     return Spec(path=path, text=text, name=name, executor=executor, repetitions=repetitions,

@@ -1,5 +1,6 @@
 #include "core/context.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,6 +68,90 @@ std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& min
   return out;
 }
 
+namespace {
+
+// "0-3,8" for the CPUs set in `mask`.
+std::string cpu_list(const cpu_set_t& mask) {
+  std::string text;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &mask)) continue;
+    int last = c;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &mask)) ++last;
+    text += (text.empty() ? "" : ",") + std::to_string(c) + (last > c ? "-" + std::to_string(last) : "");
+    c = last;
+  }
+  return text;
+}
+
+// Every rank's affinity mask and online CPUs, gathered; per node, the union.
+void add_cpus(RunContext& c, MPI_Comm comm) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
+  const int online = int(sysconf(_SC_NPROCESSORS_ONLN));
+  std::vector<cpu_set_t> all(size_t(c.nprocs));
+  std::vector<int> onlines(size_t(c.nprocs));
+  MPI_Allgather(&mine, int(sizeof mine), MPI_BYTE, all.data(), int(sizeof mine), MPI_BYTE, comm);
+  MPI_Allgather(&online, 1, MPI_INT, onlines.data(), 1, MPI_INT, comm);
+  std::vector<cpu_set_t> node(size_t(c.nodes));
+  for (auto& m : node) CPU_ZERO(&m);
+  c.ranks_on_node.assign(size_t(c.nodes), 0);
+  c.online_cpus_per_node.assign(size_t(c.nodes), 0);
+  for (int r = 0; r < c.nprocs; ++r) {
+    const size_t n = size_t(c.node_of_rank[size_t(r)]);
+    c.cpus_of_rank.push_back(cpu_list(all[size_t(r)]));
+    CPU_OR(&node[n], &node[n], &all[size_t(r)]);
+    ++c.ranks_on_node[n];
+    c.online_cpus_per_node[n] = onlines[size_t(r)];
+  }
+  for (const auto& m : node) c.cpus_per_node.push_back(CPU_COUNT(&m));
+}
+
+}  // namespace
+
+bool oversubscribed(const RunContext& c, int threads_per_rank) {
+  for (size_t n = 0; n < c.cpus_per_node.size(); ++n)
+    if (c.cpus_per_node[n] > 0 && c.ranks_on_node[n] * threads_per_rank > c.cpus_per_node[n]) return true;
+  return false;
+}
+
+std::string cpus_text(const RunContext& c, int threads_per_rank) {
+  if (c.cpus_per_node.empty()) return "unknown";
+  size_t worst = 0;  // the node with the most threads per CPU
+  for (size_t n = 0; n < c.cpus_per_node.size(); ++n)
+    if (double(c.ranks_on_node[n]) / std::max(c.cpus_per_node[n], 1) >
+        double(c.ranks_on_node[worst]) / std::max(c.cpus_per_node[worst], 1))
+      worst = n;
+  auto plural = [](int n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+  std::string text = plural(c.ranks_on_node[worst], "rank") + " x " + plural(threads_per_rank, "thread") + " on " +
+                     plural(c.cpus_per_node[worst], "CPU") +
+                     (c.nodes > 1 ? " (the busiest node, " + std::to_string(worst) + ")" : "");
+  if (oversubscribed(c, threads_per_rank)) text += ": OVERSUBSCRIBED, timings include the scheduler's time slices";
+  return text;
+}
+
+std::string binding_text(const RunContext& c) {
+  int least = 1 << 30, most = 0;
+  bool whole_node = true;
+  for (int r = 0; r < c.nprocs; ++r) {
+    int count = 0;  // CPUs in "0-3,8"
+    std::stringstream in(c.cpus_of_rank[size_t(r)]);
+    std::string range;
+    while (std::getline(in, range, ',')) {
+      const auto dash = range.find('-');
+      const int a = std::stoi(range.substr(0, dash)), b = dash == std::string::npos ? a : std::stoi(range.substr(dash + 1));
+      count += b - a + 1;
+    }
+    least = std::min(least, count);
+    most = std::max(most, count);
+    whole_node = whole_node && count >= c.cpus_per_node[size_t(c.node_of_rank[size_t(r)])];
+  }
+  if (most == 0) return "unknown";
+  if (whole_node) return "none (every rank may run on all its node's CPUs)";
+  return (least == most ? std::to_string(least) : std::to_string(least) + "-" + std::to_string(most)) +
+         (most == 1 ? " CPU" : " CPUs") + " per rank";
+}
+
 RunContext gather_context(MPI_Comm comm, const std::string& tool) {
   RunContext c;
   c.tool = tool;
@@ -95,6 +180,7 @@ RunContext gather_context(MPI_Comm comm, const std::string& tool) {
     c.ranks_per_node = std::max(c.ranks_per_node, ++node_count[h]);
   }
   c.nodes = static_cast<int>(node_index.size());
+  add_cpus(c, comm);
   c.timer_resolution = MPI_Wtick();
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -125,6 +211,11 @@ Json context_json(const RunContext& c) {
   j["ranks_per_node"] = c.ranks_per_node;
   j["hostnames"] = Json::array_of(c.hostnames);
   j["timer_resolution"] = c.timer_resolution;
+  j["cpus_of_rank"] = Json::array_of(c.cpus_of_rank);
+  j["cpus_per_node"] = Json::array_of(c.cpus_per_node);
+  j["ranks_on_node"] = Json::array_of(c.ranks_on_node);
+  j["online_cpus_per_node"] = Json::array_of(c.online_cpus_per_node);
+  j["binding"] = binding_text(c);
   Json cpu = Json::object();
   cpu["model"] = c.cpu_model;
   Json caches = Json::array();

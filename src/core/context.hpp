@@ -31,6 +31,10 @@ struct RunContext {
   std::vector<std::string> hostnames; // by rank
   std::vector<int> node_of_rank;      // node index (order of first appearance)
   double timer_resolution = 0.0;      // MPI_Wtick
+  std::vector<std::string> cpus_of_rank; // by rank: the CPUs it may run on (affinity), e.g. "0-3,8"
+  std::vector<int> cpus_per_node;     // by node: CPUs its ranks may use between them (union of the above)
+  std::vector<int> ranks_on_node;     // by node
+  std::vector<int> online_cpus_per_node;  // by node: logical CPUs online
   std::string cpu_model;              // rank 0's, from /proc/cpuinfo ("" if unknown)
   std::vector<CacheLevel> caches;     // rank 0's, by level: host results depend on them
   std::string date;                   // UTC, ISO 8601
@@ -38,6 +42,15 @@ struct RunContext {
 
 // "0.1.0 (revision abc1234)"
 std::string version_text();
+
+// Whether some node runs more threads (ranks times `threads_per_rank`) than
+// its ranks have CPUs: timings then include the scheduler's time slices.
+bool oversubscribed(const RunContext& c, int threads_per_rank);
+// "4 ranks x 1 thread on 2 CPUs (node n0): oversubscribed" or "2 ranks x 1
+// thread on 2 CPUs per node"; each rank's binding: "none" (all the node's
+// CPUs) or "1 CPU per rank" or "2-4 CPUs per rank".
+std::string cpus_text(const RunContext& c, int threads_per_rank);
+std::string binding_text(const RunContext& c);
 
 // Every rank's `mine`, in rank order, on every rank (one collective; texts
 // longer than 255 bytes are cut).

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -42,9 +43,15 @@ CommandLine halo_command_line() {
       {"default-np", 0, true, "with --plan: the ranks when neither --np nor the grid gives them", false, "N"},
       {"reverse", 0, false, "reversed propagation (field(i) = field(i+1))"},
       {"precision", 0, true, "working precision (default single)", false, "single|double"},
-      {"warmup", 0, true, "untimed steps before each timed loop (default 0)", false, "N"},
-      {"repeat", 0, true, "run each strategy N times, interleaved (A B C A B C ...); statistics over all (default 1)",
-       false, "N"},
+      {"warmup", 0, true, "untimed steps before each round's timed steps, from a fresh set-up (default 1)", false,
+       "N"},
+      {"repeat", 0, true, "run the timed steps N times per strategy, each time in rounds; statistics over all "
+                          "(default 1)", false, "N"},
+      {"rounds", 0, true, "split each run's timed steps into N rounds, every strategy's round k before any round "
+                          "k+1, the order shuffled per round (default 10, fewer below 10 steps per round)", false, "N"},
+      {"seed", 0, true, "seed of the round order and the bootstrap (default: drawn, and recorded)", false, "N"},
+      {"tie-threshold", 0, true, "a median within this fraction of the fastest's is tied with it (default 0.02)",
+       false, "F"},
       {"sync", 0, true, "barriers after each direction, as CheckMPI, or none (default barrier)", false,
        "barrier|none"},
       {"self-copy", 0, false, "where a rank is its own neighbour, copy locally instead of through MPI"},
@@ -67,6 +74,8 @@ CommandLine halo_command_line() {
       {"help", 'h', false, "show this help and exit"},
       {"version", 0, false, "print the version and exit"},
       {"inject-error", 0, true, "test only: corrupt one cell for this strategy id", true},
+      {"inject-delay", 0, true, "test only: STRATEGY:FRACTION, each step of that strategy 1+FRACTION times as long",
+       true},
       {"inject-misroute", 0, true, "test only: KIND:DIR, KIND self|swap|axis, DIR x|y|z: wrong neighbours", true},
   };
   // The namelist keys override the input file's; those other options name
@@ -74,6 +83,11 @@ CommandLine halo_command_line() {
   for (const auto& key : halo_keys())
     if (key != "icheck" && key != "border") specs.push_back({key, 0, true, "", true});
   return CommandLine("checkmpi-halo", "[--input FILE] [--KEY VALUE ...] [options]", specs, {{"-o", "outdir"}});
+}
+
+long long resolve_rounds(const HaloConfig& c) {
+  if (c.rounds > 0) return c.rounds;
+  return std::clamp(c.itfin / kMinRoundSteps, 1LL, kDefaultRounds);
 }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
@@ -156,6 +170,10 @@ void check_config(const HaloConfig& c, const std::set<std::string>& given) {
   if (c.border <= 0) throw UsageError("border must be positive, got " + std::to_string(c.border));
   if (c.warmup < 0) throw UsageError("--warmup must not be negative, got " + std::to_string(c.warmup));
   if (c.repeat < 1) throw UsageError("--repeat must be at least 1, got " + std::to_string(c.repeat));
+  if (c.rounds < 0) throw UsageError("--rounds must be at least 1, got " + std::to_string(c.rounds));
+  if (c.rounds > c.itfin)
+    throw UsageError("--rounds " + std::to_string(c.rounds) + " is more than itfin (" + std::to_string(c.itfin) +
+                     "): every round needs a step");
 }
 
 // "64x64x32": three positive integers.
@@ -212,6 +230,16 @@ void apply_vocabulary(const CommandLine& cli, HaloConfig& c, std::set<std::strin
   if (cli.has("iters")) c.itfin = cli.get_int("iters", c.itfin);
 }
 
+void parse_delay(HaloConfig& c, const std::string& text) {
+  const size_t colon = text.rfind(':');
+  const std::string fraction = colon == std::string::npos ? "" : text.substr(colon + 1);
+  c.inject_delay_strategy = text.substr(0, colon);
+  c.inject_delay = fraction.empty() ? -1.0 : parse_number(fraction, "--inject-delay's FRACTION");
+  if (c.inject_delay_strategy.empty() || !(c.inject_delay > 0 && c.inject_delay <= 10))
+    throw UsageError("--inject-delay must be STRATEGY:FRACTION with FRACTION above 0 and at most 10, got '" + text +
+                     "'");
+}
+
 void parse_misroute(HaloConfig& c, const std::string& text) {
   const size_t colon = text.find(':');
   const std::string kind = text.substr(0, colon);
@@ -254,8 +282,21 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   if (precision == "single") c.precision = Precision::Single;
   else if (precision == "double") c.precision = Precision::Double;
   else throw UsageError("--precision must be single or double, got '" + precision + "'");
-  c.warmup = cli.get_int("warmup", 0);
+  c.warmup = cli.get_int("warmup", 1);
   c.repeat = cli.get_int("repeat", 1);
+  if (cli.has("rounds")) {
+    c.rounds = cli.get_int("rounds", 0);
+    if (c.rounds < 1) throw UsageError("--rounds must be at least 1, got " + std::to_string(c.rounds));
+  }
+  if ((c.seed_given = cli.has("seed"))) {
+    const long long seed = cli.get_int("seed", 0);
+    if (seed < 0) throw UsageError("--seed must not be negative, got " + std::to_string(seed));
+    c.seed = static_cast<unsigned long long>(seed);
+  }
+  c.tie_threshold = cli.get_double("tie-threshold", 0.02);
+  if (!(c.tie_threshold >= 0 && c.tie_threshold < 1))
+    throw UsageError("--tie-threshold must be at least 0 and below 1 (a fraction: 0.02 is 2%), got '" +
+                     cli.get("tie-threshold", "") + "'");
   const std::string sync = cli.get("sync", "barrier");
   if (sync == "barrier") c.sync = SyncMode::Barrier;
   else if (sync == "none") c.sync = SyncMode::None;
@@ -277,8 +318,10 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   c.force = cli.has("force");
   c.inject_error = cli.get("inject-error", "");
   if (auto v = cli.value("inject-misroute")) parse_misroute(c, *v);
+  if (auto v = cli.value("inject-delay")) parse_delay(c, *v);
   if (!cli.positional().empty()) throw UsageError("unexpected argument '" + cli.positional()[0] + "'");
   check_config(c, given);
+  c.rounds = resolve_rounds(c);
   if (c.icheck > c.itfin)
     c.warnings.push_back("icheck (" + std::to_string(c.icheck) + ") is larger than itfin (" +
                          std::to_string(c.itfin) + "): no profile is written, and the fields are validated " +

@@ -16,7 +16,7 @@ enum class Precision { Single, Double };
 inline std::size_t real_bytes(Precision p) { return p == Precision::Single ? 4 : 8; }
 
 // The schema of checkmpi-halo --json (schemas/, docs/halo.md).
-inline constexpr char kHaloSchema[] = "checkmpi.halo/4";
+inline constexpr char kHaloSchema[] = "checkmpi.halo/5";
 enum class SyncMode { Barrier, None };
 // --backend: where the fields live and the kernels of step3 on run. Auto is
 // cuda when the binary has CUDA and every rank sees a GPU, else host.
@@ -46,8 +46,15 @@ struct HaloConfig {
   std::vector<std::string> strategies{"all"};
   bool reverse = false;
   Precision precision = Precision::Single;
-  long long warmup = 0;
-  long long repeat = 1;     // runs of each strategy, interleaved (A B C A B C ...)
+  long long warmup = 1;  // per round: a fresh set-up's first step is cold
+  long long repeat = 1;     // runs of each strategy, each split into rounds
+  // Rounds each run's timed steps are split into, every strategy's round k
+  // before any round k+1, in an order shuffled per round (0: auto, see
+  // resolve_rounds). The round is the unit of independence of the statistics.
+  long long rounds = 0;
+  unsigned long long seed = 0;  // of the round order and the bootstrap
+  bool seed_given = false;      // else rank 0 draws one (the run records it)
+  double tie_threshold = 0.02;  // a median slower than the fastest's by less is tied with it
   SyncMode sync = SyncMode::Barrier;
   bool self_copy = false;   // self-exchanges as local copies instead of MPI
   BackendRequest backend = BackendRequest::Auto;
@@ -59,6 +66,10 @@ struct HaloConfig {
   double watchdog = -1;     // seconds without progress before the job is aborted; 0: off; < 0: default
   bool force = false;       // run even if the estimate says it takes hours
   std::string inject_error; // test only: strategy id whose fields get corrupted
+  // Test only (--inject-delay STRATEGY:FRACTION): every step of that strategy
+  // takes 1 + FRACTION times as long (a busy wait after the step).
+  std::string inject_delay_strategy;
+  double inject_delay = 0;
   // Test only (--inject-misroute KIND:DIR): the neighbour table of direction
   // misroute_dir is made wrong: "self" (every rank its own neighbour), "swap"
   // (below and above exchanged) or "axis" (the next direction's neighbours).
@@ -83,6 +94,11 @@ CommandLine halo_command_line();
 // everything that does not depend on the number of ranks. Old spellings
 // used go into `warnings`. Throws UsageError.
 HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_text);
+
+// Rounds per run when --rounds does not say: 10, fewer when itfin has fewer
+// than 10 steps per round (at least 1).
+constexpr long long kDefaultRounds = 10, kMinRoundSteps = 10;
+long long resolve_rounds(const HaloConfig& c);
 
 // Reads a whole file; UsageError if it is missing or unreadable.
 std::string read_text_file(const std::string& path, const std::string& what);

@@ -63,6 +63,38 @@ void initialise(Fields<Real>& fs, const InitialProfiles<Real>& p) {
       }
 }
 
+// Interior index (1..n) that the value at `i` came from after t steps.
+inline int upstream(int i, long long t, int n, bool reverse) {
+  const long long shifted = (i - 1) + (reverse ? t : -t);
+  return int(((shifted % n) + n) % n) + 1;
+}
+
+// The exact state after `t` steps (t = 0: initialise's): every interior
+// cell holds the initial value t cells upstream; a halo cell what its
+// periodic image holds (the next exchange overwrites it before any read).
+template <class Real>
+void initialise(Fields<Real>& fs, const InitialProfiles<Real>& p, long long t, bool reverse) {
+  if (t == 0) return initialise(fs, p);
+  const Grid& g = fs.grid;
+  const int n[3] = {g.l, g.m, g.n};
+  std::array<std::vector<Real>, 3> at;  // per direction, by index 0..n+1
+  for (int d = 0; d < 3; ++d) {
+    at[d].resize(size_t(n[d]) + 2);
+    for (int i = 0; i <= n[d] + 1; ++i) {
+      const int image = i == 0 ? n[d] : i == n[d] + 1 ? 1 : i;
+      at[d][size_t(i)] = p.along[d][size_t(upstream(image, t, n[d], reverse))];
+    }
+  }
+  for (int k = 0; k <= g.n + 1; ++k)
+    for (int j = 0; j <= g.m + 1; ++j)
+      for (int i = 0; i <= g.l + 1; ++i) {
+        const size_t c = g.index(i, j, k);
+        fs.f[0][c] = at[0][size_t(i)];
+        fs.f[1][c] = at[1][size_t(j)];
+        fs.f[2][c] = at[2][size_t(k)];
+      }
+}
+
 // The working set of a step's compute: the three fields' arrays of a rank,
 // halos included.
 inline std::size_t field_bytes(const Grid& g, std::size_t real) { return 3 * g.cells() * real; }
@@ -71,12 +103,6 @@ inline std::size_t field_bytes(const Grid& g, std::size_t real) { return 3 * g.c
 // interior cell of the three fields read once and written once.
 inline std::size_t shift_bytes(const Grid& g, std::size_t real) {
   return 2 * 3 * std::size_t(g.l) * std::size_t(g.m) * std::size_t(g.n) * real;
-}
-
-// Interior index (1..n) that the value at `i` came from after t steps.
-inline int upstream(int i, long long t, int n, bool reverse) {
-  const long long shifted = (i - 1) + (reverse ? t : -t);
-  return int(((shifted % n) + n) % n) + 1;
 }
 
 struct Mismatch {

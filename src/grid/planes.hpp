@@ -100,6 +100,18 @@ struct StepTimers {
   double mpi() const { return comm - pack - unpack; }
 };
 
+inline StepTimers& operator+=(StepTimers& a, const StepTimers& b) {
+  a.loop += b.loop, a.compute += b.compute, a.diag += b.diag, a.comm += b.comm;
+  a.pack += b.pack, a.unpack += b.unpack;
+  a.post += b.post, a.wait += b.wait, a.excluded += b.excluded;
+  for (int d = 0; d < 3; ++d) {
+    a.dir[d] += b.dir[d];
+    a.pack_dir[d] += b.pack_dir[d];
+    a.unpack_dir[d] += b.unpack_dir[d];
+  }
+  return a;
+}
+
 // Adds the seconds between construction and destruction to one timer, or two
 // (a total and its share, e.g. pack and pack in x).
 class Timed {

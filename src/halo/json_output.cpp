@@ -23,13 +23,14 @@ Json traits_json(const Traits& t) {
 
 Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
                   const BackendChoice& backend, const std::vector<StrategyResult>& results,
-                  const std::vector<Skipped>& skipped) {
+                  const std::vector<Skipped>& skipped, const std::vector<int>& fastest_group) {
   Json root = Json::object();
   root["schema"] = kHaloSchema;
   Json context = context_json(ctx);
   context["dims"] = Json::array_of(std::vector<int>(dec.dims.begin(), dec.dims.end()));
   context["backend"] = backend_name(backend.kind);
   context["omp_threads"] = host_threads();
+  context["oversubscribed"] = oversubscribed(ctx, host_threads());
   Json gpus;  // null on the host backend
   if (backend.kind == BackendKind::Cuda) {
     gpus = Json::array();
@@ -62,6 +63,9 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["reverse"] = cfg.reverse;
   config["warmup"] = cfg.warmup;
   config["repeat"] = cfg.repeat;
+  config["rounds"] = cfg.rounds;
+  config["seed"] = static_cast<unsigned long long>(cfg.seed);
+  config["tie_threshold"] = cfg.tie_threshold;
   config["sync"] = cfg.sync == SyncMode::Barrier ? "barrier" : "none";
   config["self_copy"] = cfg.self_copy;
   config["self_exchange"] = self_exchange(cfg, dec);
@@ -93,6 +97,24 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     j["step_time"] = distribution_json(r.step_time);
     j["repeat_medians"] = Json::array_of(r.repeat_medians);
     j["repeat_spread"] = r.repeat_spread;
+    Json rounds = Json::array();  // per run, each round's median over ranks and steps
+    for (const auto& run : r.rounds) {
+      Json medians = Json::array();
+      for (const auto& round : run) medians.push(distribution(round).median);
+      rounds.push(medians);
+    }
+    j["round_medians"] = rounds;
+    Json vs;  // null: not ranked (invalid)
+    if (r.vs.ratio == r.vs.ratio) {
+      vs = Json::object();
+      vs["ratio"] = r.vs.ratio;
+      Json ci = Json::array();
+      ci.push(r.vs.ci_low);
+      ci.push(r.vs.ci_high);
+      vs["ci95"] = ci;
+      vs["tied"] = r.vs.tied;
+    }
+    j["vs_fastest"] = vs;
     Json directions = Json::object();
     for (int d = 0; d < 3; ++d) {
       Json dir = Json::object();
@@ -104,6 +126,9 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
     list.push(j);
   }
   root["results"] = list;
+  Json group = Json::array();
+  for (int i : fastest_group) group.push(results[size_t(i)].info->id);
+  root["fastest_group"] = group;
   root["skipped"] = skipped_json(skipped);
   return root;
 }

@@ -1,5 +1,5 @@
-// checkmpi-halo's results as JSON (schema checkmpi.halo/4, docs/halo.md;
-// schemas/checkmpi.halo-4.schema.json).
+// checkmpi-halo's results as JSON (schema checkmpi.halo/5, docs/halo.md;
+// schemas/checkmpi.halo-5.schema.json).
 #pragma once
 
 #include <vector>
@@ -15,7 +15,7 @@ namespace checkmpi {
 
 Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunContext& ctx,
                   const BackendChoice& backend, const std::vector<StrategyResult>& results,
-                  const std::vector<Skipped>& skipped);
+                  const std::vector<Skipped>& skipped, const std::vector<int>& fastest_group);
 
 // The strategies a run (or a plan) leaves out, each {"strategy", "catalog", "reason"}.
 Json skipped_json(const std::vector<Skipped>& skipped);

@@ -1,7 +1,9 @@
 #include "halo/main.hpp"
 
+#include <cstdint>
 #include <iostream>
 #include <memory>
+#include <random>
 
 #include "core/atomic_file.hpp"
 #include "core/context.hpp"
@@ -24,10 +26,72 @@ namespace {
 // Test hooks must name something this run does: a fault that is never
 // injected would let a test pass for the wrong reason.
 void check_fault_hooks(const HaloConfig& cfg, const std::vector<const StrategyInfo*>& chosen) {
-  if (cfg.inject_error.empty()) return;
-  for (const StrategyInfo* s : chosen)
-    if (s->id == cfg.inject_error) return;
-  throw UsageError("--inject-error: '" + cfg.inject_error + "' is not the id of a strategy this run runs");
+  const std::pair<const char*, const std::string*> hooks[] = {{"--inject-error", &cfg.inject_error},
+                                                               {"--inject-delay", &cfg.inject_delay_strategy}};
+  for (const auto& [option, id] : hooks) {
+    if (id->empty()) continue;
+    bool found = false;
+    for (const StrategyInfo* s : chosen) found = found || s->id == *id;
+    if (!found) throw UsageError(std::string(option) + ": '" + *id + "' is not the id of a strategy this run runs");
+  }
+}
+
+// --seed, or one rank 0 draws for everyone.
+unsigned long long run_seed(const HaloConfig& cfg, MPI_Comm comm) {
+  unsigned long long seed = cfg.seed;
+  if (!cfg.seed_given) seed = (std::uint64_t(std::random_device{}()) << 21) ^ std::uint64_t(std::random_device{}());
+  seed &= (1ULL << 53) - 1;  // exact in JSON's numbers, and --seed takes it back
+  MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  return seed;
+}
+
+// Every strategy cfg.repeat times, each run's timed steps in cfg.rounds
+// rounds: round k of every strategy before round k+1 of any, in an order
+// shuffled per round, so that drift over the job reaches them alike and the
+// rounds are independent samples of each (docs/halo.md, "How checkmpi
+// decides"). A strategy that fails a check is not run again.
+std::vector<StrategyResult> run_rounds(const std::vector<const StrategyInfo*>& chosen, const Decomposition& dec,
+                                       const HaloConfig& cfg, const BackendChoice& backend, PendingFiles& files) {
+  const int rank = dec.rank;
+  const auto runner = make_round_runner(dec, cfg, backend);
+  std::vector<StrategyResult> results(chosen.size());
+  for (size_t i = 0; i < chosen.size(); ++i) results[i].info = chosen[i];
+  const long long total = cfg.repeat * cfg.rounds * static_cast<long long>(chosen.size());
+  long long done = 0;
+  for (long long rep = 0; rep < cfg.repeat; ++rep) {
+    std::vector<StrategyRun> runs(chosen.size());
+    std::vector<std::unique_ptr<ProfileFiles>> profiles;
+    for (const StrategyInfo* info : chosen) {
+      profiles.push_back(std::make_unique<ProfileFiles>(files, cfg.outdir + "/" + info->id, rank));
+      agree_output(dec.comm, profiles.back()->error());
+    }
+    for (long long round = 0; round < cfg.rounds; ++round) {
+      const long long first = round_start(cfg.itfin, cfg.rounds, round);
+      const long long last = round_start(cfg.itfin, cfg.rounds, round + 1);
+      const std::vector<int> order = round_order(int(chosen.size()), cfg.seed, rep, round);
+      if (rank == 0) {
+        std::cout << "[" << (rep * cfg.rounds + round + 1) << "/" << cfg.repeat * cfg.rounds << "] "
+                  << (cfg.repeat > 1 ? "run " + std::to_string(rep + 1) + ", " : "") << "round " << round + 1
+                  << ", steps " << first + 1 << "-" << last << ":";
+        for (const int i : order) std::cout << " " << chosen[size_t(i)]->id;
+        std::cout << "\n" << std::flush;
+      }
+      for (const int i : order) {
+        const StrategyInfo& info = *chosen[size_t(i)];
+        StrategyRun& run = runs[size_t(i)];
+        ++done;
+        if (!results[size_t(i)].valid || !run.valid) continue;
+        events::start(done, total, info.id + " (" + info.alias + ")");
+        runner->run(info, first, last, round == 0, run, *profiles[size_t(i)]);
+        if (rank == 0 && !run.valid) std::cerr << "checkmpi-halo: " << info.id << ": " << run.error << "\n";
+      }
+    }
+    for (size_t i = 0; i < chosen.size(); ++i) {
+      agree_output(dec.comm, profiles[i]->close());
+      if (results[i].valid) add_run(results[i], std::move(runs[i]), dec.comm);
+    }
+  }
+  return results;
 }
 
 // The JSON (rank 0) is written to its temporary first, so that a full disk
@@ -139,45 +203,23 @@ int halo_main(int argc, char** argv) {
     progress::at("gathering the run's context", "all ranks (collectives)");
 
     const RunContext ctx = gather_context(dec.comm, "checkmpi-halo");
+    cfg.seed = run_seed(cfg, dec.comm);
     if (rank == 0) {
       print_header(cfg, dec, ctx, chosen, backend);
       for (const Skipped& k : skipped)
         std::cout << "skipped " << k.info->id << " (" << k.info->alias << "): " << k.reason << "\n";
     }
 
-    // Each strategy cfg.repeat times, interleaved (A B C A B C ...), so
-    // that drift over the job reaches every strategy alike.
-    std::vector<StrategyResult> results(chosen.size());
     PendingFiles files;  // every rank's profiles and task logs, renamed into place at the end
-    const long long runs = cfg.repeat * static_cast<long long>(chosen.size());
-    long long done = 0;
-    for (long long rep = 0; rep < cfg.repeat; ++rep) {
-      for (size_t i = 0; i < chosen.size(); ++i) {
-        const StrategyInfo& info = *chosen[i];
-        StrategyResult& r = results[i];
-        r.info = &info;
-        ++done;
-        if (!r.valid) continue;  // a strategy that failed validation is not run again
-        events::start(done, runs, info.id + " (" + info.alias + ")");
-        if (rank == 0)
-          std::cout << "[" << done << "/" << runs << "] " << info.id << " (" << info.alias << ") ..." << std::flush;
-        add_run(r,
-                cfg.precision == Precision::Single ? run_strategy<float>(info, dec, cfg, backend, files)
-                                                   : run_strategy<double>(info, dec, cfg, backend, files),
-                dec.comm);
-        if (rank == 0) {
-          std::cout << " " << per_step_text(r.repeat_medians.back()) << " per step (median), "
-                    << (r.valid ? "valid" : "INVALID") << "\n";
-          if (!r.valid) std::cerr << "checkmpi-halo: " << info.id << ": " << r.error << "\n";
-        }
-      }
-    }
+    std::vector<StrategyResult> results = run_rounds(chosen, dec, cfg, backend, files);
     for (auto& r : results) {
       summarise(r, dec.comm);
       write_task_log(r, dec, cfg, files);
     }
+    std::vector<int> group;
+    if (rank == 0) group = rank_results(results, cfg.tie_threshold, cfg.seed, !oversubscribed(ctx, host_threads()));
 
-    Json doc = results_json(cfg, dec, ctx, backend, results, skipped);
+    Json doc = results_json(cfg, dec, ctx, backend, results, skipped, group);
     progress::at("writing the results", "all ranks (collectives)");
     if (cli.has("memcpy-probe")) {
       const Stats bw = over_ranks({memcpy_bandwidth(dec.grid, cfg.precision, backend)}, dec.comm)[0];
@@ -204,7 +246,7 @@ int halo_main(int argc, char** argv) {
     }
     bool all_valid = true;
     for (const auto& r : results) all_valid = all_valid && r.valid;
-    if (rank == 0) print_table(results);
+    if (rank == 0) print_table(results, group, cfg, ctx);
     commit_outputs(cfg, dec, doc, files);
     if (rank == 0 && !cfg.json.empty()) std::cout << "results written to " << cfg.json << "\n";
     const int code = all_valid ? kExitOk : kExitInvalid;

@@ -10,6 +10,7 @@
 #include "core/atomic_file.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
+#include "core/saturating.hpp"
 #include "core/text.hpp"
 #include "grid/routing.hpp"
 #include "strategies/parts.hpp"  // halo_bytes
@@ -56,7 +57,7 @@ void check_plane_sizes(const Grid& g) {
 double fastest_run_seconds(const HaloConfig& cfg, const Grid& g, BackendKind kind, std::size_t strategies) {
   const double rate = kind == BackendKind::Cuda ? kFastGpuRate : kFastHostRate;
   const double step = std::max(kFastestStep, bytes_per_rank(g, cfg.precision) / rate);
-  const double steps = double(cfg.itfin) + double(cfg.warmup) + kRoutingSteps;
+  const double steps = double(cfg.itfin) + double(cfg.warmup) * double(cfg.rounds) + kRoutingSteps;
   return double(strategies) * double(cfg.repeat) * steps * step;
 }
 
@@ -88,7 +89,8 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
                        std::to_string(chosen.size()) + " strategies" +
                        (cfg.repeat > 1 ? " x " + std::to_string(cfg.repeat) + " repeats" : std::string()) +
                        " of " + std::to_string(cfg.itfin) +
-                       " steps and " + std::to_string(cfg.warmup) + " warm-up steps); --force runs it anyway");
+                       " steps and " + std::to_string(sat_mul(cfg.warmup, cfg.rounds)) +
+                       " warm-up steps); --force runs it anyway");
     if (backend.kind != BackendKind::Cuda) return;
     // The same arrays in device memory, for the ranks sharing this GPU.
     const double need_gpu = bytes_per_rank(dec.grid, cfg.precision, copies) * backend.sharing;

@@ -28,8 +28,9 @@ std::vector<Stats> over_ranks(const std::vector<double>& v, MPI_Comm comm) {
   return out;
 }
 
-std::size_t samples_per_rank(int nprocs) {
-  return std::clamp<std::size_t>(kSampleBudget / std::size_t(std::max(nprocs, 1)), 16, 4096);
+std::size_t samples_per_round(int nprocs, long long rounds) {
+  const std::size_t run = std::clamp<std::size_t>(kSampleBudget / std::size_t(std::max(nprocs, 1)), 16, 4096);
+  return std::max<std::size_t>(run / std::size_t(std::max(rounds, 1LL)), 16);
 }
 
 const Stats& StrategyResult::timer(const std::string& name) const {
@@ -40,18 +41,6 @@ const Stats& StrategyResult::timer(const std::string& name) const {
 }
 
 namespace {
-
-StepTimers& operator+=(StepTimers& a, const StepTimers& b) {
-  a.loop += b.loop, a.compute += b.compute, a.diag += b.diag, a.comm += b.comm;
-  a.pack += b.pack, a.unpack += b.unpack;
-  a.post += b.post, a.wait += b.wait;
-  for (int d = 0; d < 3; ++d) {
-    a.dir[d] += b.dir[d];
-    a.pack_dir[d] += b.pack_dir[d];
-    a.unpack_dir[d] += b.unpack_dir[d];
-  }
-  return a;
-}
 
 // Every rank's samples on rank 0, in rank order.
 std::vector<double> gather_samples(const std::vector<double>& mine, MPI_Comm comm) {
@@ -76,12 +65,19 @@ std::vector<double> gather_samples(const std::vector<double>& mine, MPI_Comm com
 void add_run(StrategyResult& into, StrategyRun run, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  std::vector<double> all = gather_samples(run.step_samples, comm);
+  // Every rank ran the same rounds (a failed check stops all of them alike).
+  std::vector<std::vector<double>> rounds;
+  std::vector<double> all;
+  for (const auto& mine : run.round_samples) {
+    rounds.push_back(gather_samples(mine, comm));
+    all.insert(all.end(), rounds.back().begin(), rounds.back().end());
+  }
   double sum = 0;
   MPI_Reduce(&run.step_sum, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
   if (rank == 0) {
     into.repeat_medians.push_back(distribution(all).median);
     into.pooled.insert(into.pooled.end(), all.begin(), all.end());
+    into.rounds.push_back(std::move(rounds));
     into.step_sum += sum;
   }
   if (into.runs == 0) {
@@ -141,6 +137,31 @@ void summarise(StrategyResult& r, MPI_Comm comm) {
   if (r.repeat_spread > kNoiseRepeatSpread)
     r.noise.push_back(threshold_crossed("repeat spread", r.repeat_spread, kNoiseRepeatSpread, true, 1, 100, "%"));
   std::vector<double>().swap(r.pooled);
+}
+
+std::vector<int> rank_results(std::vector<StrategyResult>& results, double threshold, std::uint64_t seed,
+                              bool separable) {
+  std::vector<Nested> samples;
+  std::vector<bool> ranked;
+  for (const auto& r : results) {  // mock moves no data through MPI: the floor, not an answer
+    samples.push_back(r.rounds);
+    ranked.push_back(r.valid && r.parts.transport != Transport::Mock);
+  }
+  Ranking rk = rank_strategies(samples, ranked, threshold, seed);
+  if (!separable) {  // every ranked strategy in the group, by median
+    rk.group.clear();
+    for (size_t i = 0; i < results.size(); ++i)
+      if (!std::isnan(rk.vs[i].ratio)) rk.vs[i].tied = true, rk.group.push_back(int(i));
+    std::sort(rk.group.begin(), rk.group.end(),
+              [&](int a, int b) { return rk.estimate[size_t(a)].median < rk.estimate[size_t(b)].median; });
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    results[i].vs = rk.vs[i];
+    if (!ranked[i] || std::isnan(rk.estimate[i].ci_low)) continue;
+    results[i].step_time.ci_low = rk.estimate[i].ci_low;
+    results[i].step_time.ci_high = rk.estimate[i].ci_high;
+  }
+  return rk.group;
 }
 
 }  // namespace checkmpi

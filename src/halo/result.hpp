@@ -7,11 +7,13 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/json.hpp"
+#include "core/ranking.hpp"
 #include "core/samples.hpp"
 #include "grid/fields.hpp"
 #include "grid/planes.hpp"
@@ -29,10 +31,11 @@ Json stats_json(const Stats& s);
 // whatever the number of values (each collective costs a round of messages).
 std::vector<Stats> over_ranks(const std::vector<double>& v, MPI_Comm comm);
 
-// Per-step times each rank keeps in one run (a reservoir beyond it): at most
-// kSampleBudget gathered on rank 0 per run, at least 16 and at most 4096 per rank.
+// Per-step times each rank keeps in one round (a reservoir beyond it): at
+// most kSampleBudget gathered on rank 0 per run (all its rounds), at least 16
+// and at most 4096 per rank and run.
 constexpr std::size_t kSampleBudget = std::size_t(1) << 18;
-std::size_t samples_per_rank(int nprocs);
+std::size_t samples_per_round(int nprocs, long long rounds);
 
 // One run of one strategy on this rank.
 struct StrategyRun {
@@ -42,7 +45,7 @@ struct StrategyRun {
   StepTimers local;         // this rank's timers
   Mismatch mismatch;        // this rank's first wrong cell (count 0: none)
   long long failed_at = 0;  // step at which validation failed on some rank (0: never)
-  std::vector<double> step_samples;  // seconds per step, diagnostics excluded (a reservoir)
+  std::vector<std::vector<double>> round_samples;  // per round: seconds per step, diagnostics excluded (a reservoir)
   double step_sum = 0;      // of every step, not only the kept ones
   Parts parts;              // compute resolved
   Traits traits;
@@ -68,12 +71,14 @@ struct StrategyResult {
   std::vector<double> pooled;          // every rank's kept step times, all runs
   double step_sum = 0;                 // all ranks' step times, all runs
   std::vector<double> repeat_medians;  // median step time of each run
+  Nested rounds;                       // every rank's kept step times, [run][round][step]
   // Filled by summarise():
   std::vector<std::pair<std::string, Stats>> timers;  // over ranks, JSON order
   Distribution step_time;              // rank 0: over ranks, steps and runs
   double repeat_spread = 0;            // rank 0: NaN with one run
   std::array<Stats, 3> bandwidth{};    // per direction: payload over that direction's time, B/s
   std::vector<std::string> noise;      // rank 0: why the result is flagged noisy
+  VsFastest vs;                        // rank 0, by rank_results (ratio NaN: not ranked)
 
   const Stats& timer(const std::string& name) const;
 };
@@ -84,5 +89,15 @@ void add_run(StrategyResult& into, StrategyRun run, MPI_Comm comm);
 // Collective: timer statistics over ranks, per-direction bandwidth, and on
 // rank 0 the step-time distribution and the noise verdict.
 void summarise(StrategyResult& r, MPI_Comm comm);
+
+// Rank 0, after summarise: the valid results ranked (core/ranking.hpp), mock
+// left out (its exchange is untimed: the floor, not an answer); each
+// step_time's median CI becomes the hierarchical bootstrap's. Returns the
+// fastest group's indices, fastest first. Not `separable` (an oversubscribed
+// run: how the scheduler places ranks on CPUs is fixed for a launch and
+// changes each strategy differently, which one launch cannot see): every
+// ranked strategy is tied, whatever its ratio's interval.
+std::vector<int> rank_results(std::vector<StrategyResult>& results, double threshold, std::uint64_t seed,
+                              bool separable);
 
 }  // namespace checkmpi

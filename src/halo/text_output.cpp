@@ -1,6 +1,7 @@
 #include "halo/text_output.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -111,11 +112,13 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << "  CPU            : " << cpu_text(ctx) << "\n"
       << "  ranks          : " << ctx.nprocs << " on " << ctx.nodes << " node(s), at most "
       << ctx.ranks_per_node << " per node\n"
+      << "  CPUs           : " << cpus_text(ctx, host_threads()) << "; binding " << binding_text(ctx) << "\n"
       << "  global size    : lx=" << cfg.lx << " ly=" << cfg.ly << " lz=" << cfg.lz << "\n"
       << "  decomposition  : proc_x=" << dec.dims[0] << " proc_y=" << dec.dims[1] << " proc_z=" << dec.dims[2] << "\n"
       << "  local size     : l=" << dec.grid.l << " m=" << dec.grid.m << " n=" << dec.grid.n << "\n"
       << "  run            : itfin=" << cfg.itfin << " icheck=" << cfg.icheck << " border=" << cfg.border
-      << " warmup=" << cfg.warmup << "\n"
+      << " warmup=" << cfg.warmup << " rounds=" << cfg.rounds << (cfg.repeat > 1 ? " repeat=" + std::to_string(cfg.repeat) : "")
+      << " seed=" << cfg.seed << "\n"
       << "  precision      : " << precision_name(cfg.precision) << ", "
       << (cfg.reverse ? "reverse" : "forward") << " propagation, sync "
       << (cfg.sync == SyncMode::Barrier ? "barrier" : "none") << "\n"
@@ -142,7 +145,53 @@ std::string per_step_text(double seconds) {
   return fixed(seconds * 1e6, 2) + " us";
 }
 
-void print_table(const std::vector<StrategyResult>& results) {
+namespace {
+
+// "12%" or "1.2%": a ratio's distance from 1.
+std::string percent(double ratio) {
+  const double p = std::fabs(ratio - 1.0) * 100.0;
+  return fixed(p, p < 10 ? 1 : 0) + "%";
+}
+
+std::string names_of(const std::vector<std::string>& ids) {
+  std::string text;
+  for (size_t i = 0; i < ids.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == ids.size() ? " and " : ", ") + ids[i];
+  return text;
+}
+
+}  // namespace
+
+std::string ranking_headline(const std::vector<StrategyResult>& results, const std::vector<int>& group,
+                             bool oversubscribed) {
+  if (group.empty()) return "no valid strategy to rank";
+  std::vector<std::string> ids;
+  double widest = 1.0;
+  for (int i : group) {
+    ids.push_back(results[size_t(i)].info->id);
+    widest = std::max(widest, results[size_t(i)].vs.ratio);
+  }
+  const StrategyResult& best = results[size_t(group.front())];
+  const std::string median = per_step_text(best.step_time.median);
+  if (oversubscribed && ids.size() > 1)
+    return "not separated (oversubscribed): " + names_of(ids) + " are within " + percent(widest) +
+           " (fastest median " + median + " per step); one launch cannot see how the placement of ranks on CPUs, " +
+           "fixed for a launch, changes each strategy";
+  std::string text = ids.size() == 1 ? "fastest: " + ids[0] + ", " + median + " per step"
+                                     : names_of(ids) + " are tied within " + percent(widest) + " (fastest median " +
+                                           median + " per step)";
+  // The closest strategy outside the group: how much slower, and how sure.
+  const StrategyResult* next = nullptr;
+  for (const auto& r : results)
+    if (r.valid && !r.vs.tied && r.vs.ratio == r.vs.ratio && (!next || r.vs.ratio < next->vs.ratio)) next = &r;
+  if (next)
+    text += "; next " + next->info->id + " is " + percent(next->vs.ratio) + " slower (95% CI " +
+            percent(next->vs.ci_low) + "-" + percent(next->vs.ci_high) + ")";
+  return text;
+}
+
+void print_table(const std::vector<StrategyResult>& results, const std::vector<int>& group, const HaloConfig& cfg,
+                 const RunContext& ctx) {
   // Per-step figures in one unit for the whole table.
   double largest = 0;
   for (const auto& r : results) largest = std::max(largest, r.step_time.max);
@@ -151,7 +200,7 @@ void print_table(const std::vector<StrategyResult>& results) {
   const int digits = scale == 1e6 ? 2 : 3;
   std::ostringstream out;
   out << "\n" << pad("strategy", 24, false) << pad("step(" + unit + ")", 10) << pad("95% CI", 20)
-      << pad("p95/med ", 10) << pad("loop(s)", 10) << pad("%comp", 7) << pad("%MPI", 7) << pad("x GB/s", 8)
+      << pad("vs best", 9) << pad("p95/med ", 10) << pad("loop(s)", 10) << pad("%comp", 7) << pad("%MPI", 7) << pad("x GB/s", 8)
       << pad("y GB/s", 8) << pad("z GB/s", 8) << "  validation\n";
   std::vector<std::string> noisy;
   for (const auto& r : results) {
@@ -166,9 +215,11 @@ void print_table(const std::vector<StrategyResult>& results) {
                                                       fixed(d.ci_high * scale, digits) + "]"
                                                 : "-";
     std::string label = r.info->id + " " + r.info->alias;
-    if (label.size() > 24) label = r.info->id;
-    out << pad(label, 24, false) << pad(fixed(d.median * scale, digits), 10) << pad(ci, 20)
-        << pad(fixed(d.tail_ratio(), 2) + (r.noise.empty() ? " " : "!"), 10) << pad(fixed(loop, 4), 10)
+    if (label.size() > 22) label = r.info->id;
+    const bool in_group = std::find(group.begin(), group.end(), int(&r - results.data())) != group.end();
+    const std::string vs = r.vs.ratio == r.vs.ratio ? fixed(r.vs.ratio, 3) + (in_group ? "=" : " ") : "-";
+    out << pad((in_group ? "* " : "  ") + label, 24, false) << pad(fixed(d.median * scale, digits), 10) << pad(ci, 20)
+        << pad(vs, 9) << pad(fixed(d.tail_ratio(), 2) + (r.noise.empty() ? " " : "!"), 10) << pad(fixed(loop, 4), 10)
         << pad(pct("compute"), 7)
         << pad(pct("comm"), 7) << pad(gbs(0), 8) << pad(gbs(1), 8) << pad(gbs(2), 8) << "  "
         << (r.valid ? "valid" : "INVALID")
@@ -182,12 +233,18 @@ void print_table(const std::vector<StrategyResult>& results) {
   for (const auto& r : results)
     if (r.parts.compute != first)
       other += (other.empty() ? " but " : ", ") + r.info->id + " " + compute_name(r.parts.compute);
-  out << "(step: median time per step over ranks, steps" << (runs > 1 ? " and " + std::to_string(runs) + " runs" : "")
-      << ", validation excluded, with its 95% confidence interval; loop: whole timed loop"
+  out << "(step: median time per step over ranks, steps, " << cfg.rounds << " rounds"
+      << (runs > 1 ? " and " + std::to_string(runs) + " runs" : "")
+      << ", validation excluded, with its 95% confidence interval (bootstrap over runs, rounds and steps);\n"
+      << " vs best: median over the fastest's; * and =: tied with the fastest (ratio CI includes 1, or within "
+      << fixed(cfg.tie_threshold * 100, 1) << "%); loop: whole timed loop"
       << (runs > 1 ? "s, summed" : "") << ", max over ranks;\n %comp and %MPI of the loop time (compute "
       << compute << other << "); GB/s: payload sent in that direction over its "
       << "time, slowest rank)\n";
   for (const auto& line : noisy) out << "warning: noisy (!): " << line << "\n";
+  if (oversubscribed(ctx, host_threads()))
+    out << "warning: oversubscribed: " << cpus_text(ctx, host_threads()) << "\n";
+  out << ranking_headline(results, group, oversubscribed(ctx, host_threads())) << "\n";
   std::cout << out.str() << std::flush;
 }
 

@@ -1,12 +1,14 @@
 #include "halo/timed_loop.hpp"
 
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "core/errors.hpp"
 #include "core/watchdog.hpp"
-#include "grid/profiles.hpp"
 #include "grid/routing.hpp"
+#include "strategies/strategy.hpp"
 
 namespace checkmpi {
 
@@ -83,45 +85,62 @@ std::string run_routing_check(Strategy<Real>& strategy, HaloState<Real>& state, 
   return "";
 }
 
-}  // namespace
+
+// One launch's fields and the rounds run on them.
+template <class Real>
+class Runner final : public RoundRunner {
+ public:
+  Runner(const Decomposition& dec, const HaloConfig& cfg, const BackendChoice& choice)
+      : dec_(dec), cfg_(cfg), initial_(dec.grid), fields_(dec.grid), backend_(make_backend<Real>(choice)),
+        on_backend_(*backend_, fields_) {}
+
+  void run(const StrategyInfo& info, long long first, long long last, bool first_round, StrategyRun& r,
+           ProfileFiles& profiles) override;
+
+ private:
+  const Decomposition& dec_;
+  const HaloConfig& cfg_;
+  const InitialProfiles<Real> initial_;
+  Fields<Real> fields_;
+  std::unique_ptr<Backend<Real>> backend_;
+  BackendFields<Real> on_backend_;
+};
+
+// Test hook (--inject-delay): waits `fraction` of the time since `since`
+// more, so that the step takes 1 + fraction times as long.
+void stretch(double since, double fraction) {
+  const double until = MPI_Wtime() + (MPI_Wtime() - since) * fraction;
+  while (MPI_Wtime() < until) {
+  }
+}
 
 template <class Real>
-StrategyRun run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
-                         const BackendChoice& choice, PendingFiles& files) {
+void Runner<Real>::run(const StrategyInfo& info, long long first, long long last, bool first_round, StrategyRun& r,
+                       ProfileFiles& profiles) {
+  const Decomposition& dec = dec_;
+  const HaloConfig& cfg = cfg_;
   const Grid& g = dec.grid;
   const std::string label = info.id + " (" + info.alias + ")";
   progress::at(label + ": setup", "");
-  const InitialProfiles<Real> initial(g);
-  Fields<Real> fields(g);
-  const auto backend = make_backend<Real>(choice);
-  BackendFields<Real> on_backend(*backend, fields);
-  initialise(fields, initial);
-  on_backend.upload(on_backend.ptrs);
-  StrategyRun r;
-  StepTimers& timers = r.local;
+  StepTimers timers;
   const StepOptions options{cfg.reverse, cfg.border, cfg.sync == SyncMode::Barrier, cfg.self_copy};
-  HaloState<Real> state{dec, g, on_backend.ptrs, options, timers, *backend};
+  HaloState<Real> state{dec, g, on_backend_.ptrs, options, timers, *backend_};
   auto strategy = make_strategy<Real>(info, cfg.compute);
   strategy->setup(state);
-  r.mpi_buffers = strategy->mpi_buffers();
-  r.parts = info.parts;
-  r.parts.compute = resolved_compute(info.parts, cfg.compute);
-  r.traits = strategy->traits();
-  r.note = !strategy->note().empty() ? strategy->note() : info.note;
-  if (backend->kind() == BackendKind::Host && !info.host_note.empty()) r.note = info.host_note;
-  if (r.mpi_buffers == "staged") r.note = "staged through host memory";
-
-  progress::at(label + ": routing check", neighbours(dec));
-  r.error = run_routing_check(*strategy, state, fields, on_backend, label);
-
-  const std::string dir = cfg.outdir + "/" + info.id;
-  ProfileFiles profiles(files, dir, dec.rank);
-  agree_output(dec.comm, profiles.error());
-  if (!r.error.empty()) {  // a misrouted exchange has nothing worth timing
-    r.valid = false;
-    timers = StepTimers{};
-    agree_output(dec.comm, profiles.close());
-    return r;
+  if (first_round) {
+    r.mpi_buffers = strategy->mpi_buffers();
+    r.parts = info.parts;
+    r.parts.compute = resolved_compute(info.parts, cfg.compute);
+    r.traits = strategy->traits();
+    r.note = !strategy->note().empty() ? strategy->note() : info.note;
+    if (backend_->kind() == BackendKind::Host && !info.host_note.empty()) r.note = info.host_note;
+    if (r.mpi_buffers == "staged") r.note = "staged through host memory";
+    progress::at(label + ": routing check", neighbours(dec));
+    r.error = run_routing_check(*strategy, state, fields_, on_backend_, label);
+    if (!r.error.empty()) {  // a misrouted exchange has nothing worth timing
+      r.valid = false;
+      return;
+    }
   }
 
   progress::at(label + ": warm-up", neighbours(dec));
@@ -129,41 +148,44 @@ StrategyRun run_strategy(const StrategyInfo& info, const Decomposition& dec, con
     progress::beat(w + 1);
     strategy->step(state);
   }
-  // The timed loop starts from CheckMPI's initial state.
-  initialise(fields, initial);
-  on_backend.upload(state.f);
+  // The timed steps start from the exact state after step `first`.
+  initialise(fields_, initial_, first, cfg.reverse);
+  on_backend_.upload(state.f);
   timers = StepTimers{};
 
-  // Test hook: one wrong cell on the last rank after the first step.
+  // Test hooks: one wrong cell on the last rank after the first step; a
+  // longer step.
   const bool corrupt = cfg.inject_error == info.id && dec.rank == dec.size - 1;
-  Reservoir samples(samples_per_rank(dec.size));  // allocated here, not in the loop
+  const double delay = cfg.inject_delay_strategy == info.id ? cfg.inject_delay : 0.0;
+  Reservoir samples(samples_per_round(dec.size, cfg.rounds));  // allocated here, not in the loop
 
   progress::at(label + ": timed loop", neighbours(dec));
   MPI_Barrier(dec.comm);
   MPI_Pcontrol(1);
   const double start = MPI_Wtime();
-  double last = start;  // one clock read per step: the step's end is the next one's start
-  for (long long t = 1; t <= cfg.itfin && r.failed_at == 0; ++t) {
+  double last_clock = start;  // one clock read per step: the step's end is the next one's start
+  for (long long t = first + 1; t <= last && r.failed_at == 0; ++t) {
     progress::beat(t);
     const double excluded = timers.excluded;
     strategy->step(state);
+    if (delay > 0) stretch(last_clock + (timers.excluded - excluded), delay);
     if (corrupt && t == 1) {
-      on_backend.download(state.f);
-      fields.f[0][g.index(1, 1, 1)] += Real(1);
-      on_backend.upload(state.f);
+      on_backend_.download(state.f);
+      fields_.f[0][g.index(1, 1, 1)] += Real(1);
+      on_backend_.upload(state.f);
     }
     const double now = MPI_Wtime();
-    const double step = now - last - (timers.excluded - excluded);  // without mock's untimed exchange
+    const double step = now - last_clock - (timers.excluded - excluded);  // without mock's untimed exchange
     samples.add(step);
     r.step_sum += step;
-    last = now;
-    r.steps = t;
-    if (t % cfg.icheck != 0 && t != cfg.itfin) continue;
+    last_clock = now;
+    ++r.steps;
+    if (t % cfg.icheck != 0 && t != last) continue;
     {
       Timed diag(timers.diag);
-      on_backend.download(state.f);
-      if (t % cfg.icheck == 0) profiles.write(fields, t);
-      r.mismatch = validate(fields, initial, t, cfg.reverse);
+      on_backend_.download(state.f);
+      if (t % cfg.icheck == 0) profiles.write(fields_, t);
+      r.mismatch = validate(fields_, initial_, t, cfg.reverse);
       long long bad = 0;
       MPI_Allreduce(&r.mismatch.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
       if (bad > 0) {
@@ -176,20 +198,26 @@ StrategyRun run_strategy(const StrategyInfo& info, const Decomposition& dec, con
         }
       }
     }
-    last = MPI_Wtime();  // diagnostics stay out of the step samples
+    last_clock = MPI_Wtime();  // diagnostics stay out of the step samples
   }
   timers.loop = MPI_Wtime() - start - timers.excluded;
   MPI_Pcontrol(0);
   r.valid = r.failed_at == 0;
-  r.step_samples = std::move(samples.values());
-  progress::at(label + ": statistics", "all ranks (collectives)");
-  agree_output(dec.comm, profiles.close());
-  return r;
+  r.local += timers;
+  r.round_samples.push_back(std::move(samples.values()));
+  agree_output(dec.comm, profiles.error());
 }
 
-template StrategyRun run_strategy<float>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
-                                         const BackendChoice&, PendingFiles&);
-template StrategyRun run_strategy<double>(const StrategyInfo&, const Decomposition&, const HaloConfig&,
-                                          const BackendChoice&, PendingFiles&);
+}  // namespace
+
+long long round_start(long long itfin, long long rounds, long long k) {
+  return itfin / rounds * k + std::min(k, itfin % rounds);  // the first itfin % rounds rounds one step longer
+}
+
+std::unique_ptr<RoundRunner> make_round_runner(const Decomposition& dec, const HaloConfig& cfg,
+                                               const BackendChoice& choice) {
+  if (cfg.precision == Precision::Single) return std::make_unique<Runner<float>>(dec, cfg, choice);
+  return std::make_unique<Runner<double>>(dec, cfg, choice);
+}
 
 }  // namespace checkmpi

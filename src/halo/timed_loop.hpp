@@ -1,21 +1,40 @@
-// One strategy's run: the fields initialised on the chosen backend, the
-// routing check (core/routing.hpp), warm-up, the timed loop from CheckMPI's
-// initial state with validation and profiles at every check, this rank's
-// timers and per-step times. The profile files are left pending in `files`.
-// Collective over the decomposition's communicator; OutputError if a profile
-// file cannot be written.
+// The rounds of a run: the fields of this rank, kept on the chosen backend
+// for the whole job, and one round of one strategy on them — a fresh
+// strategy set up, the routing check (in a repeat's first round), warm-up,
+// then the timed steps first+1..last from the exact state after step
+// `first`, with validation and profiles at every check and at the round's
+// end. Collective over the decomposition's communicator; OutputError if a
+// profile file cannot be written.
 #pragma once
+
+#include <memory>
 
 #include "core/atomic_file.hpp"
 #include "grid/config.hpp"
 #include "grid/decomposition.hpp"
+#include "grid/profiles.hpp"
 #include "halo/backend_choice.hpp"
 #include "halo/result.hpp"
 
 namespace checkmpi {
 
-template <class Real>
-StrategyRun run_strategy(const StrategyInfo& info, const Decomposition& dec, const HaloConfig& cfg,
-                         const BackendChoice& choice, PendingFiles& files);
+// The rounds' split of the timed loop: round k (0-based) of `rounds` runs
+// steps round_start(k)+1 .. round_start(k+1).
+long long round_start(long long itfin, long long rounds, long long k);
+
+class RoundRunner {
+ public:
+  virtual ~RoundRunner() = default;
+  // Adds steps first+1..last of `info` to `run` (its first round when
+  // `first_round`: routing check, parts and traits recorded). Leaves `run`
+  // invalid, with its error, if the routing check or validation fails.
+  virtual void run(const StrategyInfo& info, long long first, long long last, bool first_round, StrategyRun& run,
+                   ProfileFiles& profiles) = 0;
+};
+
+// Allocates and first-touches the fields on the backend (collective only
+// through what the backend does).
+std::unique_ptr<RoundRunner> make_round_runner(const Decomposition& dec, const HaloConfig& cfg,
+                                               const BackendChoice& choice);
 
 }  // namespace checkmpi

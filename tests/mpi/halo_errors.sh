@@ -62,6 +62,17 @@ expect_error "cannot create output directory 'afile/sub'" --input ok.input --out
 expect_error "cannot write JSON file 'afile/r.json'" --input ok.input --outdir out --json afile/r.json
 [ "$(cat afile)" = "keep me" ] || fail "existing file was modified"
 
+# Rounds, seed, tie threshold and the delay hook: the value and the limit.
+expect_error "--rounds must be at least 1, got 0" --input ok.input --rounds 0
+expect_error "--rounds 3 is more than itfin \\(2\\): every round needs a step" --input ok.input --rounds 3
+expect_error "--seed must not be negative, got -1" --input ok.input --seed -1
+expect_error "--tie-threshold must be at least 0 and below 1 \\(a fraction: 0.02 is 2%\\), got '2'" \
+  --input ok.input --tie-threshold 2
+expect_error "--inject-delay must be STRATEGY:FRACTION with FRACTION above 0 and at most 10, got 'step2:0'" \
+  --input ok.input --inject-delay step2:0
+expect_error "--inject-delay: 'step9' is not the id of a strategy this run runs" \
+  --input ok.input --strategy step2 --inject-delay step9:0.1
+
 # The same input with the bad option removed runs.
 run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" --input ok.input --outdir out >out.txt 2>err.txt ||
   fail "good run failed: $(cat err.txt)"

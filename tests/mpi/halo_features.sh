@@ -28,7 +28,7 @@ grep -q -- '--compute' <<<"$help" || fail "--help lacks --compute"
 run_mpi 4 "${halo[@]}" --strategy step0 >plain.txt 2>&1 || fail "default run: $(tail -3 plain.txt)"
 [ "$(grep -c '^checkmpi-halo ' plain.txt)" -eq 1 ] || fail "header printed more than once"
 grep -q 'decomposition  : proc_x=2 proc_y=2 proc_z=1' plain.txt || fail "header decomposition"
-grep -Eq '^step0 sendrecv-dtype +[0-9.]+ .* valid$' plain.txt || fail "table row"
+grep -Eq '^\* step0 sendrecv-dtype +[0-9.]+ .* valid$' plain.txt || fail "table row"
 [ -s step0/prof_i.000003.dat ] || fail "default outdir is ."
 
 # Warm-up iterations and --sync none change timing, never results.
@@ -66,7 +66,7 @@ done
 
 # JSON: schema, context, config, per-strategy timers with min/mean/max.
 run_mpi 4 "${halo[@]}" --strategy step0,step2 --outdir j --json r.json --precision double >/dev/null || fail "json run"
-for key in '"schema": "checkmpi.halo/4"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
+for key in '"schema": "checkmpi.halo/5"' '"mpi_library"' '"nprocs": 4' '"hostnames"' '"timer_resolution"' \
   '"git_revision"' '"date"' '"precision": "double"' '"strategy": "step2"' '"alias": "sendrecv-pack"' \
   '"catalog": {' '"loop": {' '"unpack": {' '"mean"' '"pack_x": {' '"unpack_z": {' '"mpi_buffers": "host"' \
   '"self_copy": false' '"backend": "host"' '"omp_threads": 1'; do
@@ -94,20 +94,39 @@ run_mpi 4 "${halo[@]}" --outdir bad10 --strategy step7,step10 --inject-error ste
 grep -q 'step10 overlap-masked .*INVALID' bad10.txt || fail "table does not mark step10 invalid"
 grep -q 'step7 isend-irecv .*valid' bad10.txt || fail "step7 should be valid"
 
-# --repeat 2: each strategy twice, interleaved; statistics over both runs.
-run_mpi 4 "${halo[@]}" --strategy step2,step7 --repeat 2 --outdir rep --json rep.json >rep.txt || fail "repeat run"
+# --repeat 2 --rounds 3: each strategy's 12 steps twice, each time in rounds
+# of 4 steps, every strategy's round before the next round, in an order
+# drawn from --seed (the same seed, the same order); statistics over all.
+run_mpi 4 "${halo[@]}" --strategy step2,step7,step0 --repeat 2 --rounds 3 --seed 7 --outdir rep --json rep.json \
+  >rep.txt || fail "repeat run"
 check_schema rep.json
-[ "$(grep -Eo '^\[[0-9]/4\] step[27]' rep.txt | tr '\n' ' ')" = "[1/4] step2 [2/4] step7 [3/4] step2 [4/4] step7 " ] ||
-  fail "repeat order: $(grep -E '^\[' rep.txt)"
+rounds=$(grep -E '^\[[0-9]/6\] ' rep.txt)
+[ "$(wc -l <<<"$rounds")" -eq 6 ] || fail "rounds: $rounds"
+grep -q '^\[1/6\] run 1, round 1, steps 1-4: ' <<<"$rounds" || fail "first round: $rounds"
+grep -q '^\[6/6\] run 2, round 3, steps 9-12: ' <<<"$rounds" || fail "last round: $rounds"
+while read -r line; do
+  for id in step0 step2 step7; do grep -q " $id" <<<"$line" || fail "round without $id: $line"; done
+done <<<"$rounds"
+[ "$(cut -d: -f2 <<<"$rounds" | sort -u | wc -l)" -gt 1 ] || fail "the order never changed: $rounds"
+run_mpi 4 "${halo[@]}" --strategy step2,step7,step0 --repeat 2 --rounds 3 --seed 7 --outdir rep2 >rep2.txt ||
+  fail "repeat run, same seed"
+[ "$(grep -E '^\[[0-9]/6\] ' rep2.txt)" = "$rounds" ] || fail "same seed, another order: $(grep -E '^\[' rep2.txt)"
 python3 - <<'PY' || fail "repeat JSON"
 import json
 d = json.load(open("rep.json"))
 assert d["config"]["repeat"] == 2 and d["config"]["noise_thresholds"]["p95_over_median"] == 1.5
+assert d["config"]["rounds"] == 3 and d["config"]["seed"] == 7, d["config"]
 for r in d["results"]:
     assert r["runs"] == 2 and r["steps"] == 24 and len(r["repeat_medians"]) == 2, r
     assert r["step_time"]["n"] == 4 * 24 and r["repeat_spread"] is not None
+    assert [len(run) for run in r["round_medians"]] == [3, 3], r["round_medians"]
+    v = r["vs_fastest"]
+    assert v["ci95"][0] <= v["ratio"] <= v["ci95"][1] or v["ratio"] == 1, v
+assert d["fastest_group"] and d["fastest_group"][0] in ("step0", "step2", "step7"), d["fastest_group"]
+best = [r for r in d["results"] if r["strategy"] == d["fastest_group"][0]][0]
+assert best["vs_fastest"] == {"ratio": 1, "ci95": [1, 1], "tied": True}, best["vs_fastest"]
 PY
-grep -q '^step2 sendrecv-pack .*valid$' rep.txt || fail "repeat table"
+grep -Eq '^[* ] step2 sendrecv-pack .*valid$' rep.txt || fail "repeat table"
 grep -q 'steps in 2 runs (--repeat)' rep/step2/task.000000.log || fail "task log of a repeated run"
 
 # A failure after the run (a task log that cannot be written) is exit 1, not 2.

@@ -90,3 +90,9 @@ checkmpi_script_test(halo_watchdog watchdog.sh halo)
 # root for the mount; reported skipped otherwise.
 checkmpi_script_test(disk_full disk_full.sh)
 set_tests_properties(disk_full PROPERTIES SKIP_RETURN_CODE 77)
+
+# The ranking: identical work tied, a known 10% delay separated; at 4 ranks,
+# oversubscribed on a 2-core machine, nothing separated.
+foreach(np 1 2 4)
+  checkmpi_script_test(halo_ranking_np${np} halo_ranking.sh ${np})
+endforeach()

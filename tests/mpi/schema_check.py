@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """schema_check.py FILE...: validates results files written by the native
 tools against the JSON Schema their "schema" key names (schemas/ in the
-repository, e.g. checkmpi.halo/4 -> schemas/checkmpi.halo-4.schema.json).
+repository, e.g. checkmpi.halo/5 -> schemas/checkmpi.halo-5.schema.json).
 Prints each problem and exits 1 if any file does not validate."""
 import json
 import sys

@@ -12,7 +12,7 @@ if [ "$tool" = halo ]; then
   np=4 victim=2
   cmd=("$CHECKMPI_BIN/checkmpi-halo" --backend host --no-input --lx 16 --ly 16 --lz 8 --itfin 10000000
     --icheck 1000000 --strategy step2 --outdir "$dir/out")
-  started='\[1/1\] step2'
+  started='^\[1/[0-9]+\] round 1, .*: step2$'
   want="^checkmpi-halo: watchdog: rank [013] \(.*\): no progress for [0-9]+ s in step2 \(sendrecv-pack\): (routing check|timed loop)(, step [0-9]+)?; waiting for one of its neighbours x [0-9]/[0-9], y [0-9]/[0-9], z [0-9]/[0-9] \(below/above\); aborting the job$"
 else
   np=2 victim=1

@@ -88,10 +88,13 @@ def test_issue_spec_through_slurm_with_the_campaign_killed_halfway(slurm, tmp_pa
         assert job["collected"] and job["state"] == "COMPLETED" and job["cancelled"] is None
         script = (folder / job["script"]).read_text()
         assert "#SBATCH --nodes=2" in script and "#SBATCH --ntasks-per-node=2" in script
+        assert "#SBATCH --exclusive" in script
         assert script.count(" campaign step ") == 10
     doc = json.loads((folder / "report.json").read_text())
     validate_report(doc)
     assert doc["counts"]["ok"] == 20 and doc["campaign"]["executor"] == "slurm"
+    # Exclusive jobs of both nodes: one after the other, so no run shared a node.
+    assert doc["counts"]["shared"] == 0 and all(r["in_stats"] for r in doc["runs"])
     assert [s["label"] for s in doc["submissions"]] == [f"s{k} (job {_jobs(folder, k)[0]['job_id']})" for k in (1, 2)]
     assert "report.json" in r.stderr and (folder / "report.html").read_text().count("<img") == 4
 
@@ -131,6 +134,37 @@ def test_scancel_of_a_running_submission_then_resume(slurm, tmp_path, halo_bin):
     doc = json.loads((folder / "report.json").read_text())
     assert doc["counts"]["retried_runs"] == len(failed) and doc["counts"]["attempts"] == 6 + len(failed)
     assert doc["submissions"][0]["label"] == f"s1 (jobs {job_id}, {jobs[1]['job_id']})"
+
+
+def test_submissions_that_share_a_node_are_flagged(slurm, tmp_path, halo_bin):
+    # Not exclusive, the two submissions (2 ranks, one node each) start at once and run side by side on the
+    # one host the pretend nodes are: every run overlapping one of the other submission is flagged.
+    spec = _spec(tmp_path, "shared", 'repetitions = 2\n[launch]\nranks_per_node = 2\n[halo]\nstrategies = ["step2"]\n'
+                 'itfin = 10000\n[[sweep]]\nprocs = "2x1x1"\nsize = ["32x32x32", "48x48x48", "32x32x16"]\n'
+                 '[slurm]\nexclusive = false\npoll_s = 0.5\n')
+    folder = tmp_path / "campaign"
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), env=slurm,
+                 timeout=TIMEOUT)
+    assert r.returncode == 0, r.stderr
+    assert all("#SBATCH --exclusive" not in (folder / _jobs(folder, k)[0]["script"]).read_text() for k in (1, 2))
+    recs = records(folder)
+    assert all(rec["started"] < rec["ended"] < rec["finished"] for rec in recs.values())
+    doc = json.loads((folder / "report.json").read_text())
+    validate_report(doc)
+    flagged = {run["run"]: run for run in doc["runs"] if run["shared_node_with"]}
+    assert doc["counts"]["shared"] == len(flagged) >= 2, [(r["started"], r["ended"]) for r in recs.values()]
+    host = {h.split(".")[0] for rec in recs.values() for h in rec["hostnames"]}
+    for name, run in flagged.items():
+        assert run["shared_nodes"] == sorted(host) and not run["in_stats"]
+        assert all(other[:2] != name[:2] for other in run["shared_node_with"])  # the other submission's
+    assert any(f"runs that shared a node with another of the campaign's runs at the same time: {len(flagged)}" in line
+               for line in r.stderr.splitlines())
+    n = {stat["point"]: stat["n"] for stat in doc["stats"]}
+    assert n == {p: 2 - sum(1 for name in flagged if p in name) for p in n}
+    r = checkmpi("campaign", "report", str(folder), "--include-shared", "--json", str(tmp_path / "all.json"),
+                 timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert [stat["n"] for stat in json.loads((tmp_path / "all.json").read_text())["stats"]] == [2, 2, 2]
 
 
 def test_a_time_limit_too_short_for_one_submission(slurm, tmp_path, halo_bin):

@@ -87,7 +87,7 @@ def test_defaults_and_per_submission_limits(tmp_path):
     assert spec.executor == "local" and spec.strategies == tuple(every) and len(every) > 11
     assert spec.itfin == 100 and spec.icheck == 100 and spec.too_slow == 10.0 and spec.slow == 1.5
     assert [spec.time_limit(k) for k in (1, 2, 3)] == [10.0, 20.5, 30.0]
-    assert spec.slurm.pending_limit_s == 86400.0 and spec.slurm.poll_s == 5.0
+    assert spec.slurm.pending_limit_s == 86400.0 and spec.slurm.poll_s == 5.0 and spec.slurm.exclusive is True
 
 
 BAD = [
@@ -113,6 +113,10 @@ BAD = [
     ('[campaign]\nname = "x"\n[[sweep]]\nlocal = "8x8x8"\nnp = [1, 0]\n', "[[sweep]] 1 np must be a positive"),
     ('[campaign]\nname = "x"\n[[sweep]]\nlocal="8x8x8"\nnp=1\n[slurm]\nsbatch_args = "--exclusive"\n',
      "[slurm] sbatch_args must be a list"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nlocal="8x8x8"\nnp=1\n[slurm]\nexclusive = "yes"\n',
+     "[slurm] exclusive must be true or false, got 'yes'"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nlocal="8x8x8"\nnp=1\n[slurm]\nexclusive = 0\n',
+     "[slurm] exclusive must be true or false, got 0"),
     ('[campaign]\nname = "x"\n[[sweep]]\nlocal="8x8x8"\nnp=1\n[report]\nslow = 0.5\n',
      "[report] slow must be a number > 1"),
     ("[campaign\n", "not valid TOML"),
@@ -177,6 +181,34 @@ def test_slurm_plan_and_batch_script(tmp_path):
     assert "each submission is one batch job of 2 nodes (its sbatch options below), and all 2 are submitted at " \
            "once: Slurm starts each when its nodes are free, so submissions may run at the same time" in text
     assert "a submission after another" not in text and "the submissions' jobs may run at the same time" in text
+    assert "each job has its nodes to itself (sbatch --exclusive; [slurm] exclusive = false lets other jobs share " \
+           "them)" in text
+
+
+def test_slurm_jobs_are_exclusive_unless_the_spec_says_not(tmp_path):
+    """sbatch --exclusive by default: no other job, the campaign's own submissions included, on a job's nodes."""
+    slurm = ISSUE_SPEC.replace('executor = "local" ', 'executor = "slurm" ')
+    runs = [r.id for r in plan(parse_spec(slurm, tmp_path / "s.toml")) if r.submission == 1]
+
+    def script(extra: str) -> list[str]:
+        spec = parse_spec(slurm + extra, tmp_path / "s.toml")
+        return batch_script(CampaignDir(tmp_path / "dir"), spec, 1, 1, runs, Path("/opt/bin"),
+                            tmp_path / "out.txt").splitlines()
+
+    assert parse_spec(slurm, tmp_path / "s.toml").slurm.exclusive is True
+    assert script("").count("#SBATCH --exclusive") == 1
+    assert script("[slurm]\nexclusive = true\n").count("#SBATCH --exclusive") == 1
+    assert not [line for line in script("[slurm]\nexclusive = false\n") if line.startswith("#SBATCH --excl")]
+    # The spec's own form in sbatch_args replaces it, never doubles it.
+    lines = script('[slurm]\nsbatch_args = ["--exclusive=user"]\n')
+    assert [line for line in lines if line.startswith("#SBATCH --excl")] == ["#SBATCH --exclusive=user"]
+    path = tmp_path / "shared.toml"
+    path.write_text(slurm + "[slurm]\nexclusive = false\n")
+    r = checkmpi("campaign", "plan", str(path), timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "other jobs may share its nodes ([slurm] exclusive = false" in flat(r.stdout)
+    assert "submission 1: sbatch --job-name=checkmpi-tiny-s1 --nodes=2 --ntasks-per-node=2 --time=6" in flat(r.stdout)
+    assert "--exclusive" not in r.stdout
 
 
 def test_a_finished_runs_marker_left_by_an_interruption_is_dropped(tmp_path):

@@ -34,6 +34,38 @@ def test_csv_has_one_row_per_run_strategy_timer_statistic():
     assert float(step["seconds_per_step"]) == doc["results"][1]["step_time"]["p95"]
 
 
+def test_csv_carries_the_tables_figures_and_the_ranking(tmp_path):
+    """Each row of a strategy also has what the table and the headline show of it: median, its CI, rounds and
+    runs (--repeat), and checkmpi-halo's ranking (empty where it is not ranked)."""
+    doc = json.loads((DATA / "halo_all_steps.json").read_text())
+    doc["results"][1].update(valid=False, error="test", vs_fastest=None)  # step1: invalid, not ranked
+    doc["fastest_group"] = [g for g in doc["fastest_group"] if g != "step1"]
+    path = tmp_path / "ranked.json"
+    path.write_text(json.dumps(doc))
+    rows = list(csv.DictReader(io.StringIO(export.to_csv([load(path)]))))
+    assert tuple(rows[0]) == export.CSV_COLUMNS and export.CSV_COLUMNS[:22] == (
+        "file", "date", "mpi_library", "nprocs", "proc_x", "proc_y", "proc_z", "lx", "ly", "lz", "l", "m", "n",
+        "precision", "strategy", "alias", "valid", "steps", "timer", "stat", "seconds", "seconds_per_step")
+    for entry in doc["results"]:
+        mine = [r for r in rows if r["strategy"] == entry["strategy"]]
+        assert len(mine) == len(HALO_TIMERS) * 3 + 6
+        first = mine[0]
+        assert all({k: r[k] for k in export.CSV_COLUMNS[22:]} == {k: first[k] for k in export.CSV_COLUMNS[22:]}
+                   for r in mine)
+        d, vs = entry["step_time"], entry["vs_fastest"]
+        assert float(first["median"]) == d["median"]
+        assert (float(first["ci_low"]), float(first["ci_high"])) == tuple(d["median_ci"])
+        assert first["rounds"] == str(doc["config"]["rounds"]) and first["runs"] == str(entry["runs"]) == "3"
+        assert first["in_fastest_group"] == str(entry["strategy"] in doc["fastest_group"]).lower()
+        assert first["oversubscribed"] == str(doc["context"]["oversubscribed"]).lower()
+        if vs is None:
+            assert [first[k] for k in ("vs_fastest", "vs_fastest_ci_low", "vs_fastest_ci_high", "tied")] == [""] * 4
+        else:
+            assert float(first["vs_fastest"]) == vs["ratio"] and first["tied"] == str(vs["tied"]).lower()
+            assert (float(first["vs_fastest_ci_low"]), float(first["vs_fastest_ci_high"])) == tuple(vs["ci95"])
+    assert next(r for r in rows if r["strategy"] == "step1")["vs_fastest"] == ""
+
+
 def test_p2p_csv_has_every_number():
     run = load(DATA / "p2p_pingpong.json")
     rows = list(csv.DictReader(io.StringIO(export.p2p_csv([run]))))

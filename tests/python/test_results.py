@@ -43,6 +43,28 @@ def test_load_repeated_run_of_every_strategy():
         spread = (max(s.repeat_medians) - min(s.repeat_medians)) / sorted(s.repeat_medians)[1]
         assert s.repeat_spread == pytest.approx(spread, rel=1e-6)
         assert s.step_time.n == 3 * 4 * 40
+        assert [len(r) for r in s.round_medians] == [run.rounds] * 3  # per run, each round's median
+
+
+def test_load_the_binarys_ranking():
+    """vs_fastest, fastest_group, rounds and oversubscribed as checkmpi-halo wrote them (checkmpi.halo/5)."""
+    for name in ("halo_4ranks.json", "halo_all_steps.json"):
+        run = load(DATA / name)
+        doc = json.loads((DATA / name).read_text())
+        assert run.fastest_group == doc["fastest_group"] and run.fastest_group
+        assert run.rounds == doc["config"]["rounds"] >= 1
+        assert run.oversubscribed is doc["context"]["oversubscribed"]
+        for s, entry in zip(run.ran(), doc["results"]):
+            vs = entry["vs_fastest"]
+            # Not ranked: an invalid strategy, or mock (its exchange is untimed: the floor, not an answer).
+            assert (s.vs_fastest is None) == (vs is None) == (not s.valid or s.raw["parts"]["transport"] == "mock")
+            if vs is not None:
+                assert (s.vs_fastest.ratio, s.vs_fastest.ci, s.vs_fastest.tied) == (vs["ratio"], tuple(vs["ci95"]),
+                                                                                  vs["tied"])
+                assert s.vs_fastest.tied == (s.id in run.fastest_group)
+        fastest = next(s for s in run.ran() if s.id == run.fastest_group[0])
+        assert fastest.vs_fastest.ratio == 1.0
+        assert fastest.step_time.median == min(s.step_time.median for s in run.ran() if s.vs_fastest)
 
 
 def test_skipped_strategies_come_from_the_top_level_list(tmp_path):
@@ -142,6 +164,9 @@ def _broken(tmp_path: Path, change, fixture: str = "halo_4ranks.json") -> Path:
     (lambda d: d["context"].update(gpu_aware_mpi="yes"), r"context\.gpu_aware_mpi is not a boolean or null"),
     (lambda d: d["results"][2]["step_time"].update(median_ci=[1.0]), r"results\[2\]\.step_time\.median_ci"),
     (lambda d: d["results"][0].update(mpi_buffers="gpu"), r"results\[0\]\.mpi_buffers is 'gpu', not one of"),
+    (lambda d: d.pop("fastest_group"), r"^malformed results in '.*': fastest_group is missing$"),
+    (lambda d: d["context"].pop("oversubscribed"), r"context\.oversubscribed is missing"),
+    (lambda d: d["config"].update(rounds=0), r"config\.rounds: 0 is less than the minimum of 1"),
 ])
 def test_load_names_the_offending_key(tmp_path, change, message):
     with pytest.raises(CheckmpiError, match=message) as e:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
-from conftest import BUILD_BIN, DATA
+from conftest import BUILD_BIN, DATA, UNIT
+from matplotlib.container import ErrorbarContainer
 
 from checkmpi import p2p_tables, tables
 from checkmpi.results import load, load_all
@@ -19,7 +21,7 @@ def _unit(title: str) -> float:
 def test_halo_table_numbers_match_json(name):
     run = load(DATA / name)
     table = tables.halo_table(run)
-    assert table.headers == ["strategy", "median", "95% CI", "tail", "%MPI", "x GB/s", "y GB/s", "z GB/s",
+    assert table.headers == ["strategy", "median", "95% CI", "vs best", "tail", "x GB/s", "y GB/s", "z GB/s",
                              "check"]
     assert "tail: p95/median" in table.caption
     scale = _unit(table.title)
@@ -31,14 +33,14 @@ def test_halo_table_numbers_match_json(name):
     for k in doc["skipped"]:
         assert f"{k['strategy']}: skipped: {k['reason']}" in table.caption
     for row, entry in zip(ran, doc["results"]):
-        d, t = entry["step_time"], entry["timers"]
+        d = entry["step_time"]
         assert row[0] == entry["strategy"]
         assert float(row[1]) == pytest.approx(d["median"] * scale, abs=6e-3)
         lo, hi = map(float, row[2].split("-"))
         assert (lo, hi) == pytest.approx((d["median_ci"][0] * scale, d["median_ci"][1] * scale), rel=5e-3, abs=6e-3)
-        assert float(row[3].rstrip("!")) == pytest.approx(d["p95"] / d["median"], rel=5e-3, abs=6e-3)
-        assert row[3].endswith("!") == bool(entry["noise"])
-        assert float(row[4]) == pytest.approx(100 * t["comm"]["max"] / t["loop"]["max"], abs=0.06)
+        check_vs_best(row[3], entry, doc["fastest_group"])
+        assert float(row[4].rstrip("!")) == pytest.approx(d["p95"] / d["median"], rel=5e-3, abs=6e-3)
+        assert row[4].endswith("!") == bool(entry["noise"])
         for col, x in zip((5, 6, 7), "xyz"):
             # at most four characters: 2 decimals below 10 GB/s, 1 below 100, none above; null: "-"
             bandwidth = entry["directions"][x]["bandwidth"]["min"]
@@ -52,6 +54,23 @@ def test_halo_table_numbers_match_json(name):
         if entry["noise"]:
             assert f"warning: {entry['strategy']} is noisy: {'; '.join(entry['noise'])}" in table.caption
     assert "message size x/y/z (KiB): 1.3/1.3/1.3 (step0, step1); 3.8/3.8/3.8 (step2" in table.caption
+    caption = " ".join(table.caption.split())
+    runs = doc["config"]["repeat"]
+    assert (f"time per step over ranks, steps, {doc['config']['rounds']} rounds"
+            + (f" and {runs} runs" if runs > 1 else "") + ", validation excluded") in caption
+    assert "(bootstrap over runs, rounds and steps)" in caption
+    assert "= the fastest and those tied with it (ratio's CI includes 1, or within 2.0%)" in caption
+
+
+def check_vs_best(cell: str, entry: dict, group: list[str]) -> None:
+    """The 'vs best' cell: the JSON's ratio (2 decimals below 10, 1 below 100), '=' on the fastest group, '-' on
+    what is not ranked."""
+    vs = entry["vs_fastest"]
+    if vs is None:
+        assert cell == "-" and entry["strategy"] not in group
+        return
+    assert cell.endswith("=") == (entry["strategy"] in group) == vs["tied"]
+    assert float(cell.rstrip("=")) == pytest.approx(vs["ratio"], rel=5e-3, abs=6e-3)
 
 
 def test_wide_halo_table_has_every_figure_per_step():
@@ -67,42 +86,148 @@ def test_wide_halo_table_has_every_figure_per_step():
         assert float(row[next(k for k in h if k.startswith(key + " ("))]) == pytest.approx(value * scale, abs=6e-3)
     assert float(row["x (" + h[1].split("(")[1]]) == pytest.approx(s.timers["x"].max / s.steps * scale, abs=6e-3)
     assert float(row["loop (s)"]) == pytest.approx(s.timers["loop"].max, abs=6e-5)
+    assert float(row["%MPI"]) == pytest.approx(100 * s.timers["comm"].max / s.timers["loop"].max, abs=0.06)
     assert float(row["spread"].rstrip("%")) == pytest.approx(100 * s.repeat_spread, abs=0.06)
     assert float(row["z msg KiB"]) == pytest.approx(s.message_bytes("z") / 1024, abs=0.06)
     rows = {cells[0]: dict(zip(h, cells)) for cells in table.rows}
-    for s in run.ran():  # the tail and its noise marker, as in the narrow table
+    for s in run.ran():  # the tail and its noise marker, and the ranking, as in the narrow table
         tail = rows[s.label]["tail"]
         assert tail.endswith("!") == bool(s.noise)
         assert float(tail.rstrip("!")) == pytest.approx(s.step_time.p95 / s.step_time.median, rel=5e-3, abs=6e-3)
+        check_vs_best(rows[s.label]["vs best"], s.raw, run.fastest_group)
+        if s.vs_fastest:
+            lo, hi = map(float, rows[s.label]["vs best 95% CI"].split("-"))
+            assert (lo, hi) == pytest.approx(s.vs_fastest.ci, rel=5e-3, abs=6e-3)
 
 
-def test_headline_names_the_fastest_and_its_speed_up():
+def test_headline_is_the_binarys_ranking():
+    """The fixture's own ranking: the fastest group and the closest strategy outside it, from the JSON."""
     run = load(DATA / "halo_all_steps.json")
-    best = min((s for s in run.ran() if s.id != "mock"), key=lambda s: s.step_time.median)  # mock: the floor
-    step0 = run.strategies[0]
     text = tables.headline(run)
-    assert text.startswith(f"halo_all_steps: fastest {best.label},")
-    assert f"{step0.step_time.median / best.step_time.median:.2f}x faster than step0" in text
-    loop = best.timers["loop"].mean
-    assert f"{100 * best.timers['mpi'].mean / loop:.0f}% MPI" in text
+    group = [s for i in run.fastest_group for s in run.ran() if s.id == i]
+    best = group[0]
+    ranked = [s for s in run.ran() if s.vs_fastest and not s.vs_fastest.tied]
+    if run.oversubscribed:  # the binary separates nothing there: every ranked strategy in the group
+        assert not ranked and len(group) == sum(1 for s in run.ran() if s.vs_fastest)
+        assert text.startswith(f"halo_all_steps: not separated (oversubscribed): {tables.names_of(run.fastest_group)}"
+                               " are within ")
+    elif len(group) == 1:
+        assert text.startswith(f"halo_all_steps: fastest {best.id}, {tables.per_step_text(best.step_time.median)} "
+                               "per step")
+    else:
+        assert text.startswith(f"halo_all_steps: {tables.names_of(run.fastest_group)} are tied within ")
+    if ranked:
+        nxt = min(ranked, key=lambda s: s.vs_fastest.ratio)
+        assert f"; next {nxt.id} is {tables.percent(nxt.vs_fastest.ratio)} slower (95% CI " in text
+    shares = tables.phase_shares(best)
+    assert f"{best.id}'s loop without validation: {100 * shares['compute']:.0f}% compute, " in text
+    assert "validation" not in text.split("without validation")[1]  # no share of it: excluded, as in the table
 
 
-def test_comparison_table_per_step_and_per_byte():
-    a = load(DATA / "halo_4ranks.json")
-    b = load(DATA / "halo_all_steps.json")
-    table = tables.comparison_table([a, b])
-    assert table.headers[1:] == [f"run 1 ({table.headers[1].split('(')[1]}", "run 1 ns/B",
-                                 f"run 2 ({table.headers[1].split('(')[1]}", "run 2 ns/B"]
-    assert [r[0] for r in table.rows][:3] == ["step0", "step1", "step2"]
-    step3 = next(r for r in table.rows if r[0] == "step3")
-    assert step3[1:3] == ["-", "-"]  # not in the first run
-    for col in (1, 3):
-        assert sum(r[col].endswith("*") for r in table.rows) == 1
-    scale = {"ms": 1e3, "us": 1e6, "s": 1}[table.headers[1].split("(")[1].rstrip(")")]
-    s = a.strategies[2]
-    assert float(table.rows[2][1].rstrip("*")) == pytest.approx(s.step_time.median * scale, abs=6e-4)
-    per_byte = s.timers["comm"].mean / s.steps / s.bytes_per_step
-    assert float(table.rows[2][2]) == pytest.approx(per_byte * 1e9, abs=6e-4)
+def ranked_doc(group: list[str], nxt: str, oversubscribed: bool = False) -> dict:
+    """halo_all_steps.json with a ranking written in: `group` tied (1.0, 1.004, 1.012, ...), the fastest's median
+    1.234 ms, `nxt` 18% slower (15%-21%), everything else twice as slow or more."""
+    doc = json.loads((DATA / "halo_all_steps.json").read_text())
+    for k, e in enumerate(doc["results"]):
+        e["vs_fastest"] = {"ratio": 2.0 + 0.1 * k, "ci95": [1.9 + 0.1 * k, 2.1 + 0.1 * k], "tied": False}
+    at = {e["strategy"]: e for e in doc["results"]}
+    for k, sid in enumerate(group):
+        ratio = (1.0, 1.004, 1.012, 1.008)[k]
+        at[sid]["vs_fastest"] = {"ratio": ratio, "ci95": [ratio - 0.02, ratio + 0.02], "tied": True}
+    at[group[0]]["step_time"].update(median=1.234e-3, median_ci=[1.2e-3, 1.27e-3])
+    at[nxt]["vs_fastest"] = {"ratio": 1.18, "ci95": [1.15, 1.21], "tied": False}
+    doc["fastest_group"] = group
+    doc["context"].update(oversubscribed=oversubscribed, cpus_per_node=[2], ranks_on_node=[4], omp_threads=1)
+    return doc
+
+
+def _load_doc(tmp_path, doc: dict, name: str = "ranked.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return load(path)
+
+
+def test_headline_names_a_tied_group_as_the_binary_does(tmp_path):
+    """Issue 30's example: never one winner that is not separated; the table marks the group."""
+    run = _load_doc(tmp_path, ranked_doc(["step1", "step4", "step7"], "step0"))
+    text = tables.headline(run)
+    assert text.startswith("ranked: step1, step4 and step7 are tied within 1.2% (fastest median 1.234 ms per step); "
+                           "next step0 is 18% slower (95% CI 15%-21%); step1's loop without validation: ")
+    assert "fastest step1" not in text and "oversubscribed" not in text
+    marked = [row[0] for row in tables.halo_table(run).rows if row[3].endswith("=")]
+    assert marked == ["step1", "step4", "step7"]
+    wide = tables.halo_table(run, wide=True)
+    assert [row[0].split()[0] for row in wide.rows if row[3].endswith("=")] == marked
+    # A group of one: "fastest X"; two: "X and Y".
+    one = _load_doc(tmp_path, ranked_doc(["step7"], "step2"), "one.json")
+    assert tables.headline(one).startswith("one: fastest step7, 1.234 ms per step; next step2 is 18% slower "
+                                           "(95% CI 15%-21%); ")
+    two = _load_doc(tmp_path, ranked_doc(["step7", "mock"], "step2"), "two.json")
+    assert tables.headline(two).startswith("two: step7 and mock are tied within 0.4% (fastest median 1.234 ms ")
+    # Nothing valid: no ranking to tell.
+    doc = ranked_doc(["step7"], "step2")
+    for e in doc["results"]:
+        e.update(valid=False, error="test", vs_fastest=None)
+    doc["fastest_group"] = []
+    assert tables.headline(_load_doc(tmp_path, doc, "none.json")) == "none: no valid strategy to rank"
+
+
+def test_oversubscription_is_flagged_in_headline_table_and_context(tmp_path):
+    warning = "oversubscribed: 4 ranks x 1 thread on 2 CPUs, timings include the scheduler's time slices"
+    over = _load_doc(tmp_path, ranked_doc(["step7"], "step2", oversubscribed=True), "over.json")
+    assert over.oversubscribed
+    assert tables.headline(over).endswith("; " + warning)
+    assert "\nwarning: " + warning in tables.halo_table(over).caption
+    assert "\nwarning: " + warning in tables.halo_table(over, wide=True).caption
+    assert dict(tables.context_rows(over))["CPUs"].startswith(
+        "4 ranks x 1 thread on 2 CPUs: OVERSUBSCRIBED, timings include the scheduler's time slices; binding ")
+    assert tables.contexts_summary([over]).rows[0][1].endswith("; OVERSUBSCRIBED")
+    # The binary ties every ranked strategy there: the headline says they are not separated, not "tied".
+    doc = ranked_doc(["step1", "step4"], "step0", oversubscribed=True)
+    for e in doc["results"]:
+        e["vs_fastest"]["tied"] = True
+    doc["fastest_group"] = ["step1", "step4"] + [e["strategy"] for e in doc["results"]
+                                                 if e["strategy"] not in ("step1", "step4")]
+    text = tables.headline(_load_doc(tmp_path, doc, "all.json"))
+    assert text.startswith("all: not separated (oversubscribed): step1, step4, ")
+    assert " (fastest median 1.234 ms per step); one launch cannot see how the placement of ranks on CPUs, fixed " \
+           "for a launch, changes each strategy; " in text and "slower" not in text
+    fits = _load_doc(tmp_path, ranked_doc(["step7"], "step2"), "fits.json")
+    assert not fits.oversubscribed
+    for text in (tables.headline(fits), tables.halo_table(fits).caption, tables.contexts_summary([fits]).rows[0][1],
+                 dict(tables.context_rows(fits))["CPUs"]):
+        assert "oversubscribed" not in text.lower()
+
+
+def test_breakdown_plot_shows_the_tables_median(tmp_path, monkeypatch):
+    """The breakdown's stacked bars end at the table's median (validation excluded), its whiskers are the table's
+    CI, and the strategies it marks are the fastest group the table marks."""
+    from checkmpi import plots
+
+    shown = {}
+    monkeypatch.setattr(plots, "save_figure", lambda fig, *args: shown.setdefault("fig", fig))
+    run = _load_doc(tmp_path, ranked_doc(["step1", "step4", "step7"], "step0"))
+    plots.halo_breakdown(run, tmp_path)
+    ax = shown["fig"].axes[0]
+    scale = UNIT[re.search(r"median time per step \((\w+)\)", ax.get_xlabel()).group(1)]
+    table = tables.halo_table(run)
+    cells, table_scale = {row[0]: row for row in table.rows}, _unit(table.title)
+    ends: dict[int, float] = {}
+    for bar in ax.patches:  # each row's phases, stacked
+        y = round(bar.get_y() + bar.get_height() / 2)
+        ends[y] = max(ends.get(y, 0.0), bar.get_x() + bar.get_width())
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    [whiskers] = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    segments = whiskers.lines[2][0].get_segments()
+    ran = sorted(run.ran(), key=lambda s: s.step)
+    assert len(labels) == len(ends) == len(segments) == len(ran)
+    for k, s in enumerate(ran):
+        assert labels[k].startswith("* ") == (s.id in run.fastest_group) == cells[s.id][3].endswith("=")
+        assert ends[k] == pytest.approx(s.step_time.median * scale)
+        assert ends[k] / scale * table_scale == pytest.approx(float(cells[s.id][1]), abs=6e-3)  # as printed
+        (lo, _), (hi, _) = segments[k]
+        assert (lo, hi) == pytest.approx((s.step_time.ci[0] * scale, s.step_time.ci[1] * scale))
+    assert "validation" not in " ".join(t.get_text() for t in ax.get_legend().get_texts())
 
 
 def test_p2p_tables():

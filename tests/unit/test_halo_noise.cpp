@@ -16,9 +16,10 @@ namespace {
 StrategyRun run_of(int steps, double fast, double slow, int every) {
   StrategyRun r;
   r.steps = steps;
+  r.round_samples.resize(2);  // two rounds
   for (int t = 1; t <= steps; ++t) {
     const double v = t % every == 0 ? slow : fast;
-    r.step_samples.push_back(v);
+    r.round_samples[2 * t > steps].push_back(v);
     r.step_sum += v;
   }
   r.local.loop = r.step_sum;
