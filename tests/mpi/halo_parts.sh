@@ -42,7 +42,7 @@ json_is t.json '[(r["traits"]["messages"], r["traits"]["kernel_passes"], r["part
 
 # mock: no message in the timed loop, and the table says how the halos came.
 run_mpi $np "${halo[@]}" --strategy mock --json m.json --outdir m >m.txt 2>&1 || fail "mock: $(tail -3 m.txt)"
-grep -q '^mock no-mpi .* valid  (halos delivered by an untimed exchange)$' m.txt || fail "mock row: $(grep mock m.txt)"
+grep -q '^  mock no-mpi .* valid  (halos delivered by an untimed exchange)$' m.txt || fail "mock row: $(grep mock m.txt)"
 json_is m.json 'doc["results"][0]["traits"]["messages"] == 0 and doc["results"][0]["valid"]'
 
 # Invalid compositions and options: exit 2, one line, the reason.
