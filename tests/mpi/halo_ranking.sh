@@ -33,7 +33,7 @@ PY
   exit 0
 fi
 twin=pack=hand,buffers=backend,transport=sendrecv,schedule=by-direction,completion=waitall,overlap=none,compute=in-place
-args=(--backend host --no-input --procs "${np}x1x1" --local 24x24x24 --iters 400 --rounds 20 --seed 11)
+args=(--backend host --no-input --procs "${np}x1x1" --local 48x48x48 --iters 400 --rounds 20 --seed 11)
 
 run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" "${args[@]}" --strategy "step2,$twin" --json same.json --outdir same \
   >same.txt || fail "identical compositions: exit $?"
