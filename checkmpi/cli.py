@@ -120,6 +120,10 @@ def build_parser() -> Parser:
                      help="timed steps (--itfin: CheckMPI's name; default: calibrated to --budget)")
     run.add_argument("--budget", type=float, default=30.0, metavar="S",
                      help="seconds the job should take when --iters is not given (default 30)")
+    run.add_argument("--launches", type=int, metavar="N",
+                     help="launches of checkmpi-halo ranked together, each its own processes and seed: what a "
+                     "launch fixes (where ranks sit) varies between them (default 3 when checkmpi chooses the "
+                     "steps, shared by --budget; else 1)")
     _launch_options(run)
     run.set_defaults(func=_run)
 

@@ -20,10 +20,10 @@ CSV_COLUMNS = ("file", "date", "mpi_library", "nprocs", "proc_x", "proc_y", "pro
                "n", "precision", "strategy", "alias", "valid", "steps", "timer", "stat", "seconds",
                "seconds_per_step") + (
     # The strategy's figures as the tables show them, on each of its rows: the median time per step (validation
-    # excluded) and its 95% CI (bootstrap over runs, rounds and steps), the rounds and runs (--repeat) it
-    # pools, and checkmpi-halo's ranking: median over the fastest's with its CI (empty: not ranked, invalid),
+    # excluded) and its 95% CI (bootstrap over launches or runs, rounds and steps), the rounds, runs (--repeat)
+    # and launches (--samples) it pools, and checkmpi-halo's ranking: median over the fastest's with its CI (empty: not ranked, invalid),
     # tied with the fastest, in the run's fastest group.
-    "median", "ci_low", "ci_high", "rounds", "runs", "vs_fastest", "vs_fastest_ci_low", "vs_fastest_ci_high",
+    "median", "ci_low", "ci_high", "rounds", "runs", "launches", "vs_fastest", "vs_fastest_ci_low", "vs_fastest_ci_high",
     "tied", "in_fastest_group", "oversubscribed")
 
 
@@ -53,7 +53,7 @@ def _ranking(run: HaloRun, s: StrategyResult) -> list[str]:
     d, vs = s.raw["step_time"], s.vs_fastest
     ci = d["median_ci"] or ["", ""]
     ranked = [repr(vs.ratio), repr(vs.ci[0]), repr(vs.ci[1]), str(vs.tied).lower()] if vs else ["", "", "", ""]
-    return ["" if d["median"] is None else repr(d["median"]), *map(str, ci), run.rounds, s.runs, *ranked,
+    return ["" if d["median"] is None else repr(d["median"]), *map(str, ci), run.rounds, s.runs, run.launches, *ranked,
             str(s.id in run.fastest_group).lower(), str(run.oversubscribed).lower()]
 
 

@@ -121,6 +121,7 @@ def _mem_available() -> int | None:
 
 
 CHECKS_PER_RUN = 10  # validations and profile dumps of a run whose steps checkmpi chose
+LAUNCHES = 3  # launches of a run whose steps checkmpi chose (their spread is in the ranking's intervals)
 ROUNDS = 10  # rounds of a run whose steps checkmpi chose (--rounds in the options passed on says otherwise)
 
 
@@ -216,8 +217,8 @@ def _prepare(path: Path) -> None:
 
 
 def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | None, budget: float,
-              timeout: float | None, launcher_args: list[str]) -> int:
-    """Steps that make the whole job take about `budget` seconds, from a short
+              timeout: float | None, launcher_args: list[str], launches: int = 1) -> int:
+    """Steps per launch that make the whole job (`launches` launches) take about `budget` seconds, from a short
     run of every chosen strategy in as many rounds as the job's, one step or
     more each (its launch and every round's set-up count as well). The short
     run validates at each round's end only, so its step time is the step's
@@ -239,11 +240,12 @@ def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | Non
     per_step = repeat * sum((s.timers["loop"].max - s.timers["diag"].max) / s.steps for s in run.ran() if s.steps)
     checks = repeat * (CHECKS_PER_RUN + rounds) / rounds * sum(s.timers["diag"].max for s in run.ran())
     overhead = max(0.0, done.seconds - sum(s.timers["loop"].max for s in run.ran()))
-    left = budget - done.seconds - overhead - checks
-    steps = int(left / per_step) if per_step > 0 else 1000
+    left = budget - done.seconds - launches * (overhead + checks)
+    steps = int(left / (launches * per_step)) if per_step > 0 else 1000
     steps = max(cal_steps, _round_down(max(CALIBRATION_STEPS, min(steps, 1_000_000))))
     say(f"calibration: {per_step * 1e3:.3f} ms per step over all strategies, "
-        f"{overhead:.1f} s start-up; {steps} steps for about {budget:g} s")
+        f"{overhead:.1f} s start-up; {steps} steps" + (f" in each of {launches} launches" if launches > 1 else "")
+        + f" for about {budget:g} s")
     return steps
 
 
@@ -262,6 +264,8 @@ def _load_written(path: Path, tool: str) -> HaloRun | P2PRun:
 def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
     if args.budget <= 0:
         raise CheckmpiError(f"--budget must be positive, got {args.budget:g}")
+    if args.launches is not None and not 1 <= args.launches <= 100:
+        raise CheckmpiError(f"--launches must be 1 to 100, got {args.launches}")
     plan = plan_halo(args, extra, args.bin)
     json_path = _results_path(args, "halo")
     outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
@@ -270,18 +274,32 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
     launcher_args = _launcher_args(args)
     iters = plan.iters
     argv_rounds: list[str] = []
-    if iters is None and not plan.uses_input:
-        iters = calibrate(exe.path, launcher, plan, args.strategy, args.budget, args.timeout, launcher_args)
+    calibrated = iters is None and not plan.uses_input
+    launches = args.launches or (LAUNCHES if calibrated else 1)
+    if calibrated:
+        iters = calibrate(exe.path, launcher, plan, args.strategy, args.budget, args.timeout, launcher_args, launches)
         argv_rounds = _rounds(plan)[1]
-    job = Job(launcher, plan.np, halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy) + argv_rounds,
-              tuple(launcher_args))
-    say("running: " + " ".join(job.command()[0]))
-    with ProgressLine(f"checkmpi-halo on {plan.np} ranks") as progress:
-        done = job.run(args.timeout, progress.update)
-    if done.returncode not in (0, EXIT_INVALID):
-        raise failure("checkmpi-halo", done)
-    _warnings("checkmpi-halo", done)
-    write_text(outdir / "checkmpi-halo.log", done.stdout)
+    argv = halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy) + argv_rounds
+    if launches > 1 and not has_option(plan.passthrough, "--samples"):
+        samples = outdir / "samples.json"  # this run's own: a stale one from an earlier run would be refused
+        _prepare(samples)
+        samples.unlink(missing_ok=True)
+        argv += ["--samples", str(samples)]
+    logs = []
+    for k in range(1, launches + 1):
+        job = Job(launcher, plan.np, argv, tuple(launcher_args))
+        if k == 1:
+            say("running: " + " ".join(job.command()[0]))
+        what = f"checkmpi-halo on {plan.np} ranks" + (f", launch {k} of {launches}" if launches > 1 else "")
+        with ProgressLine(what) as progress:
+            done = job.run(args.timeout, progress.update)
+        logs.append(done.stdout)
+        if done.returncode not in (0, EXIT_INVALID):
+            raise failure("checkmpi-halo", done)
+        _warnings("checkmpi-halo", done)
+        write_text(outdir / "checkmpi-halo.log", "".join(logs))
+        if done.returncode == EXIT_INVALID:
+            break
     run = _load_written(json_path, "checkmpi-halo")
     assert isinstance(run, HaloRun)
     _show(run, args, outdir)

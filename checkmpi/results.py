@@ -99,6 +99,8 @@ class StrategyResult:
     vs_fastest: VsFastest | None = None  # None: not ranked (invalid, or skipped)
     repeat_medians: list[float] = field(default_factory=list)
     repeat_spread: float = math.nan
+    launch_medians: list[float] = field(default_factory=list)  # each launch's median, this one last (--samples)
+    launch_spread: float = math.nan
     directions: dict[str, dict[str, Any]] = field(default_factory=dict)  # x, y, z: bandwidth
     noise: list[str] = field(default_factory=list)  # why the tool flagged it noisy
     skipped: str | None = None  # why the tool did not run it (the top-level "skipped" list)
@@ -132,6 +134,7 @@ class HaloRun:
     fastest_group: list[str] = field(default_factory=list)  # the fastest and those tied with it, fastest first
     oversubscribed: bool = False  # more threads than CPUs on some node: timings include time slices
     rounds: int = 1  # rounds each run's timed steps were split into
+    launches: int = 1  # launches the ranking covers (checkmpi-halo --samples)
 
     @property
     def nprocs(self) -> int:
@@ -162,7 +165,8 @@ class HaloRun:
         steps = sorted({s.steps for s in self.ran()})
         steps_text = "/".join(str(s) for s in steps) or str(self.config.get("itfin", "?"))
         return (f"{self.nprocs} ranks ({x_join(self.dims)}), local {x_join(self.local)}, "
-                f"global {x_join(self.global_size)}, {self.precision}, {steps_text} steps")
+                f"global {x_join(self.global_size)}, {self.precision}, {steps_text} steps"
+                + (f" x {self.launches} launches" if self.launches > 1 else ""))
 
     def ran(self) -> list[StrategyResult]:
         """Strategies that ran (skipped ones carry no timers)."""
@@ -316,6 +320,7 @@ def _halo(path: Path, doc: dict[str, Any]) -> HaloRun:
             step_time=Distribution.of(r["step_time"]), runs=r["runs"],
             repeat_medians=[opt_float(m) for m in r["repeat_medians"]], repeat_spread=opt_float(r["repeat_spread"]),
             round_medians=[[opt_float(m) for m in medians] for medians in r["round_medians"]],
+            launch_medians=[opt_float(m) for m in r["launch_medians"]], launch_spread=opt_float(r["launch_spread"]),
             vs_fastest=VsFastest.of(r["vs_fastest"]), directions=r["directions"], noise=list(r["noise"]), raw=r))
     for k in doc["skipped"]:  # chosen by "all" but not runnable on this backend
         strategies.append(StrategyResult(id=k["strategy"], alias=k["catalog"]["alias"], step=_step_of(k), valid=True,
@@ -326,7 +331,8 @@ def _halo(path: Path, doc: dict[str, Any]) -> HaloRun:
     probes = doc.get("probes", {})
     probe = _stats(probes["memcpy_bandwidth"]) if "memcpy_bandwidth" in probes else None
     return HaloRun(path, doc["context"], doc["config"], strategies, probe, doc["config"]["noise_thresholds"],
-                   list(doc["fastest_group"]), doc["context"]["oversubscribed"], doc["config"]["rounds"])
+                   list(doc["fastest_group"]), doc["context"]["oversubscribed"], doc["config"]["rounds"],
+                   doc["config"]["launches"])
 
 
 def _p2p(path: Path, doc: dict[str, Any]) -> P2PRun:

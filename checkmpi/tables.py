@@ -125,7 +125,8 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
         if s.raw.get("note"):  # what checkmpi-halo prints beside the verdict
             notes.append(f"{s.id}: {s.raw['note']}")
     table.caption = (f"time per step over {pooled_text(run)}, validation excluded: median, its 95% confidence "
-                     "interval (bootstrap over runs, rounds and steps"
+                     + ("interval (bootstrap over launches, rounds and steps, at least Student's t over the launches"
+                        if run.launches > 1 else "interval (bootstrap over runs, rounds and steps")
                      + ("; INVALID rows: order statistics" if any(not s.valid for s in ran) else "")
                      + "); vs best: median over the fastest's"
                      + (", its 95% CI" if wide else "")
@@ -149,7 +150,8 @@ def pooled_text(run: HaloRun) -> str:
     """What a run's medians pool: 'ranks, steps, 4 rounds and 3 runs'."""
     runs = max((s.runs for s in run.ran()), default=1)
     return (f"ranks, steps, {run.rounds} round{'' if run.rounds == 1 else 's'}"
-            + (f" and {runs} runs" if runs > 1 else ""))
+            + (f" and {runs} runs" if runs > 1 else "")
+            + (f" per launch, {run.launches} launches" if run.launches > 1 else ""))
 
 
 def message_sizes(ran: list[StrategyResult]) -> list[str]:
@@ -179,7 +181,7 @@ def headline(run: HaloRun) -> str:
         widest = max([1.0] + [s.vs_fastest.ratio for s in group if s.vs_fastest])
         if len(group) == 1:
             text = f"{run.name}: fastest {best.id}, {median} per step"
-        elif run.oversubscribed:  # the binary ties every ranked strategy (docs/halo.md, "How checkmpi decides")
+        elif run.oversubscribed and run.launches == 1:  # the binary ties every ranked strategy (docs/halo.md)
             text = (f"{run.name}: not separated (oversubscribed): {names_of([s.id for s in group])} are within "
                     f"{percent(widest)} (fastest median {median} per step); one launch cannot see how the placement "
                     "of ranks on CPUs, fixed for a launch, changes each strategy")

@@ -1,5 +1,6 @@
 // A small JSON value with ordered objects: enough to write results files that
-// keep a stable, diffable key order.
+// keep a stable, diffable key order, and to read back the files checkmpi
+// wrote (earlier launches' samples).
 #pragma once
 
 #include <cstddef>
@@ -40,6 +41,21 @@ class Json {
 
   // Non-finite numbers are written as null: JSON has no NaN.
   std::string dump(int indent = 2) const;
+
+  // The value `text` holds; std::runtime_error("byte N: what") if it is not
+  // JSON (or nests deeper than 64).
+  static Json parse(const std::string& text);
+
+  Kind kind() const { return kind_; }
+  // Object member, or nullptr (not an object, or no such key).
+  const Json* find(const std::string& key) const;
+  const std::vector<Json>& items() const { return items_; }  // an array's
+  double number() const { return kind_ == Kind::Integer ? double(int_) : num_; }
+  long long integer() const { return kind_ == Kind::Integer ? int_ : (long long)num_; }
+  bool is_number() const { return kind_ == Kind::Integer || kind_ == Kind::Number; }
+  const std::string& string() const { return str_; }
+  bool operator==(const Json& o) const { return dump(0) == o.dump(0); }
+  bool operator!=(const Json& o) const { return !(*this == o); }
 
  private:
   void write(std::string& out, int indent, int depth) const;

@@ -39,6 +39,9 @@ struct Ranking {
 constexpr int kBootstrapReplicates = 1000;
 constexpr std::size_t kBootstrapRoundSteps = 256;
 
+// At most kBootstrapRoundSteps of a round's steps, evenly spread.
+std::vector<double> thinned(const std::vector<double>& steps);
+
 // Ranks the strategies whose `ranked` flag is set (the others get NaN).
 // Each bootstrap replicate draws repeats with replacement, then rounds
 // within each drawn repeat, the same draws for every strategy (paired),
@@ -47,11 +50,20 @@ constexpr std::size_t kBootstrapRoundSteps = 256;
 // replicates' 2.5% and 97.5% points, widened about the estimate by
 // sqrt(N / (N - 1)) for N rounds in all. `threshold`: the practical
 // difference below which a slower median is still tied (0.02: 2%).
+// `launches`: the top level is launches (separate processes, --samples).
+// Resampling a few of them cannot see how far a launch may fall (three
+// launches' percentile interval holds the true median about 3 times in 4),
+// so each interval is then at least Student's t interval over the
+// launches' medians (the ratio's: over their ratios, in logarithms).
 Ranking rank_strategies(const std::vector<Nested>& samples, const std::vector<bool>& ranked, double threshold,
-                        std::uint64_t seed, int replicates = kBootstrapReplicates);
+                        std::uint64_t seed, int replicates = kBootstrapReplicates, bool launches = false);
+
+// Student's t 97.5% point for `df` degrees of freedom (df >= 1).
+double student_t975(int df);
 
 // The same for one strategy alone: its median and 95% CI.
-Estimate bootstrap_median(const Nested& samples, std::uint64_t seed, int replicates = kBootstrapReplicates);
+Estimate bootstrap_median(const Nested& samples, std::uint64_t seed, int replicates = kBootstrapReplicates,
+                          bool launches = false);
 
 // splitmix64: the generator the round order and the bootstrap draw from.
 inline std::uint64_t splitmix64(std::uint64_t& state) {

@@ -50,6 +50,9 @@ CommandLine halo_command_line() {
       {"rounds", 0, true, "split each run's timed steps into N rounds, every strategy's round k before any round "
                           "k+1, the order shuffled per round (default 10, fewer below 10 steps per round)", false, "N"},
       {"seed", 0, true, "seed of the round order and the bootstrap (default: drawn, and recorded)", false, "N"},
+      {"samples", 0, true, "keep each round's step times in FILE with the earlier launches' already there (a new "
+                           "file if none) and rank them all, launches as the top level; every launch of one "
+                           "run passes the same FILE (schema checkmpi.samples/1)", false, "FILE"},
       {"tie-threshold", 0, true, "a median within this fraction of the fastest's is tied with it (default 0.02)",
        false, "F"},
       {"sync", 0, true, "barriers after each direction, as CheckMPI, or none (default barrier)", false,
@@ -314,6 +317,8 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   if (c.outdir.empty()) throw UsageError("--outdir must not be empty");
   c.json = cli.get("json", "");
   if (cli.has("json") && c.json.empty()) throw UsageError("--json needs a file name");
+  c.samples = cli.get("samples", "");
+  if (cli.has("samples") && c.samples.empty()) throw UsageError("--samples needs a file name");
   c.watchdog = watchdog_option(cli);
   c.force = cli.has("force");
   c.inject_error = cli.get("inject-error", "");

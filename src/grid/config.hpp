@@ -63,6 +63,7 @@ struct HaloConfig {
   Compute compute = Compute::Auto;  // resolved to the backend's own once the backend is chosen
   std::string outdir = ".";
   std::string json;         // empty: no JSON file
+  std::string samples;      // --samples: every launch's step times (halo/launches.hpp); empty: none
   double watchdog = -1;     // seconds without progress before the job is aborted; 0: off; < 0: default
   bool force = false;       // run even if the estimate says it takes hours
   std::string inject_error; // test only: strategy id whose fields get corrupted

@@ -66,6 +66,8 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["rounds"] = cfg.rounds;
   config["seed"] = static_cast<unsigned long long>(cfg.seed);
   config["tie_threshold"] = cfg.tie_threshold;
+  config["samples"] = cfg.samples.empty() ? Json() : Json(cfg.samples);
+  config["launches"] = launch_count(results);
   config["sync"] = cfg.sync == SyncMode::Barrier ? "barrier" : "none";
   config["self_copy"] = cfg.self_copy;
   config["self_exchange"] = self_exchange(cfg, dec);
@@ -104,6 +106,10 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       rounds.push(medians);
     }
     j["round_medians"] = rounds;
+    // Each launch's median, this one last (one launch: its own alone).
+    j["launch_medians"] = Json::array_of(r.launch_medians.empty() ? std::vector<double>{r.step_time.median}
+                                                                  : r.launch_medians);
+    j["launch_spread"] = r.launch_spread;
     Json vs;  // null: not ranked (invalid)
     if (r.vs.ratio == r.vs.ratio) {
       vs = Json::object();

@@ -13,6 +13,7 @@
 #include "core/watchdog.hpp"
 #include "halo/backend_choice.hpp"
 #include "halo/json_output.hpp"
+#include "halo/launches.hpp"
 #include "halo/plan.hpp"
 #include "halo/probes.hpp"
 #include "halo/resources.hpp"
@@ -94,21 +95,26 @@ std::vector<StrategyResult> run_rounds(const std::vector<const StrategyInfo*>& c
   return results;
 }
 
-// The JSON (rank 0) is written to its temporary first, so that a full disk
-// is found before anything is renamed; then every rank's profiles and task
-// logs, and the JSON last, replace the previous files. Collective;
-// OutputError on every rank if any file cannot be written.
-void commit_outputs(const HaloConfig& cfg, const Decomposition& dec, const Json& doc, PendingFiles& files) {
-  std::unique_ptr<AtomicFile> json;
+// The JSON and samples file (rank 0) are written to their temporaries first,
+// so that a full disk is found before anything is renamed; then every
+// rank's profiles and task logs, and those two last, replace the previous
+// files. Collective; OutputError on every rank if any file cannot be written.
+void commit_outputs(const HaloConfig& cfg, const Decomposition& dec, const Json& doc, const Json& samples,
+                    PendingFiles& files) {
+  std::vector<std::unique_ptr<AtomicFile>> last;
   std::string error = files.finish_all();
-  if (dec.rank == 0 && !cfg.json.empty()) {
-    json = std::make_unique<AtomicFile>(cfg.json, /*sync=*/true);
-    json->append(doc.dump() + "\n");
-    if (error.empty()) error = json->finish();
-  }
+  if (dec.rank == 0)
+    for (const auto& [path, what] : {std::pair{cfg.samples, &samples}, std::pair{cfg.json, &doc}}) {
+      if (path.empty()) continue;
+      last.push_back(std::make_unique<AtomicFile>(path, /*sync=*/true));
+      last.back()->append(what->dump(path == cfg.samples ? 0 : 2) + "\n");
+      if (error.empty()) error = last.back()->finish();
+    }
   agree_output(dec.comm, error);
   agree_output(dec.comm, files.commit_all());
-  agree_output(dec.comm, json ? json->commit() : "");
+  for (const auto& file : last)
+    if (error.empty()) error = file->commit();
+  agree_output(dec.comm, error);
 }
 
 // A document to FILE, whole or not at all ('-': standard output).
@@ -204,6 +210,11 @@ int halo_main(int argc, char** argv) {
 
     const RunContext ctx = gather_context(dec.comm, "checkmpi-halo");
     cfg.seed = run_seed(cfg, dec.comm);
+    // --samples: the earlier launches, refused before anything runs if they are another run's.
+    const Json fingerprint = launch_fingerprint(cfg, dec, backend.kind, chosen);
+    const std::vector<Launch> earlier = collectively(world, [&] {
+      return rank == 0 && !cfg.samples.empty() ? read_launches(cfg.samples, fingerprint) : std::vector<Launch>{};
+    });
     if (rank == 0) {
       print_header(cfg, dec, ctx, chosen, backend);
       for (const Skipped& k : skipped)
@@ -212,12 +223,19 @@ int halo_main(int argc, char** argv) {
 
     PendingFiles files;  // every rank's profiles and task logs, renamed into place at the end
     std::vector<StrategyResult> results = run_rounds(chosen, dec, cfg, backend, files);
+    if (rank == 0 && !cfg.samples.empty()) add_launches(results, earlier);
     for (auto& r : results) {
       summarise(r, dec.comm);
       write_task_log(r, dec, cfg, files);
     }
     std::vector<int> group;
-    if (rank == 0) group = rank_results(results, cfg.tie_threshold, cfg.seed, !oversubscribed(ctx, host_threads()));
+    if (rank == 0) group = rank_results(results, cfg.tie_threshold, cfg.seed, separable(results, ctx));
+    Json samples;
+    if (rank == 0 && !cfg.samples.empty()) {
+      std::vector<Launch> all = earlier;
+      all.push_back(this_launch(results, ctx.date, cfg.seed));
+      samples = samples_json(fingerprint, all);
+    }
 
     Json doc = results_json(cfg, dec, ctx, backend, results, skipped, group);
     progress::at("writing the results", "all ranks (collectives)");
@@ -247,8 +265,11 @@ int halo_main(int argc, char** argv) {
     bool all_valid = true;
     for (const auto& r : results) all_valid = all_valid && r.valid;
     if (rank == 0) print_table(results, group, cfg, ctx);
-    commit_outputs(cfg, dec, doc, files);
+    commit_outputs(cfg, dec, doc, samples, files);
     if (rank == 0 && !cfg.json.empty()) std::cout << "results written to " << cfg.json << "\n";
+    if (rank == 0 && !cfg.samples.empty())
+      std::cout << "samples of " << earlier.size() + 1 << " launch" << (earlier.empty() ? "" : "es") << " in "
+                << cfg.samples << "\n";
     const int code = all_valid ? kExitOk : kExitInvalid;
     free_decomposition(dec);
     return code;

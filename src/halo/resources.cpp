@@ -119,6 +119,12 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
     const std::string error = check_writable_file(cfg.json, "JSON file");
     if (!error.empty()) throw UsageError(error);
   });
+  collectively(dec.comm, [&] {
+    if (dec.rank != 0 || cfg.samples.empty()) return;
+    for (const auto& [other, what] : {std::pair{cfg.json, "--json file"}, std::pair{cfg.input, "input file"}})
+      if (!other.empty() && (other == cfg.samples || same_file(other, cfg.samples)))
+        throw UsageError("--samples '" + cfg.samples + "' is the " + what + "; the samples need a file of their own");
+  });
 }
 
 }  // namespace checkmpi

@@ -74,6 +74,9 @@ void add_run(StrategyResult& into, StrategyRun run, MPI_Comm comm) {
   }
   double sum = 0;
   MPI_Reduce(&run.step_sum, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  into.step_count += double(run.steps) * size;
   if (rank == 0) {
     into.repeat_medians.push_back(distribution(all).median);
     into.pooled.insert(into.pooled.end(), all.begin(), all.end());
@@ -124,11 +127,16 @@ void summarise(StrategyResult& r, MPI_Comm comm) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   if (rank != 0) return;
-  r.step_time = distribution(r.pooled);
+  r.step_time = distribution(r.pooled);  // every launch's, with --samples
   // The kept samples are a subset when steps outnumber the reservoir; the
-  // mean is over every step of every rank.
-  if (r.steps > 0) r.step_time.mean = r.step_sum / (double(r.steps) * double(size));
+  // mean is over every step of every rank (and launch).
+  const double count = r.step_count + r.earlier_step_count;
+  if (count > 0) r.step_time.mean = (r.step_sum + r.earlier_step_sum) / count;
   r.repeat_spread = relative_spread(r.repeat_medians);
+  std::vector<double> launched;  // a launch where it failed has no median
+  for (const double m : r.launch_medians)
+    if (m == m) launched.push_back(m);
+  r.launch_spread = relative_spread(launched);
   r.noise.clear();
   if (r.step_time.tail_ratio() > kNoiseTailRatio)
     r.noise.push_back(threshold_crossed("p95/median", r.step_time.tail_ratio(), kNoiseTailRatio, true));
@@ -136,18 +144,30 @@ void summarise(StrategyResult& r, MPI_Comm comm) {
     r.noise.push_back(threshold_crossed("mean/median", r.step_time.mean_ratio(), kNoiseMeanRatio, true));
   if (r.repeat_spread > kNoiseRepeatSpread)
     r.noise.push_back(threshold_crossed("repeat spread", r.repeat_spread, kNoiseRepeatSpread, true, 1, 100, "%"));
+  if (r.launch_spread > kNoiseRepeatSpread)
+    r.noise.push_back(threshold_crossed("launch spread", r.launch_spread, kNoiseRepeatSpread, true, 1, 100, "%"));
   std::vector<double>().swap(r.pooled);
+}
+
+int launch_count(const std::vector<StrategyResult>& results) {
+  return results.empty() ? 1 : std::max<int>(1, int(results.front().launches.size()));
+}
+
+bool separable(const std::vector<StrategyResult>& results, const RunContext& ctx) {
+  return !oversubscribed(ctx, host_threads()) || launch_count(results) > 1;
 }
 
 std::vector<int> rank_results(std::vector<StrategyResult>& results, double threshold, std::uint64_t seed,
                               bool separable) {
   std::vector<Nested> samples;
   std::vector<bool> ranked;
+  bool launches = false;
   for (const auto& r : results) {  // mock moves no data through MPI: the floor, not an answer
-    samples.push_back(r.rounds);
+    launches = launches || !r.launches.empty();
+    samples.push_back(r.launches.empty() ? r.rounds : r.launches);
     ranked.push_back(r.valid && r.parts.transport != Transport::Mock);
   }
-  Ranking rk = rank_strategies(samples, ranked, threshold, seed);
+  Ranking rk = rank_strategies(samples, ranked, threshold, seed, kBootstrapReplicates, launches);
   if (!separable) {  // every ranked strategy in the group, by median
     rk.group.clear();
     for (size_t i = 0; i < results.size(); ++i)

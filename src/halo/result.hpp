@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/context.hpp"
 #include "core/json.hpp"
 #include "core/ranking.hpp"
 #include "core/samples.hpp"
@@ -72,10 +73,18 @@ struct StrategyResult {
   double step_sum = 0;                 // all ranks' step times, all runs
   std::vector<double> repeat_medians;  // median step time of each run
   Nested rounds;                       // every rank's kept step times, [run][round][step]
+  double step_count = 0;               // all ranks' steps, all runs (the mean's denominator)
+  // With --samples (add_launches): every launch's rounds, [launch][round][step],
+  // this one last (its runs' rounds together); the earlier ones' step-time
+  // sum and count; each launch's median.
+  Nested launches;
+  double earlier_step_sum = 0, earlier_step_count = 0;
+  std::vector<double> launch_medians;
   // Filled by summarise():
   std::vector<std::pair<std::string, Stats>> timers;  // over ranks, JSON order
   Distribution step_time;              // rank 0: over ranks, steps and runs
   double repeat_spread = 0;            // rank 0: NaN with one run
+  double launch_spread = 0;            // rank 0: NaN with one launch
   std::array<Stats, 3> bandwidth{};    // per direction: payload over that direction's time, B/s
   std::vector<std::string> noise;      // rank 0: why the result is flagged noisy
   VsFastest vs;                        // rank 0, by rank_results (ratio NaN: not ranked)
@@ -89,6 +98,15 @@ void add_run(StrategyResult& into, StrategyRun run, MPI_Comm comm);
 // Collective: timer statistics over ranks, per-direction bandwidth, and on
 // rank 0 the step-time distribution and the noise verdict.
 void summarise(StrategyResult& r, MPI_Comm comm);
+
+// Launches the ranking covers (1 without --samples).
+int launch_count(const std::vector<StrategyResult>& results);
+
+// Whether the ranking may separate strategies: not in one oversubscribed
+// launch, which cannot see how the placement of ranks on CPUs, fixed for a
+// launch, changes each strategy; with two launches or more their spread is
+// in the intervals.
+bool separable(const std::vector<StrategyResult>& results, const RunContext& ctx);
 
 // Rank 0, after summarise: the valid results ranked (core/ranking.hpp), mock
 // left out (its exchange is untimed: the floor, not an answer); each

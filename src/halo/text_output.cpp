@@ -227,6 +227,7 @@ void print_table(const std::vector<StrategyResult>& results, const std::vector<i
     for (const auto& why : r.noise) noisy.push_back(r.info->id + ": " + why);
   }
   const int runs = results.empty() ? 1 : results.front().runs;
+  const int launches = launch_count(results);
   // The compute that ran: the first strategy's, and those whose differs.
   const Compute first = results.empty() ? Compute::Auto : results.front().parts.compute;
   std::string compute = compute_name(first), other;
@@ -235,7 +236,11 @@ void print_table(const std::vector<StrategyResult>& results, const std::vector<i
       other += (other.empty() ? " but " : ", ") + r.info->id + " " + compute_name(r.parts.compute);
   out << "(step: median time per step over ranks, steps, " << cfg.rounds << " rounds"
       << (runs > 1 ? " and " + std::to_string(runs) + " runs" : "")
-      << ", validation excluded, with its 95% confidence interval (bootstrap over runs, rounds and steps);\n"
+      << (launches > 1 ? " per launch, " + std::to_string(launches) + " launches" : "")
+      << ", validation excluded, with its 95% confidence interval ("
+      << (launches > 1 ? "bootstrap over launches, rounds and steps, at least Student's t over the launches"
+                       : "bootstrap over runs, rounds and steps")
+      << ");\n"
       << " vs best: median over the fastest's; * and =: tied with the fastest (ratio CI includes 1, or within "
       << fixed(cfg.tie_threshold * 100, 1) << "%); loop: whole timed loop"
       << (runs > 1 ? "s, summed" : "") << ", max over ranks;\n %comp and %MPI of the loop time (compute "
@@ -244,7 +249,7 @@ void print_table(const std::vector<StrategyResult>& results, const std::vector<i
   for (const auto& line : noisy) out << "warning: noisy (!): " << line << "\n";
   if (oversubscribed(ctx, host_threads()))
     out << "warning: oversubscribed: " << cpus_text(ctx, host_threads()) << "\n";
-  out << ranking_headline(results, group, oversubscribed(ctx, host_threads())) << "\n";
+  out << ranking_headline(results, group, !separable(results, ctx)) << "\n";
   std::cout << out.str() << std::flush;
 }
 

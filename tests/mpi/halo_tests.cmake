@@ -100,3 +100,8 @@ set_tests_properties(disk_full PROPERTIES SKIP_RETURN_CODE 77)
 foreach(np 1 2 4)
   checkmpi_script_test(halo_ranking_np${np} halo_ranking.sh ${np})
 endforeach()
+
+# --samples: several launches ranked together; another run's file refused.
+foreach(np 1 2 4)
+  checkmpi_script_test(halo_launches_np${np} halo_launches.sh ${np})
+endforeach()

@@ -136,8 +136,8 @@ def test_main_job_with_no_arguments(halo_bin, tmp_path):
 
     assert doc["context"]["nprocs"] == physical_cores()
     assert doc["config"]["strategies"] == ["all"] and doc["config"]["itfin"] >= 10
-    steps = int(re.search(r"(\d+) steps for about 30 s", r.stderr).group(1))
-    assert doc["config"]["itfin"] == steps
+    steps = int(re.search(r"(\d+) steps in each of 3 launches for about 30 s", r.stderr).group(1))
+    assert doc["config"]["itfin"] == steps and doc["config"]["launches"] == 3
     check_table_against_json(r.stdout, json_path)
     assert (json_path.with_suffix("") / "report.html").exists()
     # About half a minute on an idle machine; shared CI machines get slack.
@@ -164,8 +164,38 @@ def test_calibration_targets_the_budget(halo_bin, tmp_path):
     r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--budget", "4", "--no-report",
                  "--json", "cal.json", *LIMIT, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    steps = int(re.search(r"(\d+) steps for about 4 s", r.stderr).group(1))
-    assert json.loads((tmp_path / "cal.json").read_text())["config"]["itfin"] == steps >= 10
+    steps = int(re.search(r"(\d+) steps in each of 3 launches for about 4 s", r.stderr).group(1))
+    config = json.loads((tmp_path / "cal.json").read_text())["config"]
+    assert config["itfin"] == steps >= 10 and config["launches"] == 3
+
+
+def test_launches_are_ranked_together(halo_bin, tmp_path):
+    """--launches N: N launches of checkmpi-halo keep their samples in the run's folder (a stale file there
+    from an earlier run is replaced, not refused); the JSON ranks all of them; the log has every launch."""
+    (tmp_path / "l").mkdir()
+    (tmp_path / "l" / "samples.json").write_text('{"schema": "checkmpi.samples/1", "stale": true}')
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "20", "--strategy",
+                 "step2,step7", "--launches", "2", "--no-report", "--json", "l.json", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "l.json").read_text())
+    assert doc["config"]["launches"] == 2 and doc["config"]["samples"] == "l/samples.json"
+    assert all(len(e["launch_medians"]) == 2 for e in doc["results"])
+    samples = json.loads((tmp_path / "l" / "samples.json").read_text())
+    assert len(samples["launches"]) == 2 and samples["launches"][0]["seed"] != samples["launches"][1]["seed"]
+    log = (tmp_path / "l" / "checkmpi-halo.log").read_text()
+    assert "samples of 1 launch in " in log and "samples of 2 launches in " in log
+    assert "20 steps x 2 launches" in " ".join(r.stdout.split())
+    # --iters alone: one launch, as CheckMPI.
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "20", "--strategy",
+                 "step2", "--no-report", "--json", "one.json", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "one.json").read_text())
+    assert doc["config"]["launches"] == 1 and doc["config"]["samples"] is None
+    assert not (tmp_path / "one" / "samples.json").exists()
+    for bad in ("0", "101"):
+        r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--launches", bad, *LIMIT,
+                     cwd=tmp_path)
+        assert_clean_error(r, 2, f"--launches must be 1 to 100, got {bad}")
 
 
 def test_pass_through_options(halo_bin, tmp_path):

@@ -56,6 +56,7 @@ def test_csv_carries_the_tables_figures_and_the_ranking(tmp_path):
         assert float(first["median"]) == d["median"]
         assert (float(first["ci_low"]), float(first["ci_high"])) == tuple(d["median_ci"])
         assert first["rounds"] == str(doc["config"]["rounds"]) and first["runs"] == str(entry["runs"]) == "3"
+        assert first["launches"] == str(doc["config"]["launches"])
         assert first["in_fastest_group"] == str(entry["strategy"] in doc["fastest_group"]).lower()
         assert first["oversubscribed"] == str(doc["context"]["oversubscribed"]).lower()
         if vs is None:

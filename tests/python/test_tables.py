@@ -199,6 +199,22 @@ def test_oversubscription_is_flagged_in_headline_table_and_context(tmp_path):
         assert "oversubscribed" not in text.lower()
 
 
+def test_launches_are_said_where_the_medians_are(tmp_path):
+    """Three launches (--samples, from the real tool): the run line, the caption and the CSV say so; an
+    oversubscribed run of several launches is ranked as the binary ranked it, not said to be unseparated."""
+    run = load(DATA / "halo_launches.json")
+    assert run.launches == 3 and all(len(s.launch_medians) == 3 for s in run.ran())
+    assert run.describe().endswith(" steps x 3 launches")
+    caption = tables.halo_table(run).caption
+    assert f"{run.rounds} rounds per launch, 3 launches" in caption
+    assert "bootstrap over launches, rounds and steps, at least Student's t over the launches" in caption
+    doc = json.loads((DATA / "halo_launches.json").read_text())
+    doc["context"]["oversubscribed"] = True
+    text = tables.headline(_load_doc(tmp_path, doc, "over.json"))
+    assert "not separated" not in text and text.endswith("timings include the scheduler's time slices")
+    assert text.startswith(f"over: fastest {doc['fastest_group'][0]}, ") or " are tied within " in text
+
+
 def test_breakdown_plot_shows_the_tables_median(tmp_path, monkeypatch):
     """The breakdown's stacked bars end at the table's median (validation excluded), its whiskers are the table's
     CI, and the strategies it marks are the fastest group the table marks."""

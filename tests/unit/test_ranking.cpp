@@ -17,17 +17,20 @@ namespace {
 // `repeats` x `rounds` rounds of `steps` steps: centre `median` times a
 // round's factor (normal, sd `between`) times a step's (normal, sd
 // `within`). Symmetric factors around 1, so the population median is `median`.
+// `launch`: sd of a factor common to all of a repeat's rounds (a launch's).
 Nested synthetic(std::mt19937_64& gen, double median, int repeats, int rounds, int steps, double between,
-                 double within) {
-  std::normal_distribution<double> round_factor(1.0, between), step_factor(1.0, within);
+                 double within, double launch = 0) {
+  std::normal_distribution<double> round_factor(1.0, between), step_factor(1.0, within), launch_factor(1.0, launch);
   Nested s(static_cast<size_t>(repeats));
-  for (auto& repeat : s)
+  for (auto& repeat : s) {
+    const double factor = launch > 0 ? launch_factor(gen) : 1.0;
     for (int r = 0; r < rounds; ++r) {
-      const double centre = median * round_factor(gen);
+      const double centre = median * factor * round_factor(gen);
       std::vector<double> round;
       for (int k = 0; k < steps; ++k) round.push_back(centre * step_factor(gen));
       repeat.push_back(round);
     }
+  }
   return s;
 }
 
@@ -70,6 +73,77 @@ TEST(Ranking, BootstrapCoversTheTrueMedian) {
     EXPECT_GE(coverage, 0.90) << c.rounds << " rounds, between " << c.between << ", within " << c.within;
     EXPECT_LE(coverage, 0.99) << c.rounds << " rounds, between " << c.between << ", within " << c.within;
   }
+}
+
+// Launches (separate processes) whose own factor dominates: three or five
+// of them, the percentile bootstrap alone would cover about 75% or 90%;
+// with Student's t over the launches' medians, 90-99%. Without a launch
+// factor the t interval widens the CI, the price of three launches, but not
+// uselessly: median width below 4% (3 x 10 rounds, rounds 2% apart).
+TEST(Ranking, LaunchesCoverTheTrueMedian) {
+  for (const int launches : {3, 5}) {
+    std::mt19937_64 gen(777);
+    const int datasets = 300;
+    int covered = 0, covered_bootstrap_only = 0;
+    for (int d = 0; d < datasets; ++d) {
+      const Nested s = synthetic(gen, 1e-3, launches, 10, 30, 0.01, 0.02, 0.05);
+      const Estimate e = bootstrap_median(s, std::uint64_t(d), 400, true);
+      const Estimate b = bootstrap_median(s, std::uint64_t(d), 400, false);
+      EXPECT_LE(e.ci_low, e.median);
+      EXPECT_GE(e.ci_high, e.median);
+      covered += e.ci_low <= 1e-3 && 1e-3 <= e.ci_high;
+      covered_bootstrap_only += b.ci_low <= 1e-3 && 1e-3 <= b.ci_high;
+    }
+    const double coverage = double(covered) / datasets;
+    std::cout << "coverage " << coverage << " (" << launches << " launches; the bootstrap alone "
+              << double(covered_bootstrap_only) / datasets << ")\n";
+    EXPECT_GE(coverage, 0.90) << launches;
+    EXPECT_LE(coverage, 0.995) << launches;
+  }
+  std::mt19937_64 gen(99);
+  std::vector<double> widths;
+  for (int d = 0; d < 51; ++d) {
+    const Estimate e = bootstrap_median(synthetic(gen, 1e-3, 3, 10, 30, 0.02, 0.02), std::uint64_t(d), 400, true);
+    widths.push_back((e.ci_high - e.ci_low) / e.median);
+  }
+  std::nth_element(widths.begin(), widths.begin() + 25, widths.end());
+  std::cout << "median width " << widths[25] << " (3 launches, no launch factor)\n";
+  EXPECT_LT(widths[25], 0.04);
+}
+
+// Paired by launch: a strategy 10% slower in every launch is separated even
+// when the launches differ by far more than 10% (each moves both alike);
+// one slower in only some launches (a per-process mode) is not.
+TEST(Ranking, LaunchRatiosArePaired) {
+  std::mt19937_64 gen(5);
+  Nested fast, steady, moody;
+  const double launch[] = {1.0, 1.4, 0.8};
+  for (int l = 0; l < 3; ++l) {
+    for (auto* s : {&fast, &steady, &moody}) s->emplace_back();
+    std::normal_distribution<double> noise(1.0, 0.02);
+    for (int r = 0; r < 10; ++r) {
+      fast.back().emplace_back(), steady.back().emplace_back(), moody.back().emplace_back();
+      for (int k = 0; k < 30; ++k) {
+        fast.back().back().push_back(1e-3 * launch[l] * noise(gen));
+        steady.back().back().push_back(1.1e-3 * launch[l] * noise(gen));
+        moody.back().back().push_back((l == 1 ? 1.6e-3 : 0.98e-3) * launch[l] * noise(gen));
+      }
+    }
+  }
+  const Ranking rk = rank_strategies({fast, steady}, {true, true}, 0.02, 3, 400, true);
+  EXPECT_EQ(rk.fastest, 0);
+  EXPECT_FALSE(rk.vs[1].tied);
+  EXPECT_GT(rk.vs[1].ci_low, 1.05);
+  EXPECT_LT(rk.vs[1].ci_high, 1.15);
+  // 2% faster in two launches, 60% slower in one: the fastest by its median,
+  // but not separated from the steady one.
+  const Ranking mixed = rank_strategies({fast, moody}, {true, true}, 0.02, 3, 400, true);
+  EXPECT_EQ(mixed.fastest, 1);
+  EXPECT_TRUE(mixed.vs[0].tied);
+  EXPECT_EQ(mixed.group, (std::vector<int>{1, 0}));
+  // One launch would have separated them (the moody one slower by 60%).
+  const Ranking one = rank_strategies({Nested{fast[1]}, Nested{moody[1]}}, {true, true}, 0.02, 3, 400, true);
+  EXPECT_EQ(one.group, std::vector<int>{0});
 }
 
 TEST(Ranking, SameDistributionsTieAndATenPercentDelayIsSlower) {

@@ -22,6 +22,12 @@ run 4 "${halo[@]}" --size 32x32x16 --procs 2x2x1 --iters 40 --icheck 10 \
 # Every strategy, three interleaved runs each.
 run 4 "${halo[@]}" --size 32x32x16 --procs 2x2x1 --iters 40 --icheck 20 \
   --strategy all --repeat 3 --json "$here/halo_all_steps.json"
+# Three launches ranked together (--samples): launches, launch_medians.
+rm -f samples.json
+for k in 1 2 3; do
+  run 2 "${halo[@]}" --local 24x24x24 --procs 2x1x1 --iters 60 --icheck 30 \
+    --strategy step2,step7 --samples samples.json --json "$here/halo_launches.json"
+done
 # Weak scaling for the projection's measured points: the same 12^3 block at 1, 2 and 4 ranks.
 for np in 1 2 4; do
   procs=$(case $np in 1) echo 1x1x1 ;; 2) echo 2x1x1 ;; 4) echo 2x2x1 ;; esac)
