@@ -146,7 +146,7 @@ Ranking rank_strategies(const std::vector<Nested>& samples, const std::vector<bo
   for (std::size_t s : which) {
     const double median = all_median(samples[s]);
     auto [lo, hi] = percentile_ci(medians[s], median, widen);
-    if (launches) hull(lo, hi, t_interval(unit_medians(samples[s]), false));
+    if (launches) hull(lo, hi, t_interval(unit_medians(samples[s]), true));
     out.estimate[s] = Estimate{median, lo, hi};
   }
   std::size_t best = which.front();

@@ -54,7 +54,8 @@ std::vector<double> thinned(const std::vector<double>& steps);
 // Resampling a few of them cannot see how far a launch may fall (three
 // launches' percentile interval holds the true median about 3 times in 4),
 // so each interval is then at least Student's t interval over the
-// launches' medians (the ratio's: over their ratios, in logarithms).
+// launches' medians (the ratio's: over their ratios), in logarithms (a
+// launch's factor multiplies its times; never a negative time).
 Ranking rank_strategies(const std::vector<Nested>& samples, const std::vector<bool>& ranked, double threshold,
                         std::uint64_t seed, int replicates = kBootstrapReplicates, bool launches = false);
 

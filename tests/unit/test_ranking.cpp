@@ -144,6 +144,14 @@ TEST(Ranking, LaunchRatiosArePaired) {
   // One launch would have separated them (the moody one slower by 60%).
   const Ranking one = rank_strategies({Nested{fast[1]}, Nested{moody[1]}}, {true, true}, 0.02, 3, 400, true);
   EXPECT_EQ(one.group, std::vector<int>{0});
+  // One launch 8 times slower than two others: a wide interval, never below zero.
+  Nested bimodal = fast;
+  for (auto& round : bimodal[0])
+    for (double& t : round) t *= 8;
+  const Estimate e = bootstrap_median(bimodal, 1, 400, true);
+  EXPECT_GT(e.ci_low, 0.0);
+  EXPECT_LT(e.ci_low, 0.8e-3);
+  EXPECT_GT(e.ci_high, 8e-3);
 }
 
 TEST(Ranking, SameDistributionsTieAndATenPercentDelayIsSlower) {
