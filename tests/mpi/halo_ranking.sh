@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # halo_ranking.sh NP: the ranking cannot come out right by luck. step2 and a
 # composition doing exactly step2's work under another name are tied; with
-# every step of step2 made 10% longer (--inject-delay) it is slower, by a
-# ratio near 1.1 whose 95% CI leaves out 1, and the twin is the fastest.
+# every step of step2 made 30% longer (--inject-delay) it is slower, by a
+# ratio near 1.3 whose 95% CI leaves out 1, and the twin is the fastest.
 # The twin is step2's composition with the host's own compute named (auto is
 # in place here): another row (custom1), the same work. Above 2 ranks, a
 # 50% delay: separated unless the run is oversubscribed (then nothing is).
@@ -43,7 +43,7 @@ json_is same.json "all(r['vs_fastest']['tied'] for r in doc['results'])"
 grep -Eq '^(step2 and custom1|custom1 and step2) are tied within [0-9.]+% \(fastest median ' same.txt ||
   fail "headline: $(tail -n 2 same.txt)"
 
-run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" "${args[@]}" --strategy "step2,$twin" --inject-delay step2:0.1 \
+run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" "${args[@]}" --strategy "step2,$twin" --inject-delay step2:0.3 \
   --json slow.json --outdir slow >slow.txt || fail "delayed: exit $?"
 check_schema slow.json
 python3 - <<PY || fail "delayed: $(tail -n 2 slow.txt)"
@@ -52,10 +52,11 @@ d = json.load(open("slow.json"))
 assert d["fastest_group"] == ["custom1"], d["fastest_group"]
 r = {x["strategy"]: x for x in d["results"]}
 v = r["step2"]["vs_fastest"]
-# Slower, surely; by about 10% (more on a loaded machine, where the busy
-# wait itself loses time slices).
+# Slower, surely; by about 30% (more on a loaded machine, where the busy
+# wait itself loses time slices). 10% is separated on a quiet machine, but
+# not always beside other tests on 2 cores (CI: tied within 9.4%).
 assert not v["tied"] and 1 < v["ci95"][0] <= v["ratio"] <= v["ci95"][1], v
-assert 1.05 < v["ratio"] < 1.3, v
+assert 1.15 < v["ratio"] < 1.6, v
 PY
 grep -Eq '^fastest: custom1, [0-9.]+ (us|ms|s) per step; next step2 is [0-9.]+% slower \(95% CI [0-9.]+%-[0-9.]+%\)$' slow.txt ||
   fail "headline: $(tail -n 2 slow.txt | head -n 1)"
