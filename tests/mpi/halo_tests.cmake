@@ -99,9 +99,15 @@ set_tests_properties(disk_full PROPERTIES SKIP_RETURN_CODE 77)
 # oversubscribed on a 2-core machine, nothing separated.
 foreach(np 1 2 4)
   checkmpi_script_test(halo_ranking_np${np} halo_ranking.sh ${np})
+  # Alone: beside another job on 2 cores the ranks lose time slices unevenly
+  # and a separation they must find is no longer there to find.
+  set_tests_properties(halo_ranking_np${np} PROPERTIES RUN_SERIAL TRUE)
 endforeach()
 
 # --samples: several launches ranked together; another run's file refused.
 foreach(np 1 2 4)
   checkmpi_script_test(halo_launches_np${np} halo_launches.sh ${np})
+  # Alone, as halo_ranking: under MPICH beside another 2-rank job a launch
+  # took 6 times as long and the three launches could not be separated.
+  set_tests_properties(halo_launches_np${np} PROPERTIES RUN_SERIAL TRUE)
 endforeach()
