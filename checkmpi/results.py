@@ -135,6 +135,7 @@ class HaloRun:
     oversubscribed: bool = False  # more threads than CPUs on some node: timings include time slices
     rounds: int = 1  # rounds each run's timed steps were split into
     launches: int = 1  # launches the ranking covers (checkmpi-halo --samples)
+    separable: bool = True  # False: one oversubscribed launch, every ranked strategy tied by the binary
 
     @property
     def nprocs(self) -> int:
@@ -332,7 +333,7 @@ def _halo(path: Path, doc: dict[str, Any]) -> HaloRun:
     probe = _stats(probes["memcpy_bandwidth"]) if "memcpy_bandwidth" in probes else None
     return HaloRun(path, doc["context"], doc["config"], strategies, probe, doc["config"]["noise_thresholds"],
                    list(doc["fastest_group"]), doc["context"]["oversubscribed"], doc["config"]["rounds"],
-                   doc["config"]["launches"])
+                   doc["config"]["launches"], doc["separable"])
 
 
 def _p2p(path: Path, doc: dict[str, Any]) -> P2PRun:

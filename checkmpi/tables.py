@@ -181,7 +181,7 @@ def headline(run: HaloRun) -> str:
         widest = max([1.0] + [s.vs_fastest.ratio for s in group if s.vs_fastest])
         if len(group) == 1:
             text = f"{run.name}: fastest {best.id}, {median} per step"
-        elif run.oversubscribed and run.launches == 1:  # the binary ties every ranked strategy (docs/halo.md)
+        elif not run.separable:  # the binary ties every ranked strategy (docs/halo.md, "How checkmpi decides")
             text = (f"{run.name}: not separated (oversubscribed): {names_of([s.id for s in group])} are within "
                     f"{percent(widest)} (fastest median {median} per step); one launch cannot see how the placement "
                     "of ranks on CPUs, fixed for a launch, changes each strategy")

@@ -93,15 +93,15 @@ long long resolve_rounds(const HaloConfig& c) {
   return std::clamp(c.itfin / kMinRoundSteps, 1LL, kDefaultRounds);
 }
 
-std::string read_text_file(const std::string& path, const std::string& what) {
-  const long long kMaxBytes = 1 << 20;  // a namelist is a few lines; anything bigger is the wrong file
+std::string read_text_file(const std::string& path, const std::string& what, long long max_bytes,
+                           const std::string& limit) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     throw UsageError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw UsageError("cannot read " + what + " '" + path + "': not a regular file");
-  if (st.st_size > kMaxBytes)
+  if (st.st_size > max_bytes)
     throw UsageError("cannot read " + what + " '" + path + "': " + std::to_string(st.st_size) +
-                     " bytes, more than the 1 MiB a namelist file may have");
+                     " bytes, more than " + limit);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot read " + what + " '" + path + "'");
   std::ostringstream text;
@@ -111,6 +111,8 @@ std::string read_text_file(const std::string& path, const std::string& what) {
 }
 
 const char* precision_name(Precision p) { return p == Precision::Single ? "single" : "double"; }
+
+const char* sync_name(SyncMode s) { return s == SyncMode::Barrier ? "barrier" : "none"; }
 
 const char* compute_name(Compute c) {
   switch (c) {

@@ -102,9 +102,12 @@ constexpr long long kDefaultRounds = 10, kMinRoundSteps = 10;
 long long resolve_rounds(const HaloConfig& c);
 
 // Reads a whole file; UsageError if it is missing or unreadable.
-std::string read_text_file(const std::string& path, const std::string& what);
+// A namelist is a few lines: anything bigger is the wrong file.
+std::string read_text_file(const std::string& path, const std::string& what, long long max_bytes = 1 << 20,
+                           const std::string& limit = "the 1 MiB a namelist file may have");
 
 const char* precision_name(Precision p);
+const char* sync_name(SyncMode s);
 const char* backend_request_name(BackendRequest b);
 // "auto", "in-place", "one-pass", "two-pass"; parse_compute throws UsageError
 // naming `what` (the option or part) and the known names.

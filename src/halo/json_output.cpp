@@ -68,7 +68,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["tie_threshold"] = cfg.tie_threshold;
   config["samples"] = cfg.samples.empty() ? Json() : Json(cfg.samples);
   config["launches"] = launch_count(results);
-  config["sync"] = cfg.sync == SyncMode::Barrier ? "barrier" : "none";
+  config["sync"] = sync_name(cfg.sync);
   config["self_copy"] = cfg.self_copy;
   config["self_exchange"] = self_exchange(cfg, dec);
   config["outdir"] = cfg.outdir;
@@ -135,6 +135,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   Json group = Json::array();
   for (int i : fastest_group) group.push(results[size_t(i)].info->id);
   root["fastest_group"] = group;
+  root["separable"] = separable(results, ctx);
   root["skipped"] = skipped_json(skipped);
   return root;
 }

@@ -4,9 +4,6 @@
 
 #include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
@@ -16,22 +13,6 @@
 namespace checkmpi {
 
 namespace {
-
-constexpr long long kMaxSamplesBytes = 1LL << 30;
-
-std::string read_whole(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) throw UsageError("--samples '" + path + "': " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw UsageError("--samples '" + path + "': not a regular file");
-  if (st.st_size > kMaxSamplesBytes)
-    throw UsageError("--samples '" + path + "': " + std::to_string(st.st_size) +
-                     " bytes, more than the 1 GiB a samples file may have");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in || in.bad()) throw UsageError("--samples '" + path + "': cannot read it");
-  return text.str();
-}
 
 // "step2, step7" (ids only: the rows are long).
 std::string ids(const Json& strategies) {
@@ -112,7 +93,7 @@ Json launch_fingerprint(const HaloConfig& cfg, const Decomposition& dec, Backend
   f["local"] = Json::array_of(std::vector<long long>{dec.grid.l, dec.grid.m, dec.grid.n});
   f["precision"] = precision_name(cfg.precision);
   f["reverse"] = cfg.reverse;
-  f["sync"] = cfg.sync == SyncMode::Barrier ? "barrier" : "none";
+  f["sync"] = sync_name(cfg.sync);
   f["self_copy"] = cfg.self_copy;
   f["backend"] = backend_name(backend);
   f["compute"] = compute_name(cfg.compute);
@@ -128,7 +109,7 @@ std::vector<Launch> read_launches(const std::string& path, const Json& fingerpri
   if (!writable.empty()) throw UsageError("--samples: " + writable);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return {};  // the first launch
-  const std::string text = read_whole(path);
+  const std::string text = read_text_file(path, "samples file", 1LL << 30, "the 1 GiB a samples file may have");
   Json doc;
   try {
     doc = Json::parse(text);

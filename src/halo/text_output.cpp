@@ -123,7 +123,7 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << " seed=" << cfg.seed << "\n"
       << "  precision      : " << precision_name(cfg.precision) << ", "
       << (cfg.reverse ? "reverse" : "forward") << " propagation, sync "
-      << (cfg.sync == SyncMode::Barrier ? "barrier" : "none") << "\n"
+      << sync_name(cfg.sync) << "\n"
       << "  strategies     : " << names << "\n"
       << "  compute        : " << compute_line(cfg.compute, chosen) << "\n"
       << "  backend        : " << backend_line(backend) << "\n";

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,11 @@ def tiny(tmp_path_factory, halo_bin) -> dict:
     folder = tmp_path_factory.mktemp("tiny") / "campaign"
     proc = start("campaign", "run", str(SPEC), "--dir", str(folder), "--bin", str(halo_bin))
     wait_for_records(folder, 7, proc, TIMEOUT)
-    status = checkmpi("campaign", "status", str(folder), timeout=60)
+    for _ in range(20):  # between two runs none is running: ask again
+        status = checkmpi("campaign", "status", str(folder), timeout=60)
+        if " 1 running," in status.stdout:
+            break
+        time.sleep(0.1)
     locked = checkmpi("campaign", "run", str(SPEC), "--dir", str(folder), "--bin", str(halo_bin), timeout=60)
     code, _, err = interrupt(proc)
     before = {p.name: p.read_bytes() for p in (folder / "runs").glob("*.json")}
@@ -202,7 +207,11 @@ def test_submission_time_limit_stops_a_run_and_the_rest_never_start(tmp_path, ha
     assert "checkmpi-halo 0" in (folder / first["log"]).read_text()  # it had started
     assert second["status"] == "not_started" and "time limit (3 s) was reached before" in second["note"]
     assert leftover_processes(folder) == []
-    status = checkmpi("campaign", "status", str(folder), timeout=60)
+    for _ in range(20):  # between two runs none is running: ask again
+        status = checkmpi("campaign", "status", str(folder), timeout=60)
+        if " 1 running," in status.stdout:
+            break
+        time.sleep(0.1)
     assert [row[1] for row in rendered_table(status.stdout, "Campaign")] == ["done", "done", "failed (too_slow)",
                                                                              "failed (not_started)"]
 

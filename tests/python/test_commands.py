@@ -403,7 +403,7 @@ def test_error_malformed_json(tmp_path):
     bad.write_text('{"schema": "checkmpi.halo/5", ')
     assert_clean_error(checkmpi("report", str(bad)), 2, "is not valid JSON")
     bad.write_text('{"schema": "checkmpi.halo/5", "context": {}, "config": {}, "results": [], "skipped": [], '
-                   '"fastest_group": []}')
+                   '"fastest_group": [], "separable": true}')
     assert_clean_error(checkmpi("export", "--format", "csv", str(bad)), 2, "context.", "is missing")
     doc = json.loads((DATA / "halo_4ranks.json").read_text())
     doc["results"][1]["valid"] = "false"  # a string where a boolean belongs is an error, not "valid"
