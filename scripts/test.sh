@@ -4,7 +4,8 @@
 # against both; where set-up found nvcc, also the CUDA build's unit tests, its
 # gpu tests (reported skipped without a GPU) and host cases proving that the
 # CUDA-enabled binary runs on the host; the sanitizer build's unit tests, a
-# subset of its MPI tests and a short run of each fuzz target; then the
+# subset of its MPI tests, a short run of each fuzz target and
+# docs/reliability.md's rows of bounds and outputs; then the
 # Python layer's tests (pytest), which include campaigns on a Slurm cluster
 # they start on this machine (scripts/slurm-local.sh). Exits non-zero if
 # anything fails or no test ran.
@@ -25,5 +26,8 @@ echo "== build-asan: unit tests (one process), MPI subset, fuzz targets"
 (cd build-asan && bin/checkmpi_unit_tests --gtest_brief=1 &&
   ctest --output-on-failure --no-tests=error -j "$(nproc)" -R \
     '^(fuzz_.*|halo_np4_2x2x1_forward_single|halo_np2_1x2x1_reverse_double|halo_misroute_np4_axis_x|p2p_pingpong_np2|p2p_datatype_np2|p2p_validate)$')
+echo "== build-asan: docs/reliability.md's rows of bounds and outputs"
+CHECKMPI_TABLE_BIN=build-asan/bin CHECKMPI_TABLE_SECTION="Bounds and outputs" \
+  .venv/bin/python -m pytest -q tests/python/test_bad_inputs.py
 echo "== pytest (Python layer, tests/python)"
 .venv/bin/python -m pytest tests/python

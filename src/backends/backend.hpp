@@ -224,5 +224,9 @@ std::unique_ptr<Backend<Real>> make_host_backend();
 // them with threads would distort the timings.
 int host_threads();
 void set_default_host_threads();
+// UsageError when OMP_NUM_THREADS asks for more threads than the node can
+// run: above kThreadsPerCpu per online CPU, or above RLIMIT_NPROC.
+constexpr long long kThreadsPerCpu = 4;
+void check_host_threads();
 
 }  // namespace checkmpi

@@ -8,14 +8,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 #include <vector>
 
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "backends/backend.hpp"
 #include "backends/host_copy.hpp"
 #include "backends/host_in_place.hpp"
 #include "backends/plane_kernels.hpp"
+#include "core/errors.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -35,6 +39,21 @@ void set_default_host_threads() {
 #ifdef _OPENMP
   if (!std::getenv("OMP_NUM_THREADS")) omp_set_num_threads(1);
 #endif
+}
+
+void check_host_threads() {
+  const long long threads = host_threads();
+  const long long cpus = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+  long long most = kThreadsPerCpu * cpus;
+  std::string why = std::to_string(kThreadsPerCpu) + " per CPU of this node's " + std::to_string(cpus);
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && (long long)limit.rlim_cur < most) {
+    most = (long long)limit.rlim_cur;
+    why = "RLIMIT_NPROC, the processes and threads this user may have";
+  }
+  if (threads > most)
+    throw UsageError("OMP_NUM_THREADS=" + std::to_string(threads) + " is more threads per rank than this node runs: at most " +
+                     std::to_string(most) + " (" + why + ")");
 }
 
 bool host_tuning() {

@@ -58,9 +58,25 @@ int open_temporary(const std::string& path, std::string& temp) {
   return -1;
 }
 
+// Why `path` cannot be replaced by a renamed file, or "": a new path or a
+// regular file can; a rename would replace a symbolic link itself (not
+// its target) and a device or a pipe by a file.
+std::string not_replaceable(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return "";
+  if (S_ISLNK(st.st_mode)) return "it is a symbolic link (give its target or a new path)";
+  if (S_ISDIR(st.st_mode)) return "it is a directory";
+  if (!S_ISREG(st.st_mode)) return "it is not a regular file (checkmpi replaces its outputs whole)";
+  return "";
+}
+
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path, bool sync) : path_(std::move(path)), sync_(sync) {
+  if (const std::string why = not_replaceable(path_); !why.empty()) {
+    fail(why);
+    return;
+  }
   fd_ = open_temporary(path_, temp_);
   if (fd_ < 0) {
     fail(std::strerror(errno));
@@ -167,9 +183,8 @@ std::string write_file(const std::string& path, const std::string& text) {
 }
 
 std::string check_writable_file(const std::string& path, const std::string& what) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    return "cannot write " + what + " '" + path + "': it is a directory";
+  if (const std::string why = not_replaceable(path); !why.empty())
+    return "cannot write " + what + " '" + path + "': " + why;
   std::string temp;
   const int fd = open_temporary(path, temp);
   if (fd < 0) return "cannot write " + what + " '" + path + "': " + std::strerror(errno);

@@ -164,17 +164,26 @@ void check_config(const HaloConfig& c, const std::set<std::string>& given) {
                        name + ", or give --local LxMxN)");
     if (c.local[0] > 0) continue;  // from --local and the grid: checked then (resolve_local_size)
     if (v <= 0) throw UsageError(std::string(name) + " must be positive, got " + std::to_string(v));
-    if (v > kMaxExtent) throw UsageError(std::string(name) + " is too large: " + std::to_string(v));
+    if (v > kMaxExtent)
+      throw UsageError(std::string(name) + " " + std::to_string(v) + " is too large: at most " +
+                       std::to_string(kMaxExtent));
   }
   const std::pair<const char*, long long> procs[] = {
       {"proc_x", c.proc_x}, {"proc_y", c.proc_y}, {"proc_z", c.proc_z}};
   for (const auto& [name, v] : procs)
     if (v < 0) throw UsageError(std::string(name) + " must be positive (or 0 to choose), got " + std::to_string(v));
-  if (c.itfin <= 0) throw UsageError("itfin must be positive, got " + std::to_string(c.itfin));
-  if (c.icheck <= 0) throw UsageError("icheck must be positive, got " + std::to_string(c.icheck));
-  if (c.border <= 0) throw UsageError("border must be positive, got " + std::to_string(c.border));
-  if (c.warmup < 0) throw UsageError("--warmup must not be negative, got " + std::to_string(c.warmup));
-  if (c.repeat < 1) throw UsageError("--repeat must be at least 1, got " + std::to_string(c.repeat));
+  // Upper limits far above any useful run, so that products of counts stay
+  // far from overflow (strategies x repeats x rounds x steps).
+  const auto in_range = [](const char* name, long long v, long long lo, long long hi, const char* what) {
+    if (v < lo || v > hi)
+      throw UsageError(std::string(name) + " must be " + what + " (" + std::to_string(lo) + " to " +
+                       std::to_string(hi) + "), got " + std::to_string(v));
+  };
+  in_range("itfin", c.itfin, 1, kMaxSteps, "positive");
+  in_range("icheck", c.icheck, 1, kMaxSteps, "positive");
+  in_range("border", c.border, 1, kMaxExtent, "positive, at most the largest extent");
+  in_range("--warmup", c.warmup, 0, kMaxSteps, "0 or more");
+  in_range("--repeat", c.repeat, 1, kMaxRepeat, "at least 1");
   if (c.rounds < 0) throw UsageError("--rounds must be at least 1, got " + std::to_string(c.rounds));
   if (c.rounds > c.itfin)
     throw UsageError("--rounds " + std::to_string(c.rounds) + " is more than itfin (" + std::to_string(c.itfin) +

@@ -81,6 +81,8 @@ struct HaloConfig {
 
 // The largest global size in one direction: keeps l+2 and plane sizes within int.
 constexpr long long kMaxExtent = 1LL << 30;
+// The most steps (itfin, icheck, --warmup) and --repeat runs a run takes.
+constexpr long long kMaxSteps = 1000000000000LL, kMaxRepeat = 1000000;
 
 // The namelist keys, in CheckMPI's order.
 const std::vector<std::string>& halo_keys();

@@ -169,6 +169,7 @@ int halo_main(int argc, char** argv) {
       if (cli.has("list-strategies") && cli.has("json")) list_strategies_json(cli, rank);
       return kExitOk;
     }
+    collectively(world, check_host_threads);
 
     // Rank 0 reads the input; everyone parses the same text.
     std::string text;

@@ -51,7 +51,9 @@ int field_copies(const std::vector<const StrategyInfo*>& chosen, Compute run) {
 void check_plane_sizes(const Grid& g) {
   for (int d = 0; d < 3; ++d)
     if (3.0 * double(plane_count(g, d)) > 2147483647.0)
-      throw UsageError("local block too large: one halo message would exceed 2^31 elements");
+      throw UsageError("local block " + std::to_string(g.l) + "x" + std::to_string(g.m) + "x" + std::to_string(g.n) +
+                       " is too large: one " + "xyz"[d] + " halo message would hold " +
+                       std::to_string(3 * plane_count(g, d)) + " elements, more than MPI's count limit 2147483647");
 }
 
 double fastest_run_seconds(const HaloConfig& cfg, const Grid& g, BackendKind kind, std::size_t strategies) {

@@ -50,10 +50,15 @@ std::string mode_list() {
   return names;
 }
 
-long long positive(const CommandLine& cli, const std::string& name, long long fallback, long long least = 1) {
+// At most `most` (default: far above any useful run, so that products of
+// counts stay far from overflow).
+long long positive(const CommandLine& cli, const std::string& name, long long fallback, long long least = 1,
+                   long long most = 1000000000) {
   const long long v = cli.get_int(name, fallback);
   if (v < least)
     throw UsageError("--" + name + " must be at least " + std::to_string(least) + ", got " + std::to_string(v));
+  if (v > most)
+    throw UsageError("--" + name + " " + std::to_string(v) + " is too large: at most " + std::to_string(most));
   return v;
 }
 
@@ -83,11 +88,16 @@ std::vector<NbcOp> parse_ops(const std::string& text) {
   return ops;
 }
 
+constexpr long long kMaxProgress = 1000000;
+
 std::vector<long long> parse_progress(const std::string& text) {
   std::vector<long long> counts;
   for (const auto& item : split(text, ',')) {
     const long long n = parse_integer(item, "--progress");
     if (n < 0) throw UsageError("--progress counts must not be negative, got " + std::to_string(n));
+    if (n > kMaxProgress)  // each is that many MPI_Test calls in every operation
+      throw UsageError("--progress count " + std::to_string(n) + " is too large: at most " +
+                       std::to_string(kMaxProgress));
     counts.push_back(n);
   }
   return counts;
@@ -118,7 +128,9 @@ void parse_nbc(const CommandLine& cli, P2PConfig& cfg) {
   if (cli.has("op")) throw UsageError("--op does not apply with --pencil (it measures the x_to_y and y_to_z transposes)");
   if (cli.has("message-size")) throw UsageError("--message-size does not apply with --pencil (--grid sets the sizes)");
   const auto pq = parse_dims(cli.get("pencil", ""), 2, "--pencil");
-  if (pq[0] > INT_MAX || pq[1] > INT_MAX) throw UsageError("--pencil is too large");
+  if (pq[0] > INT_MAX || pq[1] > INT_MAX)
+    throw UsageError("--pencil '" + cli.get("pencil", "") + "' is too large: each count at most " +
+                     std::to_string(INT_MAX));
   cfg.pencil_rows = int(pq[0]);
   cfg.pencil_cols = int(pq[1]);
   for (const auto& item : split(cli.get("grid", "16x16x16,32x32x32,64x64x64,128x128x128"), ',')) {
@@ -240,11 +252,9 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   if (!cli.has("iters")) cfg.iterations_large = d->iterations_large;
   cfg.warmup = cfg.warmup_large = positive(cli, "warmup", d->warmup, 0);
   if (!cli.has("warmup")) cfg.warmup_large = d->warmup_large;
-  cfg.window = positive(cli, "window", cfg.window);
-  cfg.n = positive(cli, "prtt-n", cfg.n, 2);
-  cfg.repeat = positive(cli, "repeat", 1);
-  if (cfg.window > INT_MAX / 2) throw UsageError("--window is too large: " + std::to_string(cfg.window));
-  if (cfg.n > INT_MAX) throw UsageError("--prtt-n is too large: " + std::to_string(cfg.n));
+  cfg.window = positive(cli, "window", cfg.window, 1, INT_MAX / 2);
+  cfg.n = positive(cli, "prtt-n", cfg.n, 2, INT_MAX);
+  cfg.repeat = positive(cli, "repeat", 1, 1, 1000000);
   cfg.watchdog = watchdog_option(cli);
   cfg.force = cli.has("force");
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/saturating.hpp"
+
 namespace checkmpi::p2p {
 
 struct Range {
@@ -26,14 +28,14 @@ std::vector<Range> split(long long n, int parts);
 
 struct Grid3 {
   long long nx = 0, ny = 0, nz = 0;
-  long long cells() const { return nx * ny * nz; }
+  long long cells() const { return sat_mul(sat_mul(nx, ny), nz); }  // LLONG_MAX past it
   std::string text() const;  // "NXxNYxNZ"
 };
 
 // A block of the global grid; local arrays store it with x fastest, then y.
 struct Box {
   Range x, y, z;
-  long long count() const { return x.size * y.size * z.size; }
+  long long count() const { return sat_mul(sat_mul(x.size, y.size), z.size); }  // LLONG_MAX past it
   // Offset of global cell (i, j, k), which must lie inside, in the local array.
   long long offset(long long i, long long j, long long k) const {
     return ((k - z.start) * y.size + (j - y.start)) * x.size + (i - x.start);

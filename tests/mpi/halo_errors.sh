@@ -22,9 +22,9 @@ printf '&parameters lx = 4.5 /\n' >real.input
 expect_error "value of 'lx' is not an integer: '4.5'" --input real.input
 expect_error "value of --itfin is not an integer: 'x'" --input ok.input --itfin x
 expect_error "lx must be positive, got -4" --no-input $good --lx -4
-expect_error "itfin must be positive, got 0" --input ok.input --itfin 0
-expect_error "icheck must be positive, got 0" --input ok.input --icheck 0
-expect_error "icheck must be positive, got -2" --input ok.input --icheck -2
+expect_error "itfin must be positive \\(1 to 1000000000000\\), got 0" --input ok.input --itfin 0
+expect_error "icheck must be positive \\(1 to 1000000000000\\), got 0" --input ok.input --icheck 0
+expect_error "icheck must be positive \\(1 to 1000000000000\\), got -2" --input ok.input --icheck -2
 expect_error "proc_x = $((np + 1)) is more than the $np MPI ranks" \
   --input ok.input --proc_x $((np + 1)) --proc_y 1 --proc_z 1
 if [ "$np" -gt 1 ]; then

@@ -108,7 +108,7 @@ def test_ranks_options_belong_to_the_plan(halo_bin):
 
 
 def test_plan_refuses_what_the_run_refuses(halo_bin):
-    assert "local block too large" in plan_error("--no-input", "--local", "1x40000x40000", "--np", "1", "-s", "step0")
+    assert "local block 1x40000x40000 is too large: one x halo message would hold" in plan_error("--no-input", "--local", "1x40000x40000", "--np", "1", "-s", "step0")
     assert plan_error("--no-input", "--local", "4x4x4", "--np", "1", "-s", "nosuch").startswith(
         "unknown strategy 'nosuch' (known: step0, step1,")
     assert plan_error("--no-input", "--local", "4x4x4", "--np", "2x") == "value of --np is not an integer: '2x'"

@@ -67,15 +67,15 @@ TEST(Config, BadValuesNameTheProblem) {
   EXPECT_EQ(error_of({}, "&parameters lx=4 ly=4 /"),
             "lz is not set (give it in the input file, as --size LXxLYxLZ or --lz, or give --local LxMxN)");
   EXPECT_EQ(error_of({"--ly", "-4"}, kInput), "ly must be positive, got -4");
-  EXPECT_EQ(error_of({"--itfin", "0"}, kInput), "itfin must be positive, got 0");
-  EXPECT_EQ(error_of({"--icheck", "0"}, kInput), "icheck must be positive, got 0");
-  EXPECT_EQ(error_of({"--icheck", "-3"}, kInput), "icheck must be positive, got -3");
-  EXPECT_EQ(error_of({"--border", "0"}, kInput), "border must be positive, got 0");
+  EXPECT_EQ(error_of({"--itfin", "0"}, kInput), "itfin must be positive (1 to 1000000000000), got 0");
+  EXPECT_EQ(error_of({"--icheck", "0"}, kInput), "icheck must be positive (1 to 1000000000000), got 0");
+  EXPECT_EQ(error_of({"--icheck", "-3"}, kInput), "icheck must be positive (1 to 1000000000000), got -3");
+  EXPECT_EQ(error_of({"--border", "0"}, kInput), "border must be positive, at most the largest extent (1 to 1073741824), got 0");
   EXPECT_EQ(error_of({"--proc_x", "-1"}, kInput), "proc_x must be positive (or 0 to choose), got -1");
   EXPECT_EQ(error_of({"--itfin", "ten"}, kInput), "value of --itfin is not an integer: 'ten'");
   EXPECT_EQ(error_of({"--precision", "half"}, kInput), "--precision must be single or double, got 'half'");
   EXPECT_EQ(error_of({"--sync", "maybe"}, kInput), "--sync must be barrier or none, got 'maybe'");
-  EXPECT_EQ(error_of({"--warmup", "-1"}, kInput), "--warmup must not be negative, got -1");
+  EXPECT_EQ(error_of({"--warmup", "-1"}, kInput), "--warmup must be 0 or more (0 to 1000000000000), got -1");
   EXPECT_EQ(error_of({"--backend", "gpu"}, kInput), "--backend must be auto, host or cuda, got 'gpu'");
   EXPECT_EQ(error_of({"extra"}, kInput), "unexpected argument 'extra'");
 }

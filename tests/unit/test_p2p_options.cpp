@@ -250,7 +250,7 @@ TEST(P2POptions, HostileNumbersDoNotOverflow) {
   EXPECT_EQ(error_of({"datatype", "--vectors", "2147483647:1:2147483647"}),
             "datatype tuple '2147483647:1:2147483647': the type spans more bytes than an MPI count can hold");
   EXPECT_EQ(error_of({"datatype", "--vectors", ""}), "--vectors needs at least one COUNT:BLOCKLEN:STRIDE tuple");
-  EXPECT_EQ(error_of({"loggp", "-n", "4294967296"}), "--prtt-n is too large: 4294967296");
+  EXPECT_EQ(error_of({"loggp", "-n", "4294967296"}), "--prtt-n 4294967296 is too large: at most 2147483647");
   EXPECT_EQ(error_of({"pingpong", "-m", "1:64", "--inject-corruption", "3:0"}),
             "--inject-corruption: no message of 3 bytes is measured in this run");
   EXPECT_EQ(error_of({"pingpong", "--watchdog", "-2"}),
