@@ -52,11 +52,12 @@ d = json.load(open("slow.json"))
 assert d["fastest_group"] == ["custom1"], d["fastest_group"]
 r = {x["strategy"]: x for x in d["results"]}
 v = r["step2"]["vs_fastest"]
-# Slower, surely; by about 30% (more on a loaded machine, where the busy
-# wait itself loses time slices). 10% is separated on a quiet machine, but
-# not always beside other tests on 2 cores (CI: tied within 9.4%).
+# Slower, surely; by about 30% on a quiet machine, and by any amount more
+# on a loaded one, where the busy wait itself loses time slices (MPICH
+# beside other jobs on 2 cores: 435%). 10% is separated on a quiet
+# machine, but not always beside other tests (CI: tied within 9.4%).
 assert not v["tied"] and 1 < v["ci95"][0] <= v["ratio"] <= v["ci95"][1], v
-assert 1.15 < v["ratio"] < 1.6, v
+assert v["ratio"] > 1.15, v
 PY
 grep -Eq '^fastest: custom1, [0-9.]+ (us|ms|s) per step; next step2 is [0-9.]+% slower \(95% CI [0-9.]+%-[0-9.]+%\)$' slow.txt ||
   fail "headline: $(tail -n 2 slow.txt | head -n 1)"
