@@ -75,7 +75,7 @@ for tag in ("np1", "np8"):
         t, steps = r["timers"], r["steps"]
         bw = traffic(r, l, m, n, real) * steps / t["compute"]["mean"]
         per_dir = " ".join(f"{1e3 * t[p + '_' + d]['mean'] / steps:9.3f}" for p in ("pack", "unpack") for d in "xyz")
-        print(f"{(r['strategy'] + ' ' + r['alias'])[:30]:30} {t['loop']['max']:8.4f} {t['compute']['mean']:10.4f} "
+        print(f"{(r['strategy'] + ' ' + r['catalog']['alias'])[:30]:30} {t['loop']['max']:8.4f} {t['compute']['mean']:10.4f} "
               f"{bw / 1e9:7.1f} {bw / memcpy:5.2f}  {per_dir}  {r['mpi_buffers']}")
     print()
 
@@ -88,5 +88,5 @@ else:
     print(f"{'strategy':24} {'aware':>8} {'staged':>8} {'staged/aware':>12}")
     for r in staged["results"]:
         a, s = aware[r["strategy"]]["timers"]["loop"]["max"], r["timers"]["loop"]["max"]
-        print(f"{r['strategy'] + ' ' + r['alias']:24} {a:8.4f} {s:8.4f} {s / a:12.2f}")
+        print(f"{r['strategy'] + ' ' + r['catalog']['alias']:24} {a:8.4f} {s:8.4f} {s / a:12.2f}")
 PY

@@ -63,6 +63,6 @@ for i, first in enumerate(docs[0]["results"]):
     mpi = med(100 * r["timers"]["comm"]["max"] / r["timers"]["loop"]["max"] for r in rows)
     t = first["traits"]
     valid = "" if all(r["valid"] for r in rows) else "  INVALID"
-    print(f"{(first['strategy'] + ' ' + first['alias'])[:34]:34} {med(map(per_step, rows)) * 1e6:9.1f} "
+    print(f"{(first['strategy'] + ' ' + first['catalog']['alias'])[:34]:34} {med(map(per_step, rows)) * 1e6:9.1f} "
           f"{ratio:7.2f} {mpi:6.1f} {t['messages']:5d} {'yes' if t['overlaps'] else 'no':>8}{valid}")
 PY
