@@ -29,6 +29,8 @@ def predict_command(args: argparse.Namespace) -> int:
     inputs = [Path(p) for p in (args.p2p or [])] + [Path(p) for p in (args.machine, args.halo) if p]
     if args.ranks_per_node is not None and args.ranks_per_node < 1:
         raise CheckmpiError(f"--ranks-per-node must be positive, got {args.ranks_per_node}")
+    if not args.strategy.strip(" ,"):
+        raise CheckmpiError(f"--strategy needs at least one name, got {args.strategy!r}")
     local = parse_triple(args.local, "--local")
     counts = parse_scale(args.scale) if args.scale else []
     procs = parse_triple(args.procs, "--procs") if args.procs else (1, 1, 1)

@@ -154,7 +154,7 @@ def test_bad_files_are_refused_with_one_line(tmp_path):
     doc["context"]["backend"] = "opencl"
     refused(write(tmp_path, doc), "context.backend")
     text = re.sub(r'"alpha": [0-9.eE+-]+', '"alpha": NaN', PROFILE.read_text(), count=1)
-    refused(write(tmp_path, None, text), "NaN is not a finite number")
+    refused(write(tmp_path, None, text), "links.intra.hockney[0].alpha is NaN, not a finite number")
 
 
 def test_lookups_interpolate_as_documented(tmp_path):
