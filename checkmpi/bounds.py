@@ -36,9 +36,11 @@ def number(value: Any, name: str, most: float, least: float = 0.0, unit: str = "
 
 
 def power(x: float) -> str:
-    """10^7 for 1e7; other numbers as %g."""
+    """10^7 for 1e7; other numbers as they are (integers in full)."""
     exponent = round(math.log10(x)) if x > 0 else 0
-    return f"10^{exponent}" if exponent >= 5 and x == 10.0 ** exponent else f"{x:g}"
+    if exponent >= 5 and x == 10.0 ** exponent:
+        return f"10^{exponent}"
+    return str(x) if isinstance(x, int) else f"{x:g}"
 
 
 def integer(value: Any, name: str, most: int, least: int = 1) -> int:
