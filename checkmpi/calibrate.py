@@ -133,8 +133,6 @@ def calibrate(args: argparse.Namespace) -> int:
     sizes = QUICK if args.quick else FULL
     if args.np is not None and args.np < 2:
         raise CheckmpiError(f"--np must be at least 2 (a ping-pong needs two ranks), got {args.np}")
-    if args.timeout is not None and args.timeout <= 0:
-        raise CheckmpiError(f"--timeout must be positive, got {args.timeout:g}")
     local = parse_triple(args.local, "--local") if args.local else sizes.local
     hosts = _hosts(args.hosts)
     np = args.np or max(2, physical_cores())

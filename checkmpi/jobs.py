@@ -294,8 +294,6 @@ def _load_written(path: Path, tool: str) -> HaloRun | P2PRun:
 
 
 def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
-    if args.budget <= 0:
-        raise CheckmpiError(f"--budget must be positive, got {args.budget:g}")
     if args.launches is not None and not 1 <= args.launches <= 100:
         raise CheckmpiError(f"--launches must be 1 to 100, got {args.launches}")
     plan = plan_halo(args, extra, args.bin)

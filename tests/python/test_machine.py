@@ -211,7 +211,8 @@ def test_calibrate_bad_input_is_refused_before_running(tmp_path):
     assert_clean_error(checkmpi("calibrate", "--local", "8x8", cwd=tmp_path), 2, "--local")
     assert_clean_error(checkmpi("calibrate", "--hosts", "a", cwd=tmp_path), 2, "--hosts needs two different")
     assert_clean_error(checkmpi("calibrate", "-o", str(tmp_path), cwd=tmp_path), 2, "is a directory")
-    assert_clean_error(checkmpi("calibrate", "--timeout", "0", cwd=tmp_path), 2, "--timeout must be positive")
+    assert_clean_error(checkmpi("calibrate", "--timeout", "0", cwd=tmp_path), 2,
+                       "--timeout must be a number of seconds above 0 and at most 10^7, got '0'")
     assert not (tmp_path / "results").exists()
 
 
