@@ -50,6 +50,12 @@ def integer(value: Any, name: str, most: int, least: int = 1) -> int:
     return value
 
 
+def at_most(value: int | None, name: str, most: int) -> None:
+    """An integer option's upper limit (its lower one is checked where it is used)."""
+    if value is not None and value > most:
+        raise CheckmpiError(f"{name} must be at most {power(most)}, got {value}")
+
+
 def option(name: str, most: float, unit: str = "") -> Callable[[str], float]:
     """argparse type of a number option: above 0 and at most `most`, decimal."""
     def parse(text: str) -> float:

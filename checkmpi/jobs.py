@@ -77,6 +77,7 @@ def plan_halo(args: argparse.Namespace, extra: list[str], bin_dir: str | None = 
     procs = parse_triple(args.procs, "--procs") if args.procs else None
     if args.np is not None and args.np < 1:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
+    bounds.at_most(args.np, "--np", bounds.MAX_NP)
     if procs and args.np is not None and math.prod(procs) != args.np:
         raise CheckmpiError(f"--procs {x_join(procs)} needs {math.prod(procs)} ranks, but --np is {args.np}")
     if args.iters is not None and args.iters < 1:
@@ -343,6 +344,7 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
 def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
     if args.np is not None and args.np < 1:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
+    bounds.at_most(args.np, "--np", bounds.MAX_NP)
     check_watchdog(extra)
     np = args.np or _p2p_ranks(args.mode, extra)
     json_path = _results_path(args, f"p2p-{args.mode}")
