@@ -96,7 +96,10 @@ def load_json(text: str, where: str, malformed: str) -> Any:
     """JSON from `text` (the file `where`): nesting limited, NaN and Infinity refused with the key named after
     `malformed` ("malformed results in 'FILE'"); json.JSONDecodeError on bad syntax."""
     check_depth(text, f"'{where}'", MAX_JSON_DEPTH)
-    doc = json.loads(text)
+    try:
+        doc = json.loads(text)
+    except RecursionError:  # nesting check_depth could not see: never expected
+        raise CheckmpiError(f"'{where}' nests [ and {{ more than {MAX_JSON_DEPTH} deep (the limit)") from None
     path = non_finite(doc)
     if path is not None:
         raise CheckmpiError(f"{malformed}: {path[0] or 'the document'} is {path[1]}, not a finite number")

@@ -269,7 +269,7 @@ def _given_once(top: argparse.ArgumentParser, args: argparse.Namespace, argv: li
             own[dests[name]] = name
             if first is not None:
                 both = f"option {name} is given twice" if first == name else f"{first} and {name} are one option"
-                raise CheckmpiError(f"{both}; give it once (see 'checkmpi {args.command} --help')")
+                raise CheckmpiError(f"{both}; give it once (see '{parser.prog} --help')")
     for token in extra:
         name = token.split("=", 1)[0]
         if name.startswith("-") and len(name) > 1 and not name[1:2].isdigit():

@@ -145,7 +145,7 @@ def classify(done: NativeRun, results: HaloRun | None, problem: str | None) -> t
 def mismatch(spec: Spec, run: Run, results: HaloRun) -> str | None:
     """How the results a record points to differ from its run (strategy, ranks, grid, size, steps), or None."""
     p = run.point
-    for what, got, wanted in (("strategies", ",".join(s.id for s in results.ran()), run.strategy),
+    for what, got, wanted in (("strategies", ",".join(s.id for s in results.ran()) or "none", run.strategy),
                               ("ranks", results.nprocs, p.np), ("grid", x_join(results.dims), x_join(p.procs)),
                               ("size", x_join(results.global_size), x_join(p.size)),
                               ("steps", results.config.get("itfin"), spec.itfin)):

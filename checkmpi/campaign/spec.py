@@ -182,6 +182,8 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CheckmpiError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:  # nesting check_depth could not see (in a multi-line string's quotes)
+        raise CheckmpiError(f"{path} nests [ and {{ more than {MAX_TOML_DEPTH} deep (the limit)") from None
     c = _Checker(path)
     _no_control_characters(c, doc, "")
     unknown = sorted(set(doc) - set(_TABLES))

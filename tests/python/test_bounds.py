@@ -205,3 +205,22 @@ def test_campaign_report_marks_a_record_whose_json_differs_invalid(tmp_path):
     cdir.write_record(record)
     cell = gather(cdir, spec, [run])[run.id]
     assert cell.status == "invalid" and cell.record["note"] == "the results (halo.json) hold steps 4, the run 40"
+
+
+def test_campaign_option_given_twice_writes_nothing(tmp_path):
+    spec = tmp_path / "s.toml"
+    spec.write_text('[campaign]\nname = "x"\n[[sweep]]\nlocal = "8x8x8"\nnp = [1]\n')
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(tmp_path / "a"), "--dir", str(tmp_path / "b"), timeout=60)
+    assert_clean_error(r, 2, "option --dir is given twice; give it once (see 'checkmpi campaign run --help')")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+def test_a_strategy_the_results_skipped_is_no_measurement(tmp_path):
+    def skip_step0(doc):
+        row = doc["results"][0]
+        doc["results"] = []
+        doc["skipped"] = [{"strategy": "step0", "catalog": row["catalog"], "reason": "not on this backend"}]
+        doc["fastest_group"] = []
+    spec = parse_spec(SPEC, tmp_path / "s.toml", resolved=["step0"])
+    results = load(_halo(tmp_path, skip_step0))
+    assert mismatch(spec, plan(spec)[0], results) == "the results (bad.json) hold strategies none, the run step0"
