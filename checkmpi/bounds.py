@@ -70,16 +70,19 @@ def control_character(text: str) -> str | None:
     return None if m is None else f"U+{ord(m.group()):04X}"
 
 
+_STRUCTURE = re.compile(r"""\\.|["'#\n\[\]{}]""")  # an escape pair, a quote, a comment's start or end, a bracket
+
+
 def check_depth(text: str, where: str, limit: int) -> None:
-    """Refuses text nested deeper than `limit` ([ and { outside strings) before a parser recurses into it."""
-    depth, quote, escaped = 0, "", False
-    for ch in text:
+    """Refuses text nested deeper than `limit` ([ and { outside strings and comments) before a parser recurses
+    into it."""
+    if text.count("[") + text.count("{") <= limit:
+        return
+    depth, quote = 0, ""
+    for m in _STRUCTURE.finditer(text):
+        ch = m.group()
         if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\" and quote == '"':
-                escaped = True
-            elif ch == quote or ch == "\n" and quote == "#":
+            if ch == quote or (ch == "\n" and quote == "#"):
                 quote = ""
         elif ch in "[{":
             depth += 1
@@ -89,7 +92,6 @@ def check_depth(text: str, where: str, limit: int) -> None:
             depth -= 1
         elif ch in "\"'#":
             quote = ch
-    return None
 
 
 def load_json(text: str, where: str, malformed: str) -> Any:
