@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from checkmpi import __version__, catalog, placement
+from checkmpi import __version__, bounds, catalog, placement
 from checkmpi import tables as T
 from checkmpi.atomic import write_json, write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
@@ -133,8 +133,7 @@ def calibrate(args: argparse.Namespace) -> int:
     sizes = QUICK if args.quick else FULL
     if args.np is not None and args.np < 2:
         raise CheckmpiError(f"--np must be at least 2 (a ping-pong needs two ranks), got {args.np}")
-    if args.timeout is not None and args.timeout <= 0:
-        raise CheckmpiError(f"--timeout must be positive, got {args.timeout:g}")
+    bounds.at_most(args.np, "--np", bounds.MAX_NP)
     local = parse_triple(args.local, "--local") if args.local else sizes.local
     hosts = _hosts(args.hosts)
     np = args.np or max(2, physical_cores())

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from checkmpi import __version__
+from checkmpi import __version__, bounds
 from checkmpi.errors import CheckmpiError
 from checkmpi.results import P2P_MODES
 
@@ -50,6 +50,8 @@ class OldSpelling(argparse.Action):
         setattr(namespace, self.dest, True if self.nargs == 0 else values)
 
 
+MAX_GBS = 1e6  # a copy bandwidth (GB/s)
+
 LAUNCHER_HELP = ("MPI launcher: mpirun (default), mpiexec or srun; Open MPI and MPICH are told apart, srun gets "
                  "the PMI plugin the executable's MPI needs")
 
@@ -62,7 +64,8 @@ def _launcher_options(p: argparse.ArgumentParser, what: str = "the MPI job") -> 
     p.add_argument("--mpi-args", default="", metavar='"ARGS"',
                    help='options for the launcher, e.g. --mpi-args "--hostfile hosts --bind-to core --map-by '
                         'socket" (split as the shell would)')
-    p.add_argument("--timeout", type=float, metavar="S", help=f"stop {what} after S seconds")
+    p.add_argument("--timeout", type=bounds.option("--timeout", bounds.MAX_SECONDS, "seconds"), metavar="S",
+                   help=f"stop {what} after S seconds (above 0, at most 10^7)")
 
 
 def _no_report(p: argparse.ArgumentParser, extra: str = "") -> None:
@@ -91,8 +94,8 @@ def _model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--self-copy", action="store_true", help="as checkmpi-halo --self-copy")
     p.add_argument("--border", type=int, default=10, help="overlap=masked's border (default 10)")
     p.add_argument("--backend", choices=("host", "cuda"), default="host", help="whose pack bandwidth (default host)")
-    p.add_argument("--copy-bandwidth", type=float, metavar="GB/s", help="--p2p: copy bandwidth (default: --halo's "
-                   "probe, else 10)")
+    p.add_argument("--copy-bandwidth", type=bounds.option("--copy-bandwidth", MAX_GBS, "GB/s"), metavar="GB/s",
+                   help="--p2p: copy bandwidth (default: --halo's probe, else 10)")
     p.add_argument("--bin", metavar="DIR", help="folder of checkmpi-halo (else $CHECKMPI_BIN, ./build/bin, PATH)")
 
 
@@ -118,8 +121,8 @@ def build_parser() -> Parser:
     run.add_argument("--strategy", metavar="LIST", help="ids, aliases or numbers, comma-separated (default all)")
     run.add_argument("--iters", "--itfin", type=int, metavar="N", action=OneSetting, what="the number of timed steps",
                      help="timed steps (--itfin: CheckMPI's name; default: calibrated to --budget)")
-    run.add_argument("--budget", type=float, default=30.0, metavar="S",
-                     help="seconds the job should take when --iters is not given (default 30)")
+    run.add_argument("--budget", type=bounds.option("--budget", bounds.MAX_SECONDS, "seconds"), default=30.0,
+                     metavar="S", help="seconds the job should take when --iters is not given (default 30)")
     run.add_argument("--launches", type=int, metavar="N",
                      help="launches of checkmpi-halo ranked together, each its own processes and seed: what a "
                      "launch fixes (where ranks sit) varies between them (default 3 when checkmpi chooses the "
@@ -148,8 +151,8 @@ def build_parser() -> Parser:
     _no_report(rep, " unless --html asks for one")
     rep.add_argument("--no-plots", dest="no_report", nargs=0, action=OldSpelling, new="--no-report")
     rep.add_argument("--wide", action="store_true", help="tables with every figure (default: fit 80 columns)")
-    rep.add_argument("--copy-bandwidth", type=float, metavar="GB/s", help="copy bandwidth for predictions "
-                     "(default: the run's memcpy probe, else 10)")
+    rep.add_argument("--copy-bandwidth", type=bounds.option("--copy-bandwidth", MAX_GBS, "GB/s"), metavar="GB/s",
+                     help="copy bandwidth for predictions (default: the run's memcpy probe, else 10)")
     rep.add_argument("--machine", metavar="MACHINE.json", help="predict from this machine profile (else from "
                      "ping-pong or LogGP results among the files)")
     rep.add_argument("--scale", metavar="N,N,...", help="rank counts of the scale-up projection (default: the "
@@ -247,11 +250,43 @@ def _export(args: argparse.Namespace, extra: list[str]) -> int:
     return export_command(args)
 
 
+def _given_once(top: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str], extra: list[str]) -> None:
+    """An option given twice is refused, its own or one passed on to the tool (argparse would keep the last)."""
+    parser = top
+    for dest in ("command", "verb"):
+        sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if sub is None or getattr(args, dest, None) is None:
+            break
+        parser = sub.choices[getattr(args, dest)]
+    dests = {o: a.dest for a in parser._actions if not isinstance(a, (argparse._AppendAction, argparse._HelpAction))
+             for o in a.option_strings}
+    own: dict[str, str] = {}
+    passed: set[str] = set()
+    for token in argv[:argv.index("--")] if "--" in argv else argv:
+        name = token.split("=", 1)[0] if token.startswith("--") else token
+        if name in dests:
+            first = own.get(dests[name])
+            own[dests[name]] = name
+            if first is not None:
+                both = f"option {name} is given twice" if first == name else f"{first} and {name} are one option"
+                raise CheckmpiError(f"{both}; give it once (see '{parser.prog} --help')")
+    for token in extra:
+        name = token.split("=", 1)[0]
+        if name.startswith("-") and len(name) > 1 and not name[1:2].isdigit():
+            if name in passed:
+                raise CheckmpiError(f"option {name} (passed on to checkmpi-{'halo' if args.command == 'run' else 'p2p'}"
+                                    ") is given twice; give it once")
+            passed.add(name)
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
-        args, extra = build_parser().parse_known_args(argv)
+        argv = sys.argv[1:] if argv is None else argv
+        top = build_parser()
+        args, extra = top.parse_known_args(argv)
         if extra and args.command not in ("run", "p2p"):
             raise CheckmpiError(f"unrecognized arguments: {' '.join(extra)} (see 'checkmpi {args.command} --help')")
+        _given_once(top, args, argv, extra)
         return args.func(args, extra)
     except CheckmpiError as e:
         print(f"checkmpi: error: {e.message}", file=sys.stderr)

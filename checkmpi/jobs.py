@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import shlex
 import sys
 import tempfile
@@ -14,7 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from checkmpi import halo_plan
+from checkmpi import bounds, halo_plan
 from checkmpi import report as R
 from checkmpi import tables as T
 from checkmpi.atomic import write_text
@@ -76,15 +77,23 @@ def plan_halo(args: argparse.Namespace, extra: list[str], bin_dir: str | None = 
     procs = parse_triple(args.procs, "--procs") if args.procs else None
     if args.np is not None and args.np < 1:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
+    bounds.at_most(args.np, "--np", bounds.MAX_NP)
     if procs and args.np is not None and math.prod(procs) != args.np:
         raise CheckmpiError(f"--procs {x_join(procs)} needs {math.prod(procs)} ranks, but --np is {args.np}")
     if args.iters is not None and args.iters < 1:
         raise CheckmpiError(f"--iters must be positive, got {args.iters}")
+    if args.strategy is not None and not args.strategy.strip(" ,"):
+        raise CheckmpiError(f"--strategy needs at least one name, got {args.strategy!r}")
+    if has_option(extra, "--input") and has_option(extra, "--no-input"):
+        raise CheckmpiError(f"--no-input and --input {option_value(extra, '--input')} contradict each other; give one")
+    check_watchdog(extra)
     extra = list(extra)
     if not (args.size or args.local or has_option(extra, "--input") or has_option(extra, "--no-input")) \
             and Path(INPUT_FILE).is_file():
         say(f"reading ./{INPUT_FILE}, as CheckMPI does: sizes, grid and steps come from it unless given as options")
         extra = ["--input", INPUT_FILE] + extra
+    if has_option(extra, "--input"):
+        check_namelist(Path(option_value(extra, "--input") or ""))
     sizing = []
     if args.local:
         sizing += ["--local", x_join(parse_triple(args.local, "--local"))]
@@ -102,6 +111,30 @@ def plan_halo(args: argparse.Namespace, extra: list[str], bin_dir: str | None = 
         if not auto or edge <= 16 or not _too_big(native):
             return HaloPlan(native.ranks, options, args.iters, extra)
         edge //= 2
+
+
+def check_watchdog(extra: list[str]) -> None:
+    """--watchdog S passed on: a decimal number of seconds, as checkmpi-halo and checkmpi-p2p document it."""
+    value = option_value(extra, "--watchdog")
+    if value is not None and not (re.fullmatch(r"\d+(\.\d*)?", value) and float(value) <= bounds.MAX_SECONDS):
+        raise CheckmpiError(f"--watchdog must be 0 (off) or a number of seconds up to 10^7 in decimal digits, "
+                            f"got '{value}'")
+
+
+def check_namelist(path: Path) -> None:
+    """The input file checkmpi-halo will read: no control characters (a NUL once ended a value unseen), no
+    UTF-8 byte-order mark (the tool would find no &parameters group). Unreadable: the tool says why."""
+    try:
+        data = path.read_bytes()[:1 << 20]
+    except OSError:
+        return
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise CheckmpiError(f"{path}: starts with a UTF-8 byte-order mark, which checkmpi-halo does not read; "
+                            "save the file without it")
+    for number, line in enumerate(data.split(b"\n"), 1):
+        found = bounds.control_character(line.decode("latin-1").rstrip("\r"))
+        if found:
+            raise CheckmpiError(f"{path}, line {number}: control character {found}; a namelist file holds text only")
 
 
 def _too_big(plan: Plan) -> bool:
@@ -262,8 +295,6 @@ def _load_written(path: Path, tool: str) -> HaloRun | P2PRun:
 
 
 def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
-    if args.budget <= 0:
-        raise CheckmpiError(f"--budget must be positive, got {args.budget:g}")
     if args.launches is not None and not 1 <= args.launches <= 100:
         raise CheckmpiError(f"--launches must be 1 to 100, got {args.launches}")
     plan = plan_halo(args, extra, args.bin)
@@ -313,6 +344,8 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
 def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
     if args.np is not None and args.np < 1:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
+    bounds.at_most(args.np, "--np", bounds.MAX_NP)
+    check_watchdog(extra)
     np = args.np or _p2p_ranks(args.mode, extra)
     json_path = _results_path(args, f"p2p-{args.mode}")
     outdir = Path(args.outdir) if args.outdir else run_folder(json_path)

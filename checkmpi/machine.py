@@ -17,6 +17,7 @@ from typing import Any
 
 import jsonschema
 
+from checkmpi.bounds import load_json
 from checkmpi.errors import CheckmpiError
 from checkmpi.results import describe, read_input, schema_validator
 
@@ -341,20 +342,14 @@ def _between(pts: Sequence[Any], ranks: int, value: Callable[[Any], float], log:
     return value(pts[-1])
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a finite number")
-
-
 def load_machine(path: str | Path) -> Machine:
     """Reads and validates a machine profile; CheckmpiError (one line, exit 2) on any problem."""
     p = Path(path)
     text = read_input(p, "machine profile")
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = load_json(text, str(p), f"malformed machine profile '{p}'")
     except json.JSONDecodeError as e:
         raise CheckmpiError(f"'{p}' is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
-    except ValueError as e:  # NaN, Infinity
-        raise CheckmpiError(f"malformed machine profile '{p}': {e}") from None
     return machine_of(doc, p)
 
 

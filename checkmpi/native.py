@@ -112,6 +112,9 @@ def find_launcher(name: str, exe: Path) -> Launcher:
     if Path(path).name == "srun":
         return srun_launcher(path, exe)
     flavor = launcher_flavor(path)
+    if flavor == "unknown":  # once replaced by the binary's mpiexec without a word
+        raise CheckmpiError(f"--launcher '{name}' is not an MPI launcher: '{path} --version' names neither Open MPI "
+                            "nor MPICH (give mpirun, mpiexec or srun)")
     wanted = binary_flavor(exe)
     if wanted == "unknown" or flavor == wanted:
         return Launcher(path, flavor)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from checkmpi.atomic import refuse_inputs, write_json
+from checkmpi import bounds
 from checkmpi.errors import CheckmpiError
 from checkmpi.results import HaloRun, load
 
@@ -27,8 +28,11 @@ def predict_command(args: argparse.Namespace) -> int:
     from checkmpi.projection import parse_scale, project
 
     inputs = [Path(p) for p in (args.p2p or [])] + [Path(p) for p in (args.machine, args.halo) if p]
+    bounds.at_most(args.ranks_per_node, "--ranks-per-node", bounds.MAX_NP)
     if args.ranks_per_node is not None and args.ranks_per_node < 1:
         raise CheckmpiError(f"--ranks-per-node must be positive, got {args.ranks_per_node}")
+    if not args.strategy.strip(" ,"):
+        raise CheckmpiError(f"--strategy needs at least one name, got {args.strategy!r}")
     local = parse_triple(args.local, "--local")
     counts = parse_scale(args.scale) if args.scale else []
     procs = parse_triple(args.procs, "--procs") if args.procs else (1, 1, 1)

@@ -14,6 +14,7 @@ import jsonschema
 
 from checkmpi import halo_plan, placement
 from checkmpi.catalog import Row
+from checkmpi.bounds import load_json
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import Triple
 from checkmpi.machine import Machine
@@ -73,7 +74,7 @@ def load_campaign(path: str) -> Campaign:
     from checkmpi.results import describe, schema_validator
 
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc = load_json(Path(path).read_text(encoding="utf-8"), path, f"malformed campaign report '{path}'")
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise CheckmpiError(f"cannot read campaign report '{path}': {e}") from None
     if not isinstance(doc, dict) or doc.get("schema") != "checkmpi.campaign/1":

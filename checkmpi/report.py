@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from checkmpi import __version__
-from checkmpi import catalog, halo_plan
+from checkmpi import bounds, catalog, halo_plan
 from checkmpi import model_tables as MT
 from checkmpi import tables as T
 from checkmpi.catalog import Row
@@ -320,6 +320,7 @@ def report_command(args: argparse.Namespace) -> int:
 
 
 def _report_machine(args: argparse.Namespace):
+    bounds.at_most(args.ranks_per_node, "--ranks-per-node", bounds.MAX_NP)
     if args.ranks_per_node is not None and args.ranks_per_node < 1:
         raise CheckmpiError(f"--ranks-per-node must be positive, got {args.ranks_per_node}")
     if not args.machine:

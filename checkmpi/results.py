@@ -20,6 +20,7 @@ from typing import Any
 import jsonschema
 import referencing
 
+from checkmpi.bounds import load_json
 from checkmpi.errors import CheckmpiError
 
 HALO_SCHEMA = "checkmpi.halo/5"
@@ -263,7 +264,7 @@ def load(path: str | Path) -> HaloRun | P2PRun:
     p = Path(path)
     text = read_input(p, "results file")
     try:
-        doc = json.loads(text)
+        doc = load_json(text, str(p), f"malformed results in '{p}'")
     except json.JSONDecodeError as e:
         raise CheckmpiError(f"'{p}' is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("schema"), str):
@@ -278,6 +279,13 @@ def load(path: str | Path) -> HaloRun | P2PRun:
     error = jsonschema.exceptions.best_match(schema_validator(schema).iter_errors(doc))
     if error is not None:
         raise CheckmpiError(f"malformed results in '{p}': {describe(error)}")
+    if schema == HALO_SCHEMA:
+        for i, r in enumerate(doc["results"]):
+            for name, t in r["timers"].items():
+                for stat in ("min", "mean", "max"):
+                    if t[stat] is not None and t[stat] < 0:
+                        raise CheckmpiError(f"malformed results in '{p}': results[{i}].timers.{name}.{stat} is "
+                                            f"negative: {t[stat]!r}")
     return _halo(p, doc) if schema == HALO_SCHEMA else _p2p(p, doc)
 
 

@@ -75,6 +75,10 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     if results is not None:
         record["hostnames"] = list(dict.fromkeys(results.context.get("hostnames", [])))
     status, note = classify(done, results, problem)
+    if status == "ok" and results is not None:
+        wrong = mismatch(spec, run, results)
+        if wrong:
+            status, note = "invalid", wrong
     if done.timed_out:
         why = (f"at the submission's time limit ({spec.time_limit(run.submission):g} s) after {done.seconds:.1f} s"
                if by_deadline else f"after {done.seconds:.1f} s, its limit: {spec.too_slow:g} x the expected "
@@ -136,6 +140,18 @@ def classify(done: NativeRun, results: HaloRun | None, problem: str | None) -> t
     if results is None:
         return "crashed", problem or "exit code 0 but no results written"
     return "ok", None
+
+
+def mismatch(spec: Spec, run: Run, results: HaloRun) -> str | None:
+    """How the results a record points to differ from its run (strategy, ranks, grid, size, steps), or None."""
+    p = run.point
+    for what, got, wanted in (("strategies", ",".join(s.id for s in results.ran()) or "none", run.strategy),
+                              ("ranks", results.nprocs, p.np), ("grid", x_join(results.dims), x_join(p.procs)),
+                              ("size", x_join(results.global_size), x_join(p.size)),
+                              ("steps", results.config.get("itfin"), spec.itfin)):
+        if got != wanted:
+            return f"the results ({results.path.name}) hold {what} {got}, the run {wanted}"
+    return None
 
 
 def _signal_of(done: NativeRun) -> int | None:

@@ -21,6 +21,7 @@ from checkmpi.campaign.records import STATUSES, CampaignDir, now_iso
 from checkmpi.campaign.sharing import shared_nodes
 from checkmpi.campaign.spec import Spec, Sweep
 from checkmpi.errors import CheckmpiError
+from checkmpi.campaign.execute import mismatch
 from checkmpi.results import HaloRun, load, x_join
 
 SCHEMA = "checkmpi.campaign/1"
@@ -73,7 +74,10 @@ def gather(cdir: CampaignDir, spec: Spec, runs: list[Run], include_shared: bool 
             if not isinstance(halo, HaloRun):
                 raise CheckmpiError(f"'{record['results']}' is not a checkmpi-halo results file")
             result = next((s for s in halo.ran() if s.id == run.strategy), None)
-            if result is not None:
+            wrong = mismatch(spec, run, halo)
+            if wrong:  # a record is checked against the JSON it points to
+                cell.status, cell.record = "invalid", {**record, "status": "invalid", "note": wrong}
+            elif result is not None:
                 cell.loop = result.timers["loop"].max
                 cell.mpi_percent = 100.0 * result.timers["comm"].max / cell.loop if cell.loop > 0 else None
                 cell.context = halo.context

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shlex
 import shutil
 import subprocess
@@ -29,6 +30,7 @@ from checkmpi.campaign.records import CampaignDir, needs_work, now_iso
 from checkmpi.campaign.sharing import expand_hostlist
 from checkmpi.campaign.spec import Spec
 from checkmpi.campaign.status import Progress
+from checkmpi.bounds import control_character
 from checkmpi.errors import EXIT_FAILED, CheckmpiError
 from checkmpi.native import say
 
@@ -41,6 +43,19 @@ SQUEUE_SILENCE_S = 600  # squeue not answering this long ends `campaign run` (th
 
 def slurm_minutes(limit_s: float) -> int:
     return math.ceil((limit_s + SLURM_MARGIN_S) / 60)
+
+
+def sbatch_quote(option: str) -> str:
+    """One option of an #SBATCH line as sbatch reads it: sbatch splits the line at blanks, takes '...' and "..."
+    as quotes and \\ as an escape, and ends it at an unquoted '#'; an option holding any of them is written in
+    double quotes, with \\ before '"' and '\\'. A control character cannot be written at all."""
+    found = control_character(option.replace("\t", " ")) or ("U+000A" if "\n" in option else None)
+    if found:
+        raise CheckmpiError(f"#SBATCH option {option!r} holds a control character ({found}), which a batch "
+                            "script cannot carry")
+    if re.search(r"[\s\"'\\#]", option):
+        return '"' + option.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return option
 
 
 def sbatch_options(spec: Spec, submission: int) -> list[str]:
@@ -59,13 +74,13 @@ def sbatch_options(spec: Spec, submission: int) -> list[str]:
             opts.append(f"--{key}={value}")
     if s.exclusive and not any(a.startswith("--exclusive") for a in s.sbatch_args):  # sbatch_args' own form wins
         opts.append("--exclusive")
-    return opts + list(s.sbatch_args)
+    return [sbatch_quote(o) for o in opts + list(s.sbatch_args)]
 
 
 def batch_script(cdir: CampaignDir, spec: Spec, submission: int, attempt: int, run_ids: list[str],
                  bin_dir: Path, output: Path) -> str:
     lines = ["#!/bin/bash"] + [f"#SBATCH {o}" for o in sbatch_options(spec, submission)]
-    lines += [f"#SBATCH --output={output}",
+    lines += [f"#SBATCH {sbatch_quote(f'--output={output}')}",
               f"# checkmpi campaign '{spec.name}', submission {submission}, attempt {attempt}: {len(run_ids)} runs,",
               "# in order, each one job step; `checkmpi campaign step` launches it and writes its record.",
               "export CHECKMPI_SUBMISSION_START=$(date +%s.%N)",

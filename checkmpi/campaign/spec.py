@@ -13,11 +13,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from checkmpi.bounds import MAX_NP, MAX_RUNS, MAX_SECONDS, MAX_TOML_DEPTH, check_depth, control_character, power
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import Triple, parse_triple
 from checkmpi import catalog, halo_plan
 
 EXECUTORS = ("local", "slurm")
+MAX_STEPS = 10**12  # itfin, icheck and the like (checkmpi-halo refuses a run of over an hour long before)
+MAX_FACTOR = 1e6  # too_slow, slow
+MIN_POLL_S = 0.1
+MAX_POINTS = 1000  # sizes or rank counts of one sweep
+# checkmpi-halo's options that set what a run's record names (strategy, sizes, grid, steps, output): [halo] args
+# may not give them.
+_SET_BY_CAMPAIGN = {"--strategy", "-s", "--iters", "--itfin", "--icheck", "--json", "--outdir", "-o", "--size",
+                    "--local", "--procs", "--lx", "--ly", "--lz", "--proc_x", "--proc_y", "--proc_z", "--input",
+                    "--no-input", "--samples", "--events", "--plan", "--np", "--default-np", "--list-strategies"}
 LAUNCHERS = ("auto", "srun", "mpirun", "mpiexec")
 
 
@@ -113,12 +123,13 @@ class _Checker:
             raise self.fail(f"[{where}] {key}", f"must be one of {', '.join(choices)}, got '{value}'")
         return value
 
-    def integer(self, t: dict[str, Any], key: str, where: str, default: int | None, minimum: int = 1) -> int | None:
+    def integer(self, t: dict[str, Any], key: str, where: str, default: int | None, minimum: int = 1,
+                most: int = MAX_STEPS) -> int | None:
         value = t.get(key, default)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise self.fail(f"[{where}] {key}", f"must be an integer >= {minimum}, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= most:
+            raise self.fail(f"[{where}] {key}", f"must be an integer from {minimum} to {power(most)}, got {value!r}")
         return value
 
     def boolean(self, t: dict[str, Any], key: str, where: str, default: bool) -> bool:
@@ -127,11 +138,12 @@ class _Checker:
             raise self.fail(f"[{where}] {key}", f"must be true or false, got {value!r}")
         return value
 
-    def number(self, value: Any, name: str, above: float, or_equal: bool = False) -> float:
-        """A finite number > `above` (>= with or_equal)."""
+    def number(self, value: Any, name: str, above: float, most: float, or_equal: bool = False) -> float:
+        """A finite number > `above` (>= with or_equal), at most `most`."""
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or value < above or (value == above and not or_equal):
-            raise self.fail(name, f"must be a number {'>=' if or_equal else '>'} {above:g}, got {value!r}")
+                or value < above or (value == above and not or_equal) or value > most:
+            raise self.fail(name, f"must be a number {'>=' if or_equal else '>'} {above:g} and <= {power(most)}, "
+                            f"got {value!r}")
         return float(value)
 
     def strings(self, t: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -165,11 +177,15 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
     """checkmpi-halo (in `bin_dir`, else where find_executable looks) resolves the strategy names and the grids
     of the scale sweeps' rank counts, unless `resolved` and `grids` (rank count -> grid) give them already (a
     campaign folder records them)."""
+    check_depth(text, str(path), MAX_TOML_DEPTH)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CheckmpiError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:  # nesting check_depth could not see (in a multi-line string's quotes)
+        raise CheckmpiError(f"{path} nests [ and {{ more than {MAX_TOML_DEPTH} deep (the limit)") from None
     c = _Checker(path)
+    _no_control_characters(c, doc, "")
     unknown = sorted(set(doc) - set(_TABLES))
     if unknown:
         raise c.fail(f"[{unknown[0]}]", f"is not a known table (known: {', '.join(sorted(_TABLES))})")
@@ -180,7 +196,7 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         raise c.fail("[campaign] name", f"may hold letters, digits, '.', '_' and '-' only, got '{name}'")
     executor = c.string(camp, "executor", "campaign", "local", EXECUTORS)
-    repetitions = c.integer(camp, "repetitions", "campaign", 1)
+    repetitions = c.integer(camp, "repetitions", "campaign", 1, most=MAX_RUNS)
     assert executor is not None and repetitions is not None
 
     launch = c.table(doc, "launch")
@@ -188,11 +204,12 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
     if isinstance(limits, list):
         if len(limits) != repetitions:
             raise c.fail("[launch] time_limit_s", f"lists {len(limits)} limits for {repetitions} repetitions")
-        time_limits = tuple(c.number(v, "[launch] time_limit_s", 0.0) for v in limits)
+        time_limits = tuple(c.number(v, "[launch] time_limit_s", 0.0, MAX_SECONDS) for v in limits)
     else:
-        time_limits = (c.number(limits, "[launch] time_limit_s", 0.0),) * repetitions
-    too_slow = c.number(launch.get("too_slow", 10.0), "[launch] too_slow", 1.0)
-    too_slow_min_s = c.number(launch.get("too_slow_min_s", 60.0), "[launch] too_slow_min_s", 0.0, or_equal=True)
+        time_limits = (c.number(limits, "[launch] time_limit_s", 0.0, MAX_SECONDS),) * repetitions
+    too_slow = c.number(launch.get("too_slow", 10.0), "[launch] too_slow", 1.0, MAX_FACTOR)
+    too_slow_min_s = c.number(launch.get("too_slow_min_s", 60.0), "[launch] too_slow_min_s", 0.0, MAX_SECONDS,
+                              or_equal=True)
     launcher = c.string(launch, "launcher", "launch", "auto", LAUNCHERS)
     if executor == "local" and launcher == "srun":
         raise c.fail("[launch] launcher", "'srun' needs executor = \"slurm\"")
@@ -212,32 +229,39 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
         raise c.fail("[halo] strategies:", e.message) from None
     if "iters" in halo and "itfin" in halo:
         raise c.fail("[halo] iters", "and itfin (CheckMPI's name) both set the number of timed steps; give one of them")
-    itfin = c.integer(halo, "iters" if "iters" in halo else "itfin", "halo", 100)
-    icheck = c.integer(halo, "icheck", "halo", None) or itfin
+    itfin = c.integer(halo, "iters" if "iters" in halo else "itfin", "halo", 100, most=MAX_STEPS)
+    icheck = c.integer(halo, "icheck", "halo", None, most=MAX_STEPS) or itfin
     halo_args = c.strings(halo, "args", "halo")
-    for option in ("--strategy", "--iters", "--itfin", "--icheck", "--json", "--outdir", "--size", "--local", "--procs",
-                   "--lx", "--ly", "--lz", "--proc_x", "--proc_y", "--proc_z", "--input"):
-        if any(a == option or a.startswith(option + "=") for a in halo_args):
-            raise c.fail("[halo] args", f"may not set {option}; the campaign sets it")
+    for a in halo_args:
+        option = a.split("=", 1)[0] if a.startswith("--") else a[:2]
+        if option in _SET_BY_CAMPAIGN:
+            raise c.fail("[halo] args", f"may not set {option}; the campaign sets it (its records name the "
+                         "strategy, sizes, steps and output)")
 
     sweeps = doc.get("sweep")
     if not isinstance(sweeps, list) or not sweeps:
         raise c.fail("[[sweep]]", "is missing: give at least one sweep")
     parsed = tuple(_sweep(c, i + 1, s, bin_dir, grids) for i, s in enumerate(sweeps))
+    points = len({p for sw in parsed for p in _points(sw)})
+    runs = repetitions * points * len(strategies)
+    if runs > MAX_RUNS:
+        raise c.fail("[campaign]", f"makes {runs} runs ({repetitions} repetitions x {points} points x "
+                     f"{len(strategies)} strategies), more than the {MAX_RUNS} a campaign may have")
 
     sl = c.table(doc, "slurm")
     slurm = SlurmOptions(
         partition=c.string(sl, "partition", "slurm"), account=c.string(sl, "account", "slurm"),
         constraint=c.string(sl, "constraint", "slurm"),
-        gpus_per_node=c.integer(sl, "gpus_per_node", "slurm", None, minimum=0),
+        gpus_per_node=c.integer(sl, "gpus_per_node", "slurm", None, minimum=0, most=1024),
         sbatch_args=c.strings(sl, "sbatch_args", "slurm"), srun_args=c.strings(sl, "srun_args", "slurm"),
-        pending_limit_s=c.number(sl.get("pending_limit_s", 86400.0), "[slurm] pending_limit_s", 0.0),
-        poll_s=c.number(sl.get("poll_s", 5.0), "[slurm] poll_s", 0.0),
+        pending_limit_s=c.number(sl.get("pending_limit_s", 86400.0), "[slurm] pending_limit_s", 0.0, MAX_SECONDS),
+        poll_s=c.number(sl.get("poll_s", 5.0), "[slurm] poll_s", MIN_POLL_S, 3600.0, or_equal=True),
         exclusive=c.boolean(sl, "exclusive", "slurm", True))
     report = c.table(doc, "report")
-    slow = c.number(report.get("slow", 1.5), "[report] slow", 1.0)
+    slow = c.number(report.get("slow", 1.5), "[report] slow", 1.0, MAX_FACTOR)
     return Spec(path=path, text=text, name=name, executor=executor, repetitions=repetitions,
-                ranks_per_node=c.integer(launch, "ranks_per_node", "launch", None), time_limits=time_limits,
+                ranks_per_node=c.integer(launch, "ranks_per_node", "launch", None, most=MAX_NP),
+                time_limits=time_limits,
                 too_slow=too_slow, too_slow_min_s=too_slow_min_s, launcher=launcher or "auto",
                 strategies=strategies, itfin=itfin, icheck=icheck, halo_args=halo_args, sweeps=parsed, slurm=slurm,
                 slow=slow)
@@ -255,6 +279,9 @@ def _sweep(c: _Checker, index: int, s: Any, bin_dir: str | None, grids: dict[str
         raise c.fail(f"{where} name", f"must be a non-empty string, got {name!r}")
     if "procs" in s and "size" in s and not ({"local", "np"} & set(s)):
         procs = c.triple(s["procs"], f"{where} procs")
+        if len(_listed(s["size"])) > MAX_POINTS:
+            raise c.fail(f"{where} size", f"lists {len(_listed(s['size']))} sizes, more than the {MAX_POINTS} a "
+                         "sweep may have")
         sizes = tuple(c.triple(v, f"{where} size") for v in _listed(s["size"]))
         for size in sizes:
             if any(a % b for a, b in zip(size, procs)):
@@ -265,18 +292,46 @@ def _sweep(c: _Checker, index: int, s: Any, bin_dir: str | None, grids: dict[str
     if "local" in s and "np" in s and not ({"procs", "size"} & set(s)):
         local = c.triple(s["local"], f"{where} local")
         nps = _listed(s["np"])
-        if not nps or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in nps):
-            raise c.fail(f"{where} np", f"must be a positive integer or a list of them, got {s['np']!r}")
+        if not nps or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_NP for n in nps):
+            raise c.fail(f"{where} np", f"must be an integer from 1 to {MAX_NP} or a list of them, got {s['np']!r}")
+        if len(nps) > MAX_POINTS:
+            raise c.fail(f"{where} np", f"lists {len(nps)} rank counts, more than the {MAX_POINTS} a sweep may have")
         try:
-            found = tuple(tuple(grids[str(n)]) if grids and str(n) in grids else
-                          halo_plan.make(["--no-input", "--local", _x(local), "--np", str(n)], bin_dir).procs
-                          for n in nps)
+            known = {str(n): tuple(grids[str(n)]) if grids and str(n) in grids else
+                     halo_plan.make(["--no-input", "--local", _x(local), "--np", str(n)], bin_dir).procs
+                     for n in dict.fromkeys(nps)}
+            found = tuple(known[str(n)] for n in nps)
         except CheckmpiError as e:
             raise c.fail(f"{where} np", e.message) from None
         return Sweep(index, "scale", None, (), local, tuple(nps), name or f"{_x(local)} per rank",
                      found)  # type: ignore[arg-type]
     raise c.fail(where, "needs either procs and size (one grid, growing size) or local and np (fixed size per "
                  "rank, growing ranks)")
+
+
+def _no_control_characters(c: _Checker, value: Any, where: str) -> None:
+    """Every string of the spec, keys too, is one line of text: a newline in [slurm] partition once became a
+    command of the batch script."""
+    if isinstance(value, str):
+        found = control_character(value.replace("\t", " "))
+        if found is not None or "\n" in value:
+            raise c.fail(where, f"holds a control character ({found or 'U+000A'}); spec strings are one line of "
+                         "text")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _no_control_characters(c, k, where or f"[{k}]")
+            _no_control_characters(c, v, f"{where} {k}" if where else f"[{k}]")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _no_control_characters(c, v, f"[[sweep]] {i + 1}" if where == "[sweep]" else f"{where}[{i}]")
+
+
+def _points(sw: Sweep) -> set[tuple[Triple, Triple]]:
+    """A sweep's points as (grid, global size), as plan.points tells them apart."""
+    if sw.kind == "size":
+        return {(sw.procs, size) for size in sw.sizes}  # type: ignore[misc]
+    assert sw.local is not None
+    return {(g, tuple(a * b for a, b in zip(sw.local, g))) for g in sw.grids}  # type: ignore[misc]
 
 
 def _listed(value: Any) -> list[Any]:

@@ -95,22 +95,22 @@ BAD = [
     ('[campaign]\nname = "x"\n', "[[sweep]] is missing"),
     ('[campaign]\nname = "a b"\n[[sweep]]\nlocal="8x8x8"\nnp=1\n', "[campaign] name may hold letters"),
     ('[campaign]\nname = "x"\nexecutor = "pbs"\n', "[campaign] executor must be one of local, slurm, got 'pbs'"),
-    ('[campaign]\nname = "x"\nrepetitions = 0\n', "[campaign] repetitions must be an integer >= 1, got 0"),
+    ('[campaign]\nname = "x"\nrepetitions = 0\n', "[campaign] repetitions must be an integer from 1 to 10^5, got 0"),
     ('[campaign]\nname = "x"\nrepeats = 2\n', "[campaign] has unknown key 'repeats'"),
     ('[campaign]\nname = "x"\n[lanch]\n', "[lanch] is not a known table"),
     ('[campaign]\nname = "x"\nrepetitions = 2\n[launch]\ntime_limit_s = [1]\n',
      "[launch] time_limit_s lists 1 limits for 2 repetitions"),
-    ('[campaign]\nname = "x"\n[launch]\ntoo_slow = 1\n', "[launch] too_slow must be a number > 1, got 1"),
+    ('[campaign]\nname = "x"\n[launch]\ntoo_slow = 1\n', "[launch] too_slow must be a number > 1 and <= 10^6, got 1"),
     ('[campaign]\nname = "x"\n[launch]\nlauncher = "srun"\n', "'srun' needs executor = \"slurm\""),
     ('[campaign]\nname = "x"\n[halo]\nstrategies = ["step2", "step99"]\n', "unknown strategy 'step99'"),
     ('[campaign]\nname = "x"\n[halo]\nargs = ["--strategy", "step2"]\n', "[halo] args may not set --strategy"),
-    ('[campaign]\nname = "x"\n[halo]\nitfin = "40"\n', "[halo] itfin must be an integer >= 1, got '40'"),
+    ('[campaign]\nname = "x"\n[halo]\nitfin = "40"\n', "[halo] itfin must be an integer from 1 to 10^12, got '40'"),
     ('[campaign]\nname = "x"\n[[sweep]]\nprocs = "2x1x1"\nsize = "33x32x32"\n',
      "[[sweep]] 1 size 33x32x32 is not divisible by procs 2x1x1"),
     ('[campaign]\nname = "x"\n[[sweep]]\nprocs = "2x1x1"\nsize = "32x32"\n',
      "[[sweep]] 1 size expects three positive integers like 4x2x2, got '32x32'"),
     ('[campaign]\nname = "x"\n[[sweep]]\nprocs = "2x1x1"\nnp = 2\n', "[[sweep]] 1 needs either procs and size"),
-    ('[campaign]\nname = "x"\n[[sweep]]\nlocal = "8x8x8"\nnp = [1, 0]\n', "[[sweep]] 1 np must be a positive"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nlocal = "8x8x8"\nnp = [1, 0]\n', "[[sweep]] 1 np must be an integer from 1 to 1048576 or a list of them, got [1, 0]"),
     ('[campaign]\nname = "x"\n[[sweep]]\nlocal="8x8x8"\nnp=1\n[slurm]\nsbatch_args = "--exclusive"\n',
      "[slurm] sbatch_args must be a list"),
     ('[campaign]\nname = "x"\n[[sweep]]\nlocal="8x8x8"\nnp=1\n[slurm]\nexclusive = "yes"\n',
@@ -122,8 +122,55 @@ BAD = [
     ("[campaign\n", "not valid TOML"),
 ]
 
+SWEEP = '[[sweep]]\nlocal = "8x8x8"\nnp = [1]\n'
+# Issue 32: every string one line of text, every number bounded, nothing the campaign sets in [halo] args.
+BOUNDS = [
+    ('[campaign]\nname = "x"\n' + SWEEP + '[slurm]\npartition = "gpu\\ntouch /tmp/marker"\n',
+     "[slurm] partition holds a control character (U+000A); spec strings are one line of text"),
+    ('[campaign]\nname = "x"\n' + SWEEP + '[slurm]\nsbatch_args = ["--comment=a\\rb"]\n',
+     "[slurm] sbatch_args[0] holds a control character (U+000D)"),
+    ('[campaign]\nname = "x"\n[halo]\nargs = ["--warmup", "1\\u0000"]\n' + SWEEP,
+     "[halo] args[1] holds a control character (U+0000)"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nname = "a\\u001bb"\nlocal = "8x8x8"\nnp = [1]\n',
+     "[[sweep]] 1 name holds a control character (U+001B)"),
+    ('[campaign]\nname = "x"\nrepetitions = 100000000\n' + SWEEP,
+     "[campaign] repetitions must be an integer from 1 to 10^5, got 100000000"),
+    ('[campaign]\nname = "x"\nrepetitions = 100000\n[halo]\nstrategies = ["step1", "step2"]\n' + SWEEP,
+     "[campaign] makes 200000 runs (100000 repetitions x 1 points x 2 strategies), more than the 100000 a campaign "
+     "may have"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nlocal = "8x8x8"\nnp = 1000000000\n',
+     "[[sweep]] 1 np must be an integer from 1 to 1048576 or a list of them, got 1000000000"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nlocal = "8x8x8"\nnp = [' + ", ".join(["1"] * 1001) + "]\n",
+     "[[sweep]] 1 np lists 1001 rank counts, more than the 1000 a sweep may have"),
+    ('[campaign]\nname = "x"\n[halo]\nitfin = 9223372036854775808\n' + SWEEP,
+     "[halo] itfin must be an integer from 1 to 10^12, got 9223372036854775808"),
+    ('[campaign]\nname = "x"\n[halo]\nicheck = 0\n' + SWEEP, "[halo] icheck must be an integer from 1 to 10^12, got 0"),
+    ('[campaign]\nname = "x"\n[launch]\ntime_limit_s = 1e15\n' + SWEEP,
+     "[launch] time_limit_s must be a number > 0 and <= 10^7, got 1000000000000000.0"),
+    ('[campaign]\nname = "x"\n[launch]\ntime_limit_s = inf\n' + SWEEP,
+     "[launch] time_limit_s must be a number > 0 and <= 10^7, got inf"),
+    ('[campaign]\nname = "x"\n[launch]\ntoo_slow_min_s = nan\n' + SWEEP,
+     "[launch] too_slow_min_s must be a number >= 0 and <= 10^7, got nan"),
+    ('[campaign]\nname = "x"\n[launch]\nranks_per_node = 2000000\n' + SWEEP,
+     "[launch] ranks_per_node must be an integer from 1 to 1048576, got 2000000"),
+    ('[campaign]\nname = "x"\n' + SWEEP + '[slurm]\npoll_s = 1e-300\n',
+     "[slurm] poll_s must be a number >= 0.1 and <= 3600, got 1e-300"),
+    ('[campaign]\nname = "x"\n' + SWEEP + '[slurm]\npending_limit_s = -inf\n',
+     "[slurm] pending_limit_s must be a number > 0 and <= 10^7, got -inf"),
+    ('[campaign]\nname = "x"\n' + SWEEP + '[slurm]\ngpus_per_node = 100000\n',
+     "[slurm] gpus_per_node must be an integer from 0 to 1024, got 100000"),
+    ('[campaign]\nname = "x"\n' + SWEEP + '[report]\nslow = inf\n', "[report] slow must be a number > 1 and <= 10^6, got inf"),
+    ('[campaign]\nname = "x"\n[halo]\nargs = ["-sstep1"]\n' + SWEEP, "[halo] args may not set -s; the campaign sets it"),
+    ('[campaign]\nname = "x"\n[halo]\nargs = ["-o", "elsewhere"]\n' + SWEEP, "[halo] args may not set -o;"),
+    ('[campaign]\nname = "x"\n[halo]\nargs = ["--no-input"]\n' + SWEEP, "[halo] args may not set --no-input;"),
+    ('[campaign]\nname = "x"\n[halo]\nargs = ["--samples=s.json"]\n' + SWEEP, "[halo] args may not set --samples;"),
+    ('[campaign]\nname = "x"\n[halo]\nargs = ["--itfin=5"]\n' + SWEEP, "[halo] args may not set --itfin;"),
+    ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nests [ and { more than 32 deep (the limit)"),
+    ("a = " + "{ b = " * 40 + "1" + " }" * 40 + "\n", "nests [ and { more than 32 deep (the limit)"),
+]
 
-@pytest.mark.parametrize("text,message", BAD)
+
+@pytest.mark.parametrize("text,message", BAD + BOUNDS)
 def test_bad_specs_are_one_line_errors(tmp_path, text, message):
     path = tmp_path / "bad.toml"
     path.write_text(text)
@@ -226,3 +273,32 @@ def test_a_finished_runs_marker_left_by_an_interruption_is_dropped(tmp_path):
         cdir.mark_running(run.id, 1, None)
     cdir.drop_stale_markers([done, started])
     assert not cdir.marker_path(done.id).exists() and cdir.marker(started.id)["run"] == started.id
+
+
+def test_sbatch_lines_quote_what_sbatch_would_split(tmp_path):
+    """sbatch splits an #SBATCH line at blanks, takes quotes and backslashes, and ends it at '#': such options are
+    written in double quotes; a control character (a campaign folder named with a newline) is refused."""
+    slurm = ISSUE_SPEC.replace('executor = "local" ', 'executor = "slurm" ')
+    spec = parse_spec(slurm + '[slurm]\npartition = "gpu x#1"\nsbatch_args = ["--comment=say \\"hi\\" \\\\o/"]\n',
+                      tmp_path / "s.toml")
+    runs = [r.id for r in plan(spec) if r.submission == 1]
+    lines = batch_script(CampaignDir(tmp_path / "a dir"), spec, 1, 1, runs, Path("/opt/bin"),
+                         tmp_path / "a dir" / "out put.txt").splitlines()
+    assert '#SBATCH "--partition=gpu x#1"' in lines
+    assert '#SBATCH "--comment=say \\"hi\\" \\\\o/"' in lines
+    assert f'#SBATCH "--output={tmp_path}/a dir/out put.txt"' in lines
+    assert [line for line in lines if not line.startswith("#")][0].startswith("export ")  # nothing before the options
+    with pytest.raises(CheckmpiError, match=r"#SBATCH option '--output=.*\\nx/out.txt' holds a control character "
+                       r"\(U\+000A\), which a batch script cannot carry"):
+        batch_script(CampaignDir(tmp_path / "dir"), spec, 1, 1, runs, Path("/opt/bin"), tmp_path / "d\nx" / "out.txt")
+
+
+def test_injected_partition_writes_no_batch_line(tmp_path):
+    """The probe's spec: a newline in [slurm] partition is refused before anything is planned or written."""
+    spec = tmp_path / "s.toml"
+    spec.write_text('[campaign]\nname = "x"\nexecutor = "slurm"\n' + SWEEP
+                    + '[slurm]\npartition = "gpu\\ntouch /tmp/marker"\n')
+    r = checkmpi("campaign", "run", str(spec), "--dir", str(tmp_path / "c"), timeout=60)
+    assert_clean_error(r, 2, f"{spec}: [slurm] partition holds a control character (U+000A); spec strings are one "
+                       "line of text")
+    assert not (tmp_path / "c").exists()

@@ -443,7 +443,7 @@ def test_error_wrong_kind_of_file(tmp_path):
     (["run", "--np", "4", "--size", "3x5x7"], "lx = 3 is not divisible by proc_x = 2"),
     (["run", "--procs", "2x1x1", "--size", "3x4x4"], "lx = 3 is not divisible by proc_x = 2"),
     (["run", "--iters", "0"], "--iters must be positive"),
-    (["run", "--budget", "-1"], "--budget must be positive"),
+    (["run", "--budget", "-1"], "--budget must be a number of seconds above 0 and at most 10^7, got '-1'"),
     (["predict", "--p2p", "x.json"], "required"),
     (["predict", "--p2p", str(DATA / "p2p_pingpong.json"), "--procs", "2x2x2", "--local", "8x8x8",
       "--strategy", "step99"], "unknown strategy 'step99'"),

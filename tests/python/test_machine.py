@@ -154,7 +154,7 @@ def test_bad_files_are_refused_with_one_line(tmp_path):
     doc["context"]["backend"] = "opencl"
     refused(write(tmp_path, doc), "context.backend")
     text = re.sub(r'"alpha": [0-9.eE+-]+', '"alpha": NaN', PROFILE.read_text(), count=1)
-    refused(write(tmp_path, None, text), "NaN is not a finite number")
+    refused(write(tmp_path, None, text), "links.intra.hockney[0].alpha is NaN, not a finite number")
 
 
 def test_lookups_interpolate_as_documented(tmp_path):
@@ -211,7 +211,8 @@ def test_calibrate_bad_input_is_refused_before_running(tmp_path):
     assert_clean_error(checkmpi("calibrate", "--local", "8x8", cwd=tmp_path), 2, "--local")
     assert_clean_error(checkmpi("calibrate", "--hosts", "a", cwd=tmp_path), 2, "--hosts needs two different")
     assert_clean_error(checkmpi("calibrate", "-o", str(tmp_path), cwd=tmp_path), 2, "is a directory")
-    assert_clean_error(checkmpi("calibrate", "--timeout", "0", cwd=tmp_path), 2, "--timeout must be positive")
+    assert_clean_error(checkmpi("calibrate", "--timeout", "0", cwd=tmp_path), 2,
+                       "--timeout must be a number of seconds above 0 and at most 10^7, got '0'")
     assert not (tmp_path / "results").exists()
 
 
