@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from campaign_helpers import flat, leftover_processes, rendered_table, start
 from conftest import DATA, REPO, assert_clean_error, checkmpi
+from test_faults import _can_mount
 
 QUIET = 15  # seconds the job may take to go once checkmpi is gone (3 s of grace in checkmpi.supervise)
 RUN_ID = "s1-2x1x1-32x32x32-step2"
@@ -192,3 +193,45 @@ def test_campaign_dir_empty_or_foreign_is_refused(halo_bin, tmp_path):
     assert r.returncode == 2
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
     assert (tmp_path / "report.html").read_text() == "mine\n"
+
+
+ONE_RUN = """[campaign]
+name = "one"
+executor = "local"
+repetitions = 1
+[halo]
+strategies = ["step2"]
+itfin = 20
+[[sweep]]
+procs = "2x1x1"
+size = ["16x16x16"]
+"""
+
+
+@pytest.mark.skipif(not _can_mount(), reason="a private tmpfs needs root and unshare")
+def test_campaign_on_a_full_or_read_only_disk(halo_bin, tmp_path):
+    """Resuming a finished campaign whose folder is full, then read-only: exit 1 and one line that names the
+    file (it used to be 'internal error: OSError: [Errno 28]'); no temporary left."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    (tmp_path / "one.toml").write_text(ONE_RUN)
+    run = f"{sys.executable} -m checkmpi campaign run {tmp_path / 'one.toml'} --dir {disk}/camp --bin {halo_bin}"
+    script = f"""
+set -e
+mount -t tmpfs -o size=4m tmpfs {disk}
+{run} 2>/dev/null
+dd if=/dev/zero of={disk}/filler bs=4096 2>/dev/null || true
+set +e
+{run}; echo "full rc=$?"
+find {disk} -name '*.tmp.*'
+rm {disk}/filler
+mount -o remount,ro {disk}
+{run}; echo "read-only rc=$?"
+"""
+    r = subprocess.run(["unshare", "-m", "--propagation", "private", "bash", "-c", script], capture_output=True,
+                       text=True, timeout=240, check=False)
+    assert "full rc=1\nread-only rc=1\n" in r.stdout, r.stdout + r.stderr
+    errors = [line for line in r.stderr.splitlines() if "error" in line]
+    assert errors == [f"checkmpi: error: cannot write '{disk}/camp/plots/variability-sweep1.png': No space left on "
+                      "device",
+                      f"checkmpi: error: cannot write '{disk}/camp/.lock': Read-only file system"], r.stderr
