@@ -76,7 +76,10 @@ def remove_stale_temporaries(paths: Iterable[Path]) -> list[Path]:
 
 
 def _remove_live(signum: int, frame: Any, previous: Any) -> None:
-    """A SIGTERM or SIGHUP while a file is written: its temporary goes, then the signal does what it did."""
+    """A SIGTERM or SIGHUP while a file is written: its temporary goes, then the signal does what it did
+    (ignored, the write goes on)."""
+    if previous == signal.SIG_IGN:
+        return
     for temp in list(_live):
         try:
             temp.unlink()
