@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -78,16 +79,20 @@ def test_sigkill_to_checkmpi_run_ends_the_job(halo_bin, tmp_path):
         proc.kill()
 
 
-def test_sigkill_to_campaign_run_then_status_and_resume(halo_bin, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP])
+def test_signal_to_campaign_run_then_status_and_resume(halo_bin, tmp_path, sig):
     spec = tmp_path / "kill.toml"
     spec.write_text(SPEC)
     folder = tmp_path / "camp"
     proc = start("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin))
     try:
         _wait_for_ranks(folder, proc)
-        proc.kill()
-        proc.communicate(timeout=10)
-        assert proc.returncode == -signal.SIGKILL
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        if sig == signal.SIGKILL:
+            assert proc.returncode == -signal.SIGKILL
+        else:  # an interrupt, as Ctrl-C
+            assert proc.returncode == 130 and err.endswith("checkmpi: interrupted\n"), err
         assert _none_left(folder) == [], "processes of the campaign's job left running"
     finally:
         proc.kill()
@@ -149,10 +154,17 @@ def _link_cases(tmp_path: Path) -> dict[str, Path]:
     (tmp_path / "target.json").write_text("precious\n")
     (tmp_path / "link.json").symlink_to("target.json")
     (tmp_path / "stdout").symlink_to("/proc/self/fd/1")
-    return {"link": tmp_path / "link.json", "fd": tmp_path / "stdout", "device": Path("/dev/null")}
+    os.mkfifo(tmp_path / "pipe")
+    cases = {"link": tmp_path / "link.json", "fd": tmp_path / "stdout", "pipe": tmp_path / "pipe"}
+    try:  # a device node of its own, as /dev/null: never the real one, which code without the check replaces
+        os.mknod(tmp_path / "null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        cases["device"] = tmp_path / "null"
+    except PermissionError:
+        pass
+    return cases
 
 
-WHY = {"link": "a symbolic link", "fd": "a symbolic link", "device": "a character device"}
+WHY = {"link": "a symbolic link", "fd": "a symbolic link", "pipe": "a named pipe", "device": "a character device"}
 COMMANDS = {
     "export": ["export", "--format", "csv", str(DATA / "halo_4ranks.json"), "-o", "{out}"],
     "report": ["report", str(DATA / "halo_4ranks.json"), "--no-report", "--html", "{out}"],
@@ -164,14 +176,19 @@ COMMANDS = {
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
-@pytest.mark.parametrize("kind", ["link", "fd", "device"])
+@pytest.mark.parametrize("kind", ["link", "fd", "pipe", "device"])
 def test_output_through_a_link_or_onto_a_device_is_refused(halo_bin, tmp_path, command, kind):
-    out = _link_cases(tmp_path)[kind]
+    cases = _link_cases(tmp_path)
+    if kind not in cases:
+        pytest.skip("making a device node needs root")
+    out = cases[kind]
     r = checkmpi(*[a.format(out=out, bin=halo_bin) for a in COMMANDS[command]], cwd=tmp_path)
     assert_clean_error(r, 1)
     assert f"checkmpi: error: cannot write '{out}': {WHY[kind]}; give a new path or a regular file\n" in r.stderr
     assert (tmp_path / "link.json").is_symlink() and os.readlink(tmp_path / "link.json") == "target.json"
-    assert (tmp_path / "stdout").is_symlink()
+    assert (tmp_path / "stdout").is_symlink() and stat.S_ISFIFO(os.lstat(tmp_path / "pipe").st_mode)
+    if "device" in cases:
+        assert stat.S_ISCHR(os.lstat(cases["device"]).st_mode)
     assert (tmp_path / "target.json").read_text() == "precious\n"
     assert not list(tmp_path.rglob("*.tmp.*")) and not (tmp_path / "link").exists()
 
