@@ -172,6 +172,8 @@ COMMANDS = {
                 "--json", "{out}", "--bin", "{bin}"],
     "run": ["run", "--bin", "{bin}", "-n", "2", "--local", "8x8x8", "--iters", "4", "--strategy", "step2",
             "--no-report", "--json", "{out}", "--timeout", "120"],
+    "p2p": ["p2p", "pingpong", "--bin", "{bin}", "--no-report", "--json", "{out}", "--timeout", "120"],
+    "calibrate": ["calibrate", "--bin", "{bin}", "--quick", "--json", "{out}", "--timeout", "120"],
 }
 
 
