@@ -292,7 +292,7 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float | None, raise_on_ti
     # Through checkmpi.supervise, which ends the job when checkmpi is gone, even by SIGKILL.
     status_r, status_w = os.pipe()
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "checkmpi.supervise", str(status_w), *cmd],
+        proc = subprocess.Popen([sys.executable, "-m", "checkmpi.supervise", str(status_w), str(os.getpid()), *cmd],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, start_new_session=True, pass_fds=(status_w,))
     except OSError as e:

@@ -1,4 +1,4 @@
-"""The keeper of one MPI job: `python -m checkmpi.supervise STATUS_FD COMMAND...`.
+"""The keeper of one MPI job: `python -m checkmpi.supervise STATUS_FD CHECKMPI_PID COMMAND...`.
 
 checkmpi starts every MPI job through this small process instead of starting
 the launcher itself. It becomes a child subreaper (prctl), so ranks that
@@ -87,8 +87,9 @@ def _end_all() -> None:
 
 
 def main(argv: list[str]) -> int:
-    status_fd, cmd = int(argv[0]), argv[1:]
-    parent = os.getppid()
+    status_fd, parent, cmd = int(argv[0]), int(argv[1]), argv[2:]
+    if os.getppid() != parent:  # checkmpi was gone before this started
+        return 137
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
