@@ -18,7 +18,7 @@ from typing import Any
 
 from checkmpi import __version__, bounds, catalog, placement
 from checkmpi import tables as T
-from checkmpi.atomic import write_json, write_text
+from checkmpi.atomic import refuse_odd_target, write_json, write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
 from checkmpi.grid import Triple, parse_triple, physical_cores
 from checkmpi.jobs import ProgressLine
@@ -140,6 +140,7 @@ def calibrate(args: argparse.Namespace) -> int:
     out = Path(args.json) if args.json else new_path("machine", ".json")
     if out.is_dir():
         raise CheckmpiError(f"-o '{out}' is a directory")
+    refuse_odd_target(out)  # before the measurements, not after them
     folder = run_folder(out)
     try:
         folder.mkdir(parents=True, exist_ok=True)

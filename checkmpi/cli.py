@@ -298,6 +298,15 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # e.g. `checkmpi export ... | head`
         return 0
+    except OSError as e:  # a file the code forgot to turn into a CheckmpiError: still named, exit 1
+        if os.environ.get("CHECKMPI_DEBUG"):
+            raise
+        if e.filename is not None:
+            print(f"checkmpi: error: cannot use '{e.filename}': {e.strerror or e}", file=sys.stderr)
+            return 1
+        print(f"checkmpi: internal error: {type(e).__name__}: {e} (set CHECKMPI_DEBUG=1 for details)",
+              file=sys.stderr)
+        return 1
     except Exception as e:  # a bug: one line, unless CHECKMPI_DEBUG asks for the traceback
         if os.environ.get("CHECKMPI_DEBUG"):
             raise

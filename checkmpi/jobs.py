@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from checkmpi import bounds, halo_plan
 from checkmpi import report as R
 from checkmpi import tables as T
-from checkmpi.atomic import write_text
+from checkmpi.atomic import refuse_odd_target, write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_INVALID, CheckmpiError
 from checkmpi.grid import parse_triple, physical_cores
 from checkmpi.halo_plan import Plan
@@ -243,6 +243,7 @@ def _results_path(args: argparse.Namespace, prefix: str) -> Path:
 
 
 def _prepare(path: Path) -> None:
+    refuse_odd_target(path)  # before the job, not after it
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:

@@ -233,8 +233,8 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     With `on_progress`, the tool (the last part of `cmd`) also gets
     `--events FILE`: it writes a JSON line there as each unit of work starts
     (core/events.hpp), which a thread follows and hands on as (index, count,
-    what); standard output is only collected. SIGINT and
-    SIGTERM to checkmpi while the job runs are passed on to the whole job
+    what); standard output is only collected. SIGINT,
+    SIGTERM and SIGHUP to checkmpi while the job runs are passed on to the whole job
     (launcher and ranks), which is waited for before checkmpi stops. A job
     past its timeout is stopped the same way; that is an error unless
     raise_on_timeout is False, which returns it with timed_out set. The last
@@ -292,11 +292,21 @@ class _EventFollower:
 
 def _run(cmd: list[str], env: dict[str, str], timeout: float | None, raise_on_timeout: bool,
          stderr_lines_kept: int, start: float) -> NativeRun:
+    # Through checkmpi.supervise, which ends the job when checkmpi is gone, even by SIGKILL.
+    status_r, status_w = os.pipe()
     try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=env, start_new_session=True)
+        proc = subprocess.Popen([sys.executable, "-m", "checkmpi.supervise", str(status_w), str(os.getpid()), *cmd],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, start_new_session=True, pass_fds=(status_w,))
     except OSError as e:
         raise CheckmpiError(f"cannot start {cmd[0]}: {e.strerror}", EXIT_FAILED) from None
+    finally:
+        os.close(status_w)
+    with os.fdopen(status_r, "rb") as status:
+        why = status.read().decode(errors="replace")
+    if why:
+        proc.communicate()
+        raise CheckmpiError(f"cannot start {cmd[0]}: {why}", EXIT_FAILED)
     stderr_lines: deque[str] = deque(maxlen=stderr_lines_kept)
 
     def drain_stderr() -> None:
@@ -394,13 +404,14 @@ class _Job:
 
 @contextmanager
 def _forwarding_signals(job: _Job) -> Iterator[None]:
-    """SIGINT and SIGTERM stop the job (and checkmpi after it) instead of
+    """SIGINT, SIGTERM and SIGHUP stop the job (and checkmpi after it) instead of
     checkmpi alone; only the main thread can install handlers."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     handler = lambda signum, frame: job.stop(signum, "signal")  # noqa: E731
-    previous = job.previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = job.previous = {sig: signal.signal(sig, handler)
+                               for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         yield
     finally:

@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--bin", metavar="DIR", help="folder of the native executables (else $CHECKMPI_BIN, "
                    "./build/bin, PATH)")
     r.set_defaults(func=_run)
-    s = verbs.add_parser("status", allow_abbrev=False, help="done / running / failed / pending, per run")
+    s = verbs.add_parser("status", allow_abbrev=False, help="done / running / failed / pending / interrupted, per run")
     s.add_argument("dir", metavar="DIR", help="the campaign's folder (campaign run --dir)")
     s.set_defaults(func=_status)
     rep = verbs.add_parser("report", allow_abbrev=False, help="the campaign's tables, plots, HTML and JSON")
@@ -59,10 +59,11 @@ def _executables(bin_dir: str | None) -> tuple[Executable, Executable]:
 
 
 def _sigterm_interrupts() -> None:
-    """SIGTERM (a scheduler, kill) stops the MPI job in flight like Ctrl-C does."""
+    """SIGTERM (a scheduler, kill) and SIGHUP (a closed terminal) stop the MPI job in flight like Ctrl-C does."""
     def handler(signum, frame):  # noqa: ARG001
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGHUP, handler)
 
 
 def _plan(args: argparse.Namespace, extra: list[str]) -> int:
@@ -127,10 +128,13 @@ def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
 
 
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
+    if not args.dir:
+        raise CheckmpiError("--dir is empty; give the campaign's folder (a new one, or a campaign's to resume it)")
     spec = load_spec(args.spec, args.bin)
     cdir = CampaignDir(args.dir)
     runs = plan(spec)
     halo, p2p = _executables(args.bin)
+    cdir.refuse_foreign()
     lock = cdir.lock()
     cdir.create_or_check(spec)
     _sigterm_interrupts()

@@ -18,7 +18,7 @@ from typing import Any
 from checkmpi.campaign.expected import expected_time
 from checkmpi.campaign.launch import Launch
 from checkmpi.campaign.plan import Run
-from checkmpi.atomic import write_text
+from checkmpi.atomic import make_folder, write_text
 from checkmpi.campaign.records import RUN_SCHEMA, CampaignDir, attempt_history, now_iso
 from checkmpi.campaign.sharing import expand_hostlist
 from checkmpi.campaign.spec import Spec
@@ -54,7 +54,7 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
 
     out = cdir.output_dir(run.id, attempt)
     shutil.rmtree(out, ignore_errors=True)  # a half-written attempt of a killed campaign
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     json_path = out / "halo.json"
     plan = HaloPlan(run.point.np, ["--size", x_join(run.point.size), "--procs", x_join(run.point.procs)],
                     spec.itfin, ["--icheck", str(spec.icheck), *spec.halo_args])
@@ -63,7 +63,8 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     record["started"] = now_iso()
     cdir.mark_running(run.id, attempt, (job or {}).get("job_id"))
     # Interrupted (Ctrl-C, SIGTERM, the scheduler), the marker stays: a Slurm
-    # collection then knows the run had started; locally it reads as missing.
+    # collection then knows the run had started; locally `campaign status` and the next `campaign run` call
+    # the run interrupted.
     done = mpi_job.run(stop_at, raise_on_timeout=False, stderr_lines_kept=20000)
     record["ended"] = now_iso()
     write_text(out / "checkmpi-halo.log", done.stdout)

@@ -12,7 +12,7 @@ from typing import Any
 
 from checkmpi.campaign.launch import Launch
 from checkmpi.campaign.plan import Point, Run, points
-from checkmpi.atomic import write_json
+from checkmpi.atomic import make_folder, write_json
 from checkmpi.campaign.records import CampaignDir, now_iso
 from checkmpi.campaign.spec import Spec
 from checkmpi.errors import CheckmpiError
@@ -73,7 +73,7 @@ def pingpong(cdir: CampaignDir, spec: Spec, p2p: Executable, launch: Launch, dea
     record_path = folder / "pingpong.record.json"
     if record_path.exists():
         return json.loads(record_path.read_text(encoding="utf-8"))
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     json_path = folder / "pingpong.json"
     largest = largest_message(spec, str(p2p.path.parent))
     argv = [str(p2p.path), "pingpong", "-m", f"1:{largest}", "-i", str(PINGPONG_ITERATIONS), "-x", str(PINGPONG_WARMUP),

@@ -19,6 +19,11 @@ def run_local(cdir: CampaignDir, spec: Spec, runs: list[Run], halo: Executable, 
     say(f"executor local: {launch.launcher.describe()} ({launch.launcher.path}) on this machine"
         + (f"; ranks_per_node = {spec.ranks_per_node} does not apply here" if spec.ranks_per_node else ""))
     cdir.drop_stale_markers(runs)
+    for run_id in cdir.interrupted(runs):  # `campaign run` holds the folder's lock: no other runs them now
+        say(f"{run_id}: interrupted (the campaign that ran it was stopped and its job is gone); it runs again")
+    removed = cdir.remove_stale_temporaries()
+    if removed:
+        say(f"removed {removed} temporary file{'s' if removed > 1 else ''} left by a stopped run")
     todo = [r for r in runs if needs_work(cdir.read_record(r.id))]
     progress = Progress(runs, len(runs) - len(todo))
     for k in range(1, spec.repetitions + 1):

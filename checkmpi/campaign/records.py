@@ -15,10 +15,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from checkmpi.atomic import write_json
+from checkmpi.atomic import make_folder, remove_stale_temporaries, write_json
 from checkmpi.campaign.plan import Run, plan
 from checkmpi.campaign.spec import Spec, parse_spec
-from checkmpi.errors import CheckmpiError
+from checkmpi.errors import EXIT_FAILED, CheckmpiError
 
 DIR_SCHEMA = "checkmpi.campaign-dir/1"
 RUN_SCHEMA = "checkmpi.campaign-run/1"
@@ -69,10 +69,24 @@ class CampaignDir:
                                         "created": now_iso(),
                                         "runs": [r.id for r in plan(spec)]})
 
+    def refuse_foreign(self) -> None:
+        """`campaign run` writes into a new or empty folder, or a campaign's: never over other files."""
+        if self.root.exists() and not self.root.is_dir():
+            raise CheckmpiError(f"--dir '{self.root}' is not a folder; give a new or empty folder, or a campaign's")
+        if self.root.is_dir() and not self.campaign_file.exists():
+            others = sorted(p.name for p in self.root.iterdir() if p.name != ".lock")
+            if others:
+                raise CheckmpiError(f"--dir '{self.root}' is not a campaign's folder (no campaign.json) and not "
+                                    f"empty ({others[0]}{', ...' if len(others) > 1 else ''}); give a new or empty "
+                                    "folder, or a campaign's to resume it")
+
     def lock(self) -> IO[str]:
         """Holds DIR/.lock while the returned file is open: one `campaign run` per folder at a time."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        handle = open(self.root / ".lock", "w")  # noqa: SIM115 (held open on purpose)
+        make_folder(self.root)
+        try:
+            handle = open(self.root / ".lock", "a")  # noqa: SIM115 (held open on purpose)
+        except OSError as e:
+            raise CheckmpiError(f"cannot write '{self.root / '.lock'}': {e.strerror or e}", EXIT_FAILED) from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -125,7 +139,26 @@ class CampaignDir:
             return None
 
     def clear_marker(self, run_id: str) -> None:
-        self.marker_path(run_id).unlink(missing_ok=True)
+        try:
+            self.marker_path(run_id).unlink(missing_ok=True)
+        except OSError as e:
+            raise CheckmpiError(f"cannot remove '{self.marker_path(run_id)}': {e.strerror or e}", EXIT_FAILED) from None
+
+    def remove_stale_temporaries(self) -> int:
+        """Temporaries (NAME.tmp.PID.N) that a killed run left anywhere in the folder; only where every writer
+        is on this machine (a PID names a process of this machine only)."""
+        return len(remove_stale_temporaries(self.root.rglob("*.tmp.*")))
+
+    def interrupted(self, runs: list[Run]) -> list[str]:
+        """Runs whose marker outlived the process that wrote it on this machine: a campaign killed while
+        they ran. Their markers go (they run again)."""
+        found = []
+        for run in runs:
+            marker = self.marker(run.id)
+            if marker is not None and marker.get("host") == socket.gethostname() and not marker.get("job_id"):
+                found.append(run.id)
+                self.clear_marker(run.id)
+        return found
 
     def drop_stale_markers(self, runs: list[Run]) -> None:
         """A run whose ok record is written has finished: a marker beside it was left by an interruption between

@@ -1,5 +1,6 @@
 """Where a campaign stands: one progress line per finished run while it
-runs, and `checkmpi campaign status DIR` (done / running / failed / pending)."""
+runs, and `checkmpi campaign status DIR` (done / running / failed / pending /
+interrupted)."""
 
 from __future__ import annotations
 
@@ -58,10 +59,14 @@ class Progress:
 
 
 def run_state(cdir: CampaignDir, run_id: str, record: dict[str, Any] | None) -> str:
-    """done, running, failed (status) or pending (no record yet: not run so far)."""
+    """done, running, interrupted (a marker whose process or job is gone: the campaign was stopped while it
+    ran), failed (status) or pending (no record yet: not run so far)."""
     marker = cdir.marker(run_id)
-    if marker is not None and _alive(marker):
-        return "running"
+    if marker is not None:
+        if _alive(marker):
+            return "running"
+        if record is None or record["status"] != "ok":
+            return "interrupted"
     if record is None:
         return "pending"
     return "done" if record["status"] == "ok" else f"failed ({record['status']})"
@@ -100,6 +105,6 @@ def status_table(cdir: CampaignDir, runs: list[Run]) -> tuple[T.Table, Counter]:
                            T.num(expected, 2) if expected is not None else "-"])
         if r.get("note"):
             notes.append(f"{run.id}: {r['note']}")
-    table.caption = "\n".join([", ".join(f"{counts[k]} {k}" for k in ("done", "running", "failed", "pending"))
-                               + f" of {len(runs)} runs", *notes])
+    shown = ("done", "running", "failed", "pending") + (("interrupted",) if counts["interrupted"] else ())
+    table.caption = "\n".join([", ".join(f"{counts[k]} {k}" for k in shown) + f" of {len(runs)} runs", *notes])
     return table, counts

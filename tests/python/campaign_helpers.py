@@ -67,13 +67,15 @@ def leftover_processes(folder: Path) -> list[str]:
     """Command lines of live processes that name the campaign folder (an orphaned MPI job)."""
     found = []
     for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
+        # Not the test itself. (A test's folder lies under /tmp/pytest-of-USER: every command line that names
+        # it holds "pytest", which once made this find nothing.)
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue
         try:
             cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if str(folder) in cmd and "pytest" not in cmd:
+        if str(folder) in cmd:
             found.append(cmd)
     return found
 

@@ -37,7 +37,7 @@ def _earlier_run(halo_bin: Path, folder: Path) -> dict[str, bytes]:
     return _files(folder)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_signal_to_checkmpi_ends_the_whole_job(halo_bin, tmp_path, sig):
     before = _earlier_run(halo_bin, tmp_path)
     cmd = [sys.executable, "-m", "checkmpi", "run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -85,3 +87,39 @@ def test_events_reach_the_progress_callback(tmp_path):
     done = native.run_native([str(script), "--json", "x"], dict(os.environ), 30, lambda *a: seen.append(a))
     assert done.returncode == 0
     assert seen == [(1, 2, "step0 (sendrecv-dtype)"), (2, 2, "1 B")]
+
+
+def test_jobs_run_through_the_supervisor_as_they_would_alone(tmp_path):
+    """checkmpi.supervise between checkmpi and the launcher changes nothing a caller sees: the exit code, a
+    signal, standard output, a launcher that cannot start."""
+    env = dict(os.environ)
+    assert native.run_native(["sh", "-c", "echo hi; exit 3"], env, 30).returncode == 3
+    done = native.run_native(["sh", "-c", "echo hi; kill -TERM $$"], env, 30)
+    assert (done.returncode, done.stdout) == (-15, "hi\n")
+    with pytest.raises(CheckmpiError) as e:
+        native.run_native([str(tmp_path / "no-launcher"), "x"], env, 30)
+    assert (e.value.message, e.value.code) == (f"cannot start {tmp_path / 'no-launcher'}: No such file or directory", 1)
+
+
+def test_a_process_left_by_the_launcher_is_ended(tmp_path):
+    """A 'rank' that leaves its launcher's session and outlives it is ended (it used to be left running)."""
+    marker = tmp_path / "left-behind"
+    rank = f"{sys.executable} -c 'import time; time.sleep(600)' {marker}"
+    done = native.run_native(["sh", "-c", f"setsid {rank} </dev/null >/dev/null 2>&1 & sleep 1; exit 0"],
+                             dict(os.environ), 60)
+    assert done.returncode == 0
+
+    def alive() -> list[str]:
+        found = []
+        for p in Path("/proc").iterdir():
+            try:
+                if p.name.isdigit() and str(marker).encode() in (p / "cmdline").read_bytes():
+                    found.append(p.name)
+            except OSError:
+                pass
+        return found
+
+    deadline = time.monotonic() + 15
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert alive() == []
