@@ -63,6 +63,7 @@ def _scratch(folder: Path) -> None:
     (folder / "afile").write_text("keep me\n")
     (folder / "adir").mkdir()
     (folder / "alink").symlink_to("afile")
+    os.mkfifo(folder / "apipe")
     (folder / "big.input").write_text("!" * (2 << 20) + "\n&parameters lx=8 ly=8 lz=8 /\n")
     (folder / "binary.input").write_bytes(bytes(range(256)) * 4)
     shutil.copy(DATA / "halo_4ranks.json", folder / "halo.json")
