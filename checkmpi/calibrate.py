@@ -59,6 +59,7 @@ QUICK = Sizes({"pingpong": ["-m", "1:16384", "-i", "50", "-x", "5"],
 # The exchange's block: messages of about a kilobyte, so that what its time holds beyond the link
 # latencies is the ranks waiting for each other; the strategies timed for each schedule.
 EXCHANGE_LOCAL: Triple = (8, 8, 8)
+RANKS_PER_CPU = 4  # the most ranks per node --np may ask for without --force
 EXCHANGE_STRATEGIES = {"by_direction": "step3", "all_at_once": "step7"}
 # The compute kernels' streaming rate, per kind (machine.KERNELS): step2 shifting the fields in place, step3 into a
 # second buffer, step8 and step10 splitting either around the messages (interior and masked overlap), each composed
@@ -137,11 +138,16 @@ def calibrate(args: argparse.Namespace) -> int:
     local = parse_triple(args.local, "--local") if args.local else sizes.local
     hosts = _hosts(args.hosts)
     np = args.np or max(2, physical_cores())
+    nodes = max(1, len(hosts) if hosts else _slurm_nodes())
+    most = RANKS_PER_CPU * (os.cpu_count() or 1) * nodes  # the barrier runs every count up to np
+    if np > most and not args.force:
+        raise CheckmpiError(f"--np {np} is more ranks than {nodes} node(s) of {os.cpu_count() or 1} CPUs place: at "
+                            f"most {most} ({RANKS_PER_CPU} per CPU; --force runs it anyway)")
     out = Path(args.json) if args.json else new_path("machine", ".json")
     if out.is_dir():
         raise CheckmpiError(f"-o '{out}' is a directory")
     refuse_odd_target(out)  # before the measurements, not after them
-    folder = run_folder(out)
+    folder = measurement_folder(out)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -287,6 +293,18 @@ def _command(args: argparse.Namespace) -> str:
         if value is not None:
             argv += [option, str(value)]
     return shlex.join(argv + (["--quick"] if args.quick else []))
+
+
+def measurement_folder(profile: Path) -> Path:
+    """Where a calibration keeps the tools' results: the profile's folder (run_folder), or, when that already
+    holds files (an earlier calibration's, which an earlier profile cites), the first free NAME-2, NAME-3, ...
+    beside it: a calibration stopped halfway then leaves the earlier profile's evidence as it was."""
+    folder = run_folder(profile)
+    k = 2
+    while folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        folder = run_folder(profile).with_name(f"{run_folder(profile).name}-{k}")
+        k += 1
+    return folder
 
 
 def _hosts(text: str | None) -> list[str]:

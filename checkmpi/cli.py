@@ -203,7 +203,9 @@ def build_parser() -> Parser:
                      "when it has several nodes; one node: links.inter is null)")
     cal.add_argument("--quick", action="store_true", help="tiny sweeps (seconds): for tests, not for predictions")
     cal.add_argument("-o", "--json", metavar="FILE", help="the profile (default results/machine-<time>.json); "
-                     "the tools' results go to the folder of the same name without .json")
+                     "the tools' results go to the folder of the same name without .json (or, when that "
+                     "holds an earlier calibration's, a new one beside it: NAME-2, NAME-3, ...)")
+    cal.add_argument("--force", action="store_true", help="run with more ranks per node than 4 per CPU")
     cal.add_argument("--output", dest="json", action=OldSpelling, new="--json")
     _launcher_options(cal, "the calibration (and fail)")
     cal.set_defaults(func=_calibrate)

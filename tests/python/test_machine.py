@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import math
 from pathlib import Path
@@ -213,7 +214,26 @@ def test_calibrate_bad_input_is_refused_before_running(tmp_path):
     assert_clean_error(checkmpi("calibrate", "-o", str(tmp_path), cwd=tmp_path), 2, "is a directory")
     assert_clean_error(checkmpi("calibrate", "--timeout", "0", cwd=tmp_path), 2,
                        "--timeout must be a number of seconds above 0 and at most 10^7, got '0'")
+    cpus = os.cpu_count()  # once, a 2-core machine ran barriers of 64, 128 and 256 ranks for --np 10^12
+    assert_clean_error(checkmpi("calibrate", "--np", str(4 * cpus + 1), cwd=tmp_path), 2,
+                       f"--np {4 * cpus + 1} is more ranks than 1 node(s) of {cpus} CPUs place: at most {4 * cpus} "
+                       "(4 per CPU; --force runs it anyway)")
     assert not (tmp_path / "results").exists()
+
+
+def test_calibrate_keeps_an_earlier_calibrations_results(tmp_path):
+    """A second calibration to the same profile writes its tools' results beside the first's, so that one
+    stopped halfway leaves the earlier profile's evidence intact (it once replaced it at the start)."""
+    from checkmpi.calibrate import measurement_folder
+
+    out = tmp_path / "m.json"
+    assert measurement_folder(out) == tmp_path / "m"
+    (tmp_path / "m").mkdir()
+    assert measurement_folder(out) == tmp_path / "m"  # empty: used
+    (tmp_path / "m" / "pingpong.json").write_text("{}")
+    assert measurement_folder(out) == tmp_path / "m-2"
+    (tmp_path / "m-2").write_text("a file")
+    assert measurement_folder(out) == tmp_path / "m-3"
 
 
 def test_calibrate_past_its_timeout_fails_without_a_profile(tmp_path, halo_bin):
