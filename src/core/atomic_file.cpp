@@ -1,5 +1,6 @@
 #include "core/atomic_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <regex>
 
 namespace checkmpi {
 
@@ -191,6 +193,24 @@ std::string check_writable_file(const std::string& path, const std::string& what
   ::close(fd);
   ::unlink(temp.c_str());
   return "";
+}
+
+int remove_stale_temporaries(const std::string& dir) {
+  static const std::regex temporary(R"(.+\.tmp\.([0-9]{1,9})\.[0-9]+)");
+  DIR* d = ::opendir(dir.empty() ? "." : dir.c_str());
+  if (!d) return 0;
+  int removed = 0;
+  while (const dirent* e = ::readdir(d)) {
+    std::cmatch m;
+    if (!std::regex_match(e->d_name, m, temporary)) continue;
+    const pid_t pid = pid_t(std::stol(m[1].str()));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // running, or not ours to know
+    const std::string path = (dir.empty() ? "" : dir + "/") + e->d_name;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(path.c_str()) == 0) ++removed;
+  }
+  ::closedir(d);
+  return removed;
 }
 
 bool same_file(const std::string& a, const std::string& b) {

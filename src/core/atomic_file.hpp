@@ -78,6 +78,12 @@ std::string write_file(const std::string& path, const std::string& text);
 // "cannot write WHAT 'PATH': reason".
 std::string check_writable_file(const std::string& path, const std::string& what);
 
+// Removes from folder DIR the temporaries (NAME.tmp.PID.N) of writers that
+// no longer run on this node: what a process killed by SIGKILL left. Only
+// for a run on one node, whose writers' PIDs are this node's. Returns how
+// many it removed.
+int remove_stale_temporaries(const std::string& dir);
+
 // Whether two paths name the same existing file (same device and inode).
 bool same_file(const std::string& a, const std::string& b);
 

@@ -267,6 +267,21 @@ int halo_main(int argc, char** argv) {
     for (const auto& r : results) all_valid = all_valid && r.valid;
     if (rank == 0) print_table(results, group, cfg, ctx);
     commit_outputs(cfg, dec, doc, samples, files);
+    if (rank == 0 && ctx.nodes == 1) {  // what a run stopped by SIGKILL left where this one wrote
+      const auto folder = [](const std::string& path) {
+        const auto slash = path.rfind('/');
+        return slash == std::string::npos ? std::string() : path.substr(0, slash == 0 ? 1 : slash);
+      };
+      std::vector<std::string> dirs;
+      for (const std::string& path : {cfg.json, cfg.samples})
+        if (!path.empty() && path != "-") dirs.push_back(folder(path));
+      for (const auto& r : results) dirs.push_back(cfg.outdir + "/" + r.info->id);
+      int removed = 0;
+      for (const std::string& dir : dirs) removed += remove_stale_temporaries(dir);
+      if (removed > 0)
+        std::cout << "removed " << removed << " temporary file" << (removed == 1 ? "" : "s")
+                  << " left by a stopped run\n";
+    }
     if (rank == 0 && !cfg.json.empty()) std::cout << "results written to " << cfg.json << "\n";
     if (rank == 0 && !cfg.samples.empty())
       std::cout << "samples of " << earlier.size() + 1 << " launch" << (earlier.empty() ? "" : "es") << " in "

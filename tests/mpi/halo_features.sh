@@ -31,6 +31,18 @@ grep -q 'decomposition  : proc_x=2 proc_y=2 proc_z=1' plain.txt || fail "header 
 grep -Eq '^\* step0 sendrecv-dtype +[0-9.]+ .* valid$' plain.txt || fail "table row"
 [ -s step0/prof_i.000003.dat ] || fail "default outdir is ."
 
+# Temporaries a writer stopped by SIGKILL left where the next run writes
+# are removed by it; a live process's (this shell's) are not.
+sleep 0 &
+dead=$!
+wait "$dead"
+mkdir -p again/step0
+touch again/step0/prof_i.000001.dat.tmp.$dead.4 again.json.tmp.$dead.0 again.json.tmp.$$.0
+run_mpi 4 "${halo[@]}" --strategy step0 --outdir again --json again.json >again.txt 2>&1 || fail "run after a kill"
+grep -q '^removed 2 temporary files left by a stopped run$' again.txt || fail "stale temporaries: $(tail -2 again.txt)"
+[ ! -e again/step0/prof_i.000001.dat.tmp.$dead.4 ] && [ ! -e again.json.tmp.$dead.0 ] && [ -e again.json.tmp.$$.0 ] ||
+  fail "stale temporaries: $(ls again again.json.tmp.*)"
+
 # Warm-up iterations and --sync none change timing, never results.
 run_mpi 4 "${halo[@]}" --strategy step2 --outdir warm --warmup 5 --sync none >/dev/null || fail "warmup run"
 cmp -s warm/step2/prof_k.000002.dat step0/prof_k.000002.dat || fail "warm-up changed the results"

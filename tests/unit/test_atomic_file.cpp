@@ -1,11 +1,13 @@
 // Files written whole or not at all.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "core/atomic_file.hpp"
 
@@ -86,4 +88,25 @@ TEST(AtomicFile, PendingFilesCommitTogetherAndTemporariesCanBeRemoved) {
   EXPECT_EQ(contents(dir.file("a")) + contents(dir.file("b")), "ab");
   remove_pending_temporaries();  // committed files are no longer pending
   EXPECT_EQ(dir.entries(), 2u);
+}
+
+TEST(AtomicFile, StaleTemporariesOfStoppedWritersAreRemoved) {
+  Folder dir;
+  const pid_t child = ::fork();  // a PID that no longer runs once reaped
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const std::string dead = std::to_string(child), mine = std::to_string(::getpid());
+  const std::vector<std::string> names{"r.json.tmp." + dead + ".0", "prof_i.000001.dat.tmp." + dead + ".7",
+                                       "r.json.tmp." + mine + ".1", "r.json.tmp.1.0", "r.json", "r.json.tmp.x.0"};
+  for (const std::string& name : names) std::ofstream(dir.file(name)) << "x";
+  fs::create_directory(dir.file("d.tmp." + dead + ".2"));  // not a file: left alone
+  EXPECT_EQ(remove_stale_temporaries(dir.path.string()), 2);
+  EXPECT_FALSE(fs::exists(dir.file("r.json.tmp." + dead + ".0")));
+  EXPECT_FALSE(fs::exists(dir.file("prof_i.000001.dat.tmp." + dead + ".7")));
+  EXPECT_TRUE(fs::exists(dir.file("r.json.tmp." + mine + ".1")));  // this process: its own, still written
+  EXPECT_TRUE(fs::exists(dir.file("r.json.tmp.1.0")));             // PID 1 runs
+  EXPECT_EQ(dir.entries(), 5u);
+  EXPECT_EQ(remove_stale_temporaries(dir.file("missing")), 0);
 }
