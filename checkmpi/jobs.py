@@ -122,15 +122,12 @@ def check_watchdog(extra: list[str]) -> None:
 
 
 def check_namelist(path: Path) -> None:
-    """The input file checkmpi-halo will read: no control characters (a NUL once ended a value unseen), no
-    UTF-8 byte-order mark (the tool would find no &parameters group). Unreadable: the tool says why."""
+    """The input file checkmpi-halo will read: no control characters (a NUL once ended a value unseen; the tool
+    refuses them too, this says so before anything starts). Unreadable: the tool says why."""
     try:
         data = path.read_bytes()[:1 << 20]
     except OSError:
         return
-    if data.startswith(b"\xef\xbb\xbf"):
-        raise CheckmpiError(f"{path}: starts with a UTF-8 byte-order mark, which checkmpi-halo does not read; "
-                            "save the file without it")
     for number, line in enumerate(data.split(b"\n"), 1):
         found = bounds.control_character(line.decode("latin-1").rstrip("\r"))
         if found:

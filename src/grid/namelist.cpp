@@ -14,6 +14,12 @@ std::string lower(std::string s) {
   return s;
 }
 
+// "U+0000".
+std::string hex_code(unsigned char c) {
+  const char* digits = "0123456789ABCDEF";
+  return std::string("U+00") + digits[c >> 4] + digits[c & 15];
+}
+
 bool is_separator(char c) { return std::isspace(static_cast<unsigned char>(c)) || c == ','; }
 
 class Scanner {
@@ -80,7 +86,18 @@ std::map<std::string, long long> parse_namelist(const std::string& text, const s
                                                 const std::set<std::string>& allowed,
                                                 const std::string& source,
                                                 std::vector<std::string>* warnings) {
-  Scanner in(text, source);
+  // A namelist is text: a control character (a NUL once ended a value
+  // unseen) is refused with its line; a UTF-8 byte-order mark is skipped.
+  int line = 1;
+  for (unsigned char c : text) {
+    if (c == '\n') ++line;
+    else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+      throw UsageError(source + ", line " + std::to_string(line) + ": control character " + hex_code(c) +
+                       "; a namelist file holds text only");
+  }
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string body = text.compare(0, bom.size(), bom) == 0 ? text.substr(bom.size()) : text;
+  Scanner in(body, source);
   if (!in.find_group(group)) throw UsageError(source + ": no &" + group + " group found");
   std::map<std::string, long long> values;
   while (true) {

@@ -74,3 +74,13 @@ TEST(Namelist, MissingEqualsOrValue) {
   EXPECT_EQ(error_of("&parameters lx 5 /"), "file.input, line 1: expected '=' after 'lx'");
   EXPECT_EQ(error_of("&parameters lx = /"), "file.input, line 1: missing value for 'lx'");
 }
+
+TEST(Namelist, ControlCharactersAreRefusedAndAByteOrderMarkSkipped) {
+  // A NUL once ended a value unseen: lx=8<NUL>junk read as lx=8.
+  EXPECT_EQ(error_of(std::string("&parameters lx=8\0junk /", 23)),
+            "file.input, line 1: control character U+0000; a namelist file holds text only");
+  EXPECT_EQ(error_of("&parameters\nlx=8\n ly=4\x1b /"),
+            "file.input, line 3: control character U+001B; a namelist file holds text only");
+  EXPECT_EQ(parse("&parameters\tlx=8\r\nly=4 /\r\n").at("ly"), 4);  // tab and CRLF are text
+  EXPECT_EQ(parse("\xEF\xBB\xBF&parameters lx=8 /").at("lx"), 8);
+}
