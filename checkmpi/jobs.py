@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import shlex
 import sys
@@ -78,6 +79,7 @@ def plan_halo(args: argparse.Namespace, extra: list[str], bin_dir: str | None = 
     if args.np is not None and args.np < 1:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
     bounds.at_most(args.np, "--np", bounds.MAX_NP)
+    _check_placeable(args, extra)
     if procs and args.np is not None and math.prod(procs) != args.np:
         raise CheckmpiError(f"--procs {x_join(procs)} needs {math.prod(procs)} ranks, but --np is {args.np}")
     if args.iters is not None and args.iters < 1:
@@ -212,6 +214,26 @@ class ProgressLine:
             self.bar.stop()
 
 
+RANKS_PER_CPU = 4  # the most ranks --np may start on this one node without --force
+_HOST_OPTIONS = {"--hostfile", "--machinefile", "--default-hostfile", "--host", "-H", "-hostfile", "-machinefile",
+                 "-f", "-hosts", "-host"}
+
+
+def _check_placeable(args: argparse.Namespace, extra: list[str]) -> None:
+    """--np on this node alone (no Slurm allocation, no hosts in --mpi-args): at most RANKS_PER_CPU per CPU, unless
+    --force (passed on to the tool too): ranks beyond them only wait for the scheduler, and very many of them can
+    bring the node down."""
+    if args.np is None or has_option(extra, "--force") or os.environ.get("SLURM_JOB_ID"):
+        return
+    if any(word.split("=", 1)[0] in _HOST_OPTIONS for word in _launcher_args(args)):
+        return
+    cpus = os.cpu_count() or 1
+    if args.np > RANKS_PER_CPU * cpus:
+        raise CheckmpiError(f"--np {args.np} is more ranks than this node places: at most {RANKS_PER_CPU * cpus} "
+                            f"({RANKS_PER_CPU} per CPU of its {cpus}; name hosts in --mpi-args, run in a Slurm "
+                            "allocation, or --force)")
+
+
 def _launcher_args(args: argparse.Namespace) -> list[str]:
     try:
         return shlex.split(args.mpi_args)
@@ -343,6 +365,7 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
     if args.np is not None and args.np < 1:
         raise CheckmpiError(f"--np must be positive, got {args.np}")
     bounds.at_most(args.np, "--np", bounds.MAX_NP)
+    _check_placeable(args, extra)
     check_watchdog(extra)
     np = args.np or _p2p_ranks(args.mode, extra)
     json_path = _results_path(args, f"p2p-{args.mode}")
