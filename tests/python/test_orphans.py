@@ -131,7 +131,10 @@ def test_signal_to_campaign_run_then_status_and_resume(halo_bin, tmp_path, sig):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_signal_while_writing_removes_the_temporary(tmp_path, sig):
     """The atomic writer's handlers: the temporary goes, then the signal ends the process as it would have."""
-    script = (f"import os, signal, time\nfrom pathlib import Path\nfrom checkmpi.atomic import replacing\n"
+    # The default disposition first: under nohup (or a CI runner) SIGHUP comes ignored, and the writer leaves
+    # an ignored signal ignored.
+    script = (f"import os, signal, time\nsignal.signal({int(sig)}, signal.SIG_DFL)\n"
+              f"from pathlib import Path\nfrom checkmpi.atomic import replacing\n"
               f"with replacing(Path({str(tmp_path / 'out.json')!r})) as temp:\n"
               f"    temp.write_text('half')\n    os.kill(os.getpid(), {int(sig)})\n    time.sleep(30)\n")
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
