@@ -21,7 +21,7 @@ from checkmpi import tables as T
 from checkmpi.atomic import refuse_odd_target, write_json, write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
 from checkmpi.grid import Triple, parse_triple, physical_cores
-from checkmpi.jobs import ProgressLine
+from checkmpi.jobs import RANKS_PER_CPU, ProgressLine
 from checkmpi.machine import MACHINE_SCHEMA, OVERLAPS, Machine, load_machine, machine_of
 from checkmpi.model import completions, kernel_of, messages, predict
 from checkmpi.model_tables import machine_table
@@ -59,7 +59,6 @@ QUICK = Sizes({"pingpong": ["-m", "1:16384", "-i", "50", "-x", "5"],
 # The exchange's block: messages of about a kilobyte, so that what its time holds beyond the link
 # latencies is the ranks waiting for each other; the strategies timed for each schedule.
 EXCHANGE_LOCAL: Triple = (8, 8, 8)
-RANKS_PER_CPU = 4  # the most ranks per node --np may ask for without --force
 EXCHANGE_STRATEGIES = {"by_direction": "step3", "all_at_once": "step7"}
 # The compute kernels' streaming rate, per kind (machine.KERNELS): step2 shifting the fields in place, step3 into a
 # second buffer, step8 and step10 splitting either around the messages (interior and masked overlap), each composed

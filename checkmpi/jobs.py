@@ -214,7 +214,7 @@ class ProgressLine:
             self.bar.stop()
 
 
-RANKS_PER_CPU = 4  # the most ranks --np may start on this one node without --force
+RANKS_PER_CPU = 4  # the most ranks per CPU of a node --np may start without --force (run, p2p, calibrate)
 _HOST_OPTIONS = {"--hostfile", "--machinefile", "--default-hostfile", "--host", "-H", "-hostfile", "-machinefile",
                  "-f", "-hosts", "-host"}
 
