@@ -23,10 +23,19 @@ foreach(case "1;1;1;1" "2;2;1;1" "2;1;2;1" "2;1;1;2" "4;2;2;1" "4;1;2;2" "8;2;2;
     endforeach()
     continue()
   endif()
-  checkmpi_script_test(halo_${tag}_reverse_single_onepass_selfcopy halo_case.sh ${np} ${px} ${py} ${pz}
-                       --compute one-pass --reverse --self-copy)
+  # The compute modes are the same host code whichever the MPI library: under
+  # MPICH one one-pass case (both window layouts of shm-window, the RMA rows'
+  # second buffers) at 4 ranks; Open MPI runs them all.
+  if(MPIEXEC_EXECUTABLE MATCHES "mpich" AND NOT np EQUAL 1 AND NOT tag STREQUAL "np4_2x2x1")
+    continue()
+  endif()
   checkmpi_script_test(halo_${tag}_forward_double_onepass_selfcopy halo_case.sh ${np} ${px} ${py} ${pz}
                        --compute one-pass --precision double --self-copy)
+  if(MPIEXEC_EXECUTABLE MATCHES "mpich" AND NOT np EQUAL 1)
+    continue()
+  endif()
+  checkmpi_script_test(halo_${tag}_reverse_single_onepass_selfcopy halo_case.sh ${np} ${px} ${py} ${pz}
+                       --compute one-pass --reverse --self-copy)
   checkmpi_script_test(halo_${tag}_forward_single_twopass halo_case.sh ${np} ${px} ${py} ${pz} --compute two-pass)
 endforeach()
 
