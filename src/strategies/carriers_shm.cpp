@@ -1,17 +1,28 @@
 // Shared memory: the fields of the ranks of a node live in one
 // MPI_Win_allocate_shared window (with the one-pass compute, both of its
-// buffers), and a rank copies each halo straight from the neighbour's plane
-// when the neighbour is on its node (itself included); neighbours on other
-// nodes get kernel-packed messages (MPI_Irecv/MPI_Isend).
+// buffers), and a rank reads each halo from the neighbour's part of the
+// window when the neighbour is on its node (itself included); neighbours on
+// other nodes get kernel-packed messages (MPI_Irecv/MPI_Isend).
 //
-// A node barrier at step t's first post (after this rank's packing, which
-// reads only its own fields): every rank of the node has finished step t-1,
-// so each neighbour's fields are complete. One-pass, that is
-// enough: nobody is still reading the buffer it is about to write (the one
-// that was current at t-1), and every rank swaps buffers every step, so the
-// neighbour's current buffer is the one with this rank's parity. In place, a
-// rank shifts the very fields its neighbours read, so a second barrier,
-// once every rank has read its halos, comes before the compute.
+// y and z faces are read straight from the neighbour's fields: they are rows
+// and planes, whole cache lines. An x face has one element per line, and a
+// neighbour reading it from the fields would pull one line per element into
+// its core, every one of which the owner's next shift must take back: on a
+// machine whose cores share no cache (sockets, a VM's scattered vCPUs) that
+// made the owner's compute up to ten times slower (docs/halo.md,
+// "shm-window's slow mode"). So each rank packs its two x faces into its
+// part of the window, and the neighbour unpacks from there: a line per 16
+// elements (single).
+//
+// A node barrier at step t's first post, after this rank packed its x faces
+// (its own fields only): every rank of the node has finished step t-1, so
+// each neighbour's fields and faces are complete. One-pass, that is enough:
+// nobody is still reading the buffer it is about to write (the one that was
+// current at t-1), and every rank swaps buffers every step, so the
+// neighbour's current buffer is the one with this rank's parity; the packed
+// faces alternate between two slots for the same reason. In place, a rank
+// shifts the very fields its neighbours read, so a second barrier, once
+// every rank has read its halos, comes before the compute.
 #include <vector>
 
 #include "strategies/transport.hpp"
@@ -37,13 +48,15 @@ class ShmCarrier final : public Carrier<Real> {
     MPI_Comm_split_type(s.dec.comm, MPI_COMM_TYPE_SHARED, s.dec.rank, MPI_INFO_NULL, &node_);
     Real* base = nullptr;
     in_place_ = e.parts().compute == Compute::InPlace;
-    const std::size_t copies = in_place_ ? 1 : 2;
-    MPI_Win_allocate_shared(MPI_Aint(copies * 3 * cells * sizeof(Real)), int(sizeof(Real)), MPI_INFO_NULL, node_,
+    faces_at_ = (in_place_ ? 1 : 2) * 3 * cells;  // the packed x faces follow the fields
+    face_ = 3 * plane_count(s.grid, 0);
+    MPI_Win_allocate_shared(MPI_Aint((faces_at_ + 4 * face_) * sizeof(Real)), int(sizeof(Real)), MPI_INFO_NULL, node_,
                             &base, &window_);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
     const FieldPtrs<Real> next = in_place_ ? FieldPtrs<Real>{}
                                            : FieldPtrs<Real>{base + 3 * cells, base + 4 * cells, base + 5 * cells};
     e.adopt_fields({base, base + cells, base + 2 * cells}, next);
+    faces_ = base + faces_at_;
 
     // Where each halo comes from: the neighbour's window on this node (itself
     // included, even under --self-copy), or a message.
@@ -51,6 +64,11 @@ class ShmCarrier final : public Carrier<Real> {
     MPI_Comm_group(s.dec.comm, &world);
     MPI_Comm_group(node_, &node);
     source_.assign(e.channels().size(), nullptr);
+    for (int sign = 0; sign < 2; ++sign) {  // whether the rank that reads this x face from us is on the node
+      int reader = send_peer(s.dec, 0, sign), node_rank = MPI_UNDEFINED;
+      MPI_Group_translate_ranks(world, 1, &reader, node, &node_rank);
+      pack_x_[sign] = node_rank != MPI_UNDEFINED;
+    }
     for (const Channel& c : e.channels()) {
       int peer = recv_peer(s.dec, c.dir, c.sign), node_rank = MPI_UNDEFINED;
       MPI_Group_translate_ranks(world, 1, &peer, node, &node_rank);
@@ -69,14 +87,30 @@ class ShmCarrier final : public Carrier<Real> {
   // starts with the node barrier; then the halos of neighbours on the node
   // are read, the others' messages posted.
   void post_recvs(Engine<Real>& e, Channels set) override {
-    if (set.index() == 0) node_barrier();
     HaloState<Real>& s = e.state();
+    const Grid& g = s.grid;
+    if (set.index() == 0) {
+      slot_ ^= 1;
+      for (int sign = 0; sign < 2; ++sign) {
+        if (!pack_x_[sign]) continue;
+        Timed timed(s.timers.pack, &s.timers.pack_dir[0]);
+        s.backend.pack(g, as_const(s.f), plane(g, 0, send_index(g, 0, sign)), face(faces_, sign), direction_queue(0),
+                       FieldRange{});
+        s.backend.wait(direction_queue(0));
+      }
+      node_barrier();
+    }
     for (const Channel& c : set) {
-      if (e.route(c) == Route::Shared) {  // the neighbour's current buffer, plane by plane into the halo
-        Real* theirs = static_cast<Real*>(source_[std::size_t(c.index)]) + std::size_t(e.parity()) * 3 * s.grid.cells();
-        const FieldPtrs<const Real> from{theirs, theirs + s.grid.cells(), theirs + 2 * s.grid.cells()};
-        s.backend.copy_plane(s.grid, s.f, plane(s.grid, c.dir, recv_index(s.grid, c.dir, c.sign)), from,
-                             plane(s.grid, c.dir, send_index(s.grid, c.dir, c.sign)), direction_queue(c.dir));
+      if (e.route(c) == Route::Shared && c.dir == 0) {  // the neighbour's packed face into the halo
+        Timed timed(s.timers.unpack, &s.timers.unpack_dir[0]);
+        const Real* packed = face(static_cast<Real*>(source_[std::size_t(c.index)]) + faces_at_, c.sign);
+        s.backend.unpack(g, packed, plane(g, 0, recv_index(g, 0, c.sign)), s.f, direction_queue(0), FieldRange{});
+        s.backend.wait(direction_queue(0));
+      } else if (e.route(c) == Route::Shared) {  // the neighbour's current buffer, plane by plane into the halo
+        Real* theirs = static_cast<Real*>(source_[std::size_t(c.index)]) + std::size_t(e.parity()) * 3 * g.cells();
+        const FieldPtrs<const Real> from{theirs, theirs + g.cells(), theirs + 2 * g.cells()};
+        s.backend.copy_plane(g, s.f, plane(g, c.dir, recv_index(g, c.dir, c.sign)), from,
+                             plane(g, c.dir, send_index(g, c.dir, c.sign)), direction_queue(c.dir));
         s.backend.wait(direction_queue(c.dir));
       } else if (e.through_mpi(c)) {
         const auto w = e.recv_wire(c);
@@ -107,7 +141,15 @@ class ShmCarrier final : public Carrier<Real> {
     MPI_Win_sync(window_);
   }
 
+  // This step's slot of a rank's packed x face of `sign` (its plane
+  // send_index(x, sign), three fields) in the faces that start at `faces`.
+  Real* face(Real* faces, int sign) const { return faces + std::size_t(2 * slot_ + sign) * face_; }
+
   bool in_place_ = false;
+  std::size_t faces_at_ = 0, face_ = 0;  // where a rank's packed x faces start in its part; one face's elements
+  Real* faces_ = nullptr;               // this rank's
+  bool pack_x_[2] = {false, false};     // by sign: a rank on the node reads that face from us
+  int slot_ = 1;                        // alternates every step (the first post makes it 0)
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Win window_ = MPI_WIN_NULL;
   std::vector<void*> source_;  // by channel: the neighbour's window on this node, or null

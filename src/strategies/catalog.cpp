@@ -66,7 +66,7 @@ const std::vector<StrategyInfo>& strategy_catalog() {
        parts(P::Kernel, T::RmaFence), "", ""},
       {-1, "rma-pscw", "put-pscw", "MPI_Put in post/start/complete/wait epochs with the neighbours only",
        parts(P::Kernel, T::RmaPscw), "", ""},
-      {-1, "shm-window", "shared-memory", "neighbours on the node read straight from a shared window; others by message",
+      {-1, "shm-window", "shared-memory", "neighbours on the node read from a shared window (x faces packed there); others by message",
        parts(P::Kernel, T::ShmWindow), "", ""},
       {-1, "partitioned", "psend", "MPI 4 partitioned send/receive, one partition per field marked ready when packed",
        parts(P::Kernel, T::Partitioned), "", ""},
