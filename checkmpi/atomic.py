@@ -50,7 +50,8 @@ def make_folder(path: Path) -> None:
         raise CheckmpiError(f"cannot write '{path}': {e.strerror or e}", EXIT_FAILED) from None
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` runs on this machine (someone else's counts as running)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -66,7 +67,7 @@ def remove_stale_temporaries(paths: Iterable[Path]) -> list[Path]:
     removed = []
     for p in paths:
         m = TEMP.fullmatch(p.name)
-        if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+        if m and int(m.group(1)) != os.getpid() and not pid_alive(int(m.group(1))):
             try:
                 p.unlink()
                 removed.append(p)

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from checkmpi.atomic import pid_alive
 from checkmpi.errors import EXIT_FAILED, CheckmpiError
 from checkmpi.grid import physical_cores
 
@@ -243,13 +244,23 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     start = time.monotonic()
     if not on_progress:
         return _run(cmd, env, timeout, raise_on_timeout, stderr_lines_kept, start)
-    with tempfile.TemporaryDirectory(prefix="checkmpi-events-") as folder:
+    _remove_stale_event_folders()
+    with tempfile.TemporaryDirectory(prefix=f"checkmpi-events-{os.getpid()}-") as folder:
         events = Path(folder) / "events.jsonl"
         follower = _EventFollower(events, on_progress)
         try:
             return _run([*cmd, "--events", str(events)], env, timeout, raise_on_timeout, stderr_lines_kept, start)
         finally:
             follower.stop()
+
+
+def _remove_stale_event_folders() -> None:
+    """Removes the events folders (checkmpi-events-PID-*) of checkmpi processes no longer running here: what
+    one killed by SIGKILL left in the temporary folder."""
+    for folder in Path(tempfile.gettempdir()).glob("checkmpi-events-*-*"):
+        m = re.fullmatch(r"checkmpi-events-(\d+)-.+", folder.name)
+        if m and int(m.group(1)) != os.getpid() and not pid_alive(int(m.group(1))) and not folder.is_symlink():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class _EventFollower:

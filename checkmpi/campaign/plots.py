@@ -13,7 +13,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
 from checkmpi.campaign.plan import Run, points, sweep_points
-from checkmpi.campaign.report import Cell, point_label, scaleup, status_text, sweep_unit
+from checkmpi.campaign.report import UNRECORDED, Cell, point_label, scaleup, status_text, sweep_unit
 from checkmpi.campaign.spec import Spec, Sweep
 from checkmpi.plots import Figure, id_ticks, save_figure
 from checkmpi.tables import pick_unit
@@ -21,7 +21,7 @@ from checkmpi.tables import pick_unit
 matplotlib.use("Agg")
 
 STATUS_COLOURS = {"ok": "#55a868", "invalid": "#dd8452", "too_slow": "#8172b3", "crashed": "#c44e52",
-                  "not_started": "#8c8c8c", "missing": "#ffffff"}
+                  "not_started": "#8c8c8c", "interrupted": "#e8d36a", "running": "#a6cee3", "missing": "#ffffff"}
 
 
 def all_plots(spec: Spec, cells: dict[str, Cell], outdir: Path) -> list[Figure]:
@@ -81,7 +81,7 @@ def variability_plot(spec: Spec, cells: dict[str, Cell], sweep: Sweep, outdir: P
             times = [np.nan if c.loop is None else c.loop * scale for c in row]
             ax.plot(x, times, "o-", lw=0.7, ms=5, alpha=0.8, color=f"C{(k - 1) % 10}",
                     label=f"s{k}" if spec.repetitions <= 12 else None)
-            bad = [i for i, c in enumerate(row) if c.status not in ("ok", "missing")]
+            bad = [i for i, c in enumerate(row) if c.status not in ("ok", *UNRECORDED)]
             ax.scatter(bad, [0] * len(bad), marker="x", color=[STATUS_COLOURS[row[i].status] for i in bad],
                        s=60, clip_on=False, zorder=5)
         for p in pts:

@@ -19,6 +19,7 @@ from checkmpi.campaign.plan import Point, Run, points, sweep_points
 from checkmpi.atomic import write_json, write_text
 from checkmpi.campaign.records import STATUSES, CampaignDir, now_iso
 from checkmpi.campaign.sharing import shared_nodes
+from checkmpi.campaign.status import run_state
 from checkmpi.campaign.spec import Spec, Sweep
 from checkmpi.errors import CheckmpiError
 from checkmpi.campaign.execute import mismatch
@@ -36,7 +37,7 @@ class Cell:
 
     run: Run
     record: dict[str, Any] | None
-    status: str  # a record's status, or "missing"
+    status: str  # a record's status, or one of UNRECORDED
     loop: float | None = None  # seconds, max over ranks (ok runs only)
     mpi_percent: float | None = None  # comm / loop, max over ranks
     expected: float | None = None
@@ -66,7 +67,8 @@ def gather(cdir: CampaignDir, spec: Spec, runs: list[Run], include_shared: bool 
     letters = 0
     for run in runs:
         record = cdir.read_record(run.id)
-        cell = Cell(run, record, record["status"] if record else "missing")
+        state = run_state(cdir, run.id, None) if record is None else ""
+        cell = Cell(run, record, record["status"] if record else state if state in UNRECORDED else "missing")
         if record is not None:
             cell.expected = (record.get("expected") or {}).get("seconds")
         if record is not None and record["status"] == "ok" and record.get("results"):
@@ -84,13 +86,18 @@ def gather(cdir: CampaignDir, spec: Spec, runs: list[Run], include_shared: bool 
         if cell.status == "ok" and cell.expected and record and record.get("elapsed_s") is not None:
             cell.slow = record["elapsed_s"] > spec.slow * cell.expected
         cell.slow = cell.slow or cell.status == "too_slow"
-        if cell.status not in ("ok", "missing"):
+        if cell.status not in ("ok", *UNRECORDED):
             cell.letter = _letter(letters)
             letters += 1
         cells[run.id] = cell
     for run_id, others in shared_nodes(c.record for c in cells.values() if c.record).items():
         cells[run_id].shared_with, cells[run_id].left_out = others, not include_shared
     return cells
+
+
+# A run without a record: its campaign is running it, was stopped while it ran (campaign status's
+# "interrupted": the next `campaign run` runs it again), or has not run it yet ("missing": pending).
+UNRECORDED = ("interrupted", "running", "missing")
 
 
 def status_text(status: str) -> str:
@@ -259,7 +266,7 @@ def submissions_table(spec: Spec, cells: dict[str, Cell]) -> tuple[T.Table, list
     subs = []
     for k in range(1, spec.repetitions + 1):
         mine = [c for c in cells.values() if c.run.submission == k]
-        n = {s: sum(1 for c in mine if c.status == s) for s in (*STATUSES, "missing")}
+        n = {s: sum(1 for c in mine if c.status == s) for s in (*STATUSES, *UNRECORDED)}
         failed = sum(n[s] for s in FAILED)
         slow = sum(1 for c in mine if c.slow)
         if n["not_started"] == len(mine):
@@ -267,12 +274,13 @@ def submissions_table(spec: Spec, cells: dict[str, Cell]) -> tuple[T.Table, list
         elif n["ok"] == len(mine):
             verdict = "every run ok" + ("" if not slow else f", {slow} slower than expected")
         else:
-            verdict = "; ".join(f"{n[s]} {status_text(s)}" for s in (*FAILED, "not_started", "missing") if n[s])
+            verdict = "; ".join(f"{n[s]} {status_text(s)}" for s in (*FAILED, "not_started", *UNRECORDED) if n[s])
         jobs = _row_name(spec, k, mine)
         table.rows.append([jobs, str(n["ok"]), str(failed), str(n["not_started"]), str(n["missing"]), str(slow),
                            verdict])
         subs.append({"submission": k, "label": jobs, "runs": len(mine), "ok": n["ok"], "failed": failed,
-                     "not_started": n["not_started"], "missing": n["missing"], "slower_than_expected": slow,
+                     "not_started": n["not_started"], "missing": n["missing"], "interrupted": n["interrupted"],
+                     "running": n["running"], "slower_than_expected": slow,
                      "verdict": verdict})
     table.caption = (f"failed: invalid, too slow or crashed; slower than expected: an ok run whose wall time was "
                      f"above {spec.slow:g} x its expected time, or one stopped as too slow")
@@ -289,7 +297,8 @@ def summary_lines(spec: Spec, cells: dict[str, Cell], subs: list[dict[str, Any]]
     by_sub = {s["submission"]: [c for c in cells.values() if c.run.submission == s["submission"]] for s in subs}
     lines = [
         f"{counts['ok']}/{counts['runs']} runs ok; " + ", ".join(
-            f"{counts[s]} {status_text(s)}" for s in (*FAILED, "not_started", "missing")),
+            f"{counts[s]} {status_text(s)}" for s in (*FAILED, "not_started", *UNRECORDED)
+            if s not in ("interrupted", "running") or counts[s]),
         share(sum(1 for s in subs if s["verdict"] == "did not start"), "did not start at all"),
         share(sum(1 for s in subs if any(c.status == "too_slow" for c in by_sub[s["submission"]])),
               f"had a run stopped as too slow (over {spec.too_slow:g} x its expected time, or at the time limit)"),
@@ -309,7 +318,7 @@ def summary_lines(spec: Spec, cells: dict[str, Cell], subs: list[dict[str, Any]]
 
 
 def _counts(cells: dict[str, Cell]) -> dict[str, int]:
-    counts = {s: sum(1 for c in cells.values() if c.status == s) for s in (*STATUSES, "missing")}
+    counts = {s: sum(1 for c in cells.values() if c.status == s) for s in (*STATUSES, *UNRECORDED)}
     counts["runs"] = len(cells)
     counts["retried_runs"] = sum(1 for c in cells.values() if c.record and c.record["attempt"] > 1)
     counts["attempts"] = sum(c.record["attempt"] for c in cells.values() if c.record)

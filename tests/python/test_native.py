@@ -123,3 +123,27 @@ def test_a_process_left_by_the_launcher_is_ended(tmp_path):
     while alive() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert alive() == []
+
+
+def test_stale_event_folders_removed(tmp_path, monkeypatch):
+    """A checkmpi killed by SIGKILL leaves its events folder in the temporary folder; the next run with
+    progress removes those of processes no longer running, and keeps a running one's and foreign names."""
+    import subprocess
+    import tempfile
+
+    gone = subprocess.Popen([sys.executable, "-c", ""])
+    gone.wait()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    stale = tmp_path / f"checkmpi-events-{gone.pid}-abc"
+    live = tmp_path / f"checkmpi-events-{os.getppid()}-def"
+    other = tmp_path / "checkmpi-events-notapid-ghi"
+    for folder in (stale, live, other):
+        folder.mkdir()
+        (folder / "events.jsonl").write_text("{}\n")
+    target = tmp_path / "kept"
+    target.mkdir()
+    link = tmp_path / f"checkmpi-events-{gone.pid}-link"
+    link.symlink_to(target)
+    native._remove_stale_event_folders()
+    assert not stale.exists()
+    assert live.is_dir() and other.is_dir() and link.is_symlink() and target.is_dir()

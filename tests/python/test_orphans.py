@@ -5,6 +5,7 @@ outputs never replace a symbolic link, a device or a stranger's folder."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from campaign_helpers import flat, leftover_processes, rendered_table, start
+from campaign_helpers import flat, leftover_processes, rendered_table, start, validate_report
 from conftest import DATA, REPO, assert_clean_error, checkmpi
 from test_faults import _can_mount
 
@@ -101,6 +102,14 @@ def test_signal_to_campaign_run_then_status_and_resume(halo_bin, tmp_path, sig):
     assert status.returncode == 0, status.stderr
     assert rendered_table(status.stdout, "Campaign")[0][:2] == [RUN_ID, "interrupted"]
     assert "0 done, 0 running, 0 failed, 0 pending, 1 interrupted of 1 runs" in status.stdout
+    # The report says so too, not pending.
+    report = checkmpi("campaign", "report", str(folder), "--json", str(tmp_path / "interrupted.json"), timeout=120)
+    assert report.returncode == 0, report.stderr
+    doc = json.loads((tmp_path / "interrupted.json").read_text())
+    validate_report(doc)
+    assert [r["status"] for r in doc["runs"]] == ["interrupted"]
+    sub = doc["submissions"][0]
+    assert (sub["interrupted"], sub["missing"], sub["verdict"]) == (1, 0, "1 interrupted")
 
     dead = _dead_pid()
     stale = [folder / "runs" / f"{RUN_ID}.json.tmp.{dead}.0", folder / "plots" / f"failure-matrix.png.tmp.{dead}.7"]
