@@ -205,6 +205,9 @@ class Job:
     launcher_args: tuple[str, ...] = ()  # options for the launcher (--mpi-args, srun's)
     tag_output: bool = False
     per_node: int | None = None
+    # Where the --events file goes: a folder every rank 0 can write and checkmpi read (on other nodes /tmp is
+    # the node's own), e.g. the results' folder; None: the system's temporary folder.
+    scratch: Path | None = None
 
     def command(self) -> tuple[list[str], dict[str, str]]:
         return mpi_command(self.launcher, self.np, self.argv, list(self.launcher_args), tag_output=self.tag_output,
@@ -213,7 +216,7 @@ class Job:
     def run(self, timeout: float | None, on_progress: Callable[[int, int, str], None] | None = None, *,
             raise_on_timeout: bool = True, stderr_lines_kept: int = 200) -> NativeRun:
         cmd, env = self.command()
-        return run_native(cmd, env, timeout, on_progress, raise_on_timeout, stderr_lines_kept)
+        return run_native(cmd, env, timeout, on_progress, raise_on_timeout, stderr_lines_kept, self.scratch)
 
 
 @dataclass
@@ -227,7 +230,8 @@ class NativeRun:
 
 def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
                on_progress: Callable[[int, int, str], None] | None = None,
-               raise_on_timeout: bool = True, stderr_lines_kept: int = 200) -> NativeRun:
+               raise_on_timeout: bool = True, stderr_lines_kept: int = 200,
+               scratch: Path | None = None) -> NativeRun:
     """Runs an MPI job, reporting the tool's progress as it goes.
 
     With `on_progress`, the tool (the last part of `cmd`) also gets
@@ -238,12 +242,13 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     (launcher and ranks), which is waited for before checkmpi stops. A job
     past its timeout is stopped the same way; that is an error unless
     raise_on_timeout is False, which returns it with timed_out set. The last
-    `stderr_lines_kept` lines of stderr are kept.
+    `stderr_lines_kept` lines of stderr are kept. The --events file lies in a new folder under `scratch`
+    (default: the system's temporary folder).
     """
     start = time.monotonic()
     if not on_progress:
         return _run(cmd, env, timeout, raise_on_timeout, stderr_lines_kept, start)
-    with tempfile.TemporaryDirectory(prefix="checkmpi-events-") as folder:
+    with tempfile.TemporaryDirectory(prefix=".checkmpi-events-", dir=scratch) as folder:
         events = Path(folder) / "events.jsonl"
         follower = _EventFollower(events, on_progress)
         try:
