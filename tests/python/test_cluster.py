@@ -1,7 +1,7 @@
 """Across emulated nodes (issue 31): scripts/cluster-local.sh starts two nodes (network namespaces on a bridge, real
-TCP between them); checkmpi p2p pingpong --hostfile runs across them, checkmpi-halo --strategy all validates every
-row on them and records where each direction's neighbours are; stop leaves nothing behind. Skipped, saying why,
-where namespaces cannot be made (not root, no `ip netns`) or a cluster is up already."""
+TCP between them); checkmpi p2p pingpong --hostfile runs across them (bw, loggp and nbc too), checkmpi-halo
+--strategy all validates every row on them and records where each direction's neighbours are; stop leaves nothing
+behind. Skipped, saying why, where namespaces cannot be made (not root, no `ip netns`) or a cluster is up already."""
 
 from __future__ import annotations
 
@@ -104,3 +104,17 @@ def test_halo_all_strategies_across_nodes(cluster, halo_bin):
     rows = [s for s in run.ran()]
     assert len(rows) >= 19, [s.id for s in rows]
     assert all(s.valid for s in rows), [s.id for s in rows if not s.valid]
+
+
+@pytest.mark.parametrize("mode,options", [("bw", ["-m", "1024:4096", "-i", "20"]), ("loggp", ["-m", "1024:2048"]),
+                                          ("nbc", ["-m", "1024:1024", "-i", "10"])])
+def test_p2p_modes_see_different_nodes(cluster, halo_bin, mode, options):
+    out = cluster["folder"] / f"{mode}.json"
+    cmd = ["mpirun", "-n", "2", "--hostfile", cluster["hostfile"], str(halo_bin / "checkmpi-p2p"), mode, *options,
+           "--json", str(out)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=cluster["env"], cwd=cluster["folder"],
+                       timeout=TIMEOUT)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "placement   : different nodes" in r.stdout
+    assert "ranks       : 2 on 2 node(s)" in r.stdout
+    assert load(out).context["same_node"] is False
