@@ -74,6 +74,10 @@ def _no_report(p: argparse.ArgumentParser, extra: str = "") -> None:
 
 def _launch_options(p: argparse.ArgumentParser) -> None:
     _launcher_options(p)
+    p.add_argument("--hostfile", metavar="FILE", help="the nodes to run on, in the launcher's format (Open MPI: "
+                   "--hostfile, MPICH: -f; e.g. scripts/cluster-local.sh's)")
+    p.add_argument("--hosts", metavar="H1,H2,...", help="the nodes to run on, each NAME or NAME:SLOTS (Open MPI: "
+                   "--host, MPICH: -hosts)")
     p.add_argument("-o", "--json", metavar="FILE", help="where the results go (default results/<kind>-<time>.json)")
     p.add_argument("--outdir", metavar="DIR", help="per-run output, log and report (default: the JSON path "
                    "without .json)")

@@ -16,7 +16,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from checkmpi import bounds, halo_plan
+from checkmpi import bounds, halo_plan, hosts
 from checkmpi import report as R
 from checkmpi import tables as T
 from checkmpi.atomic import refuse_odd_target, write_text
@@ -215,30 +215,41 @@ class ProgressLine:
 
 
 RANKS_PER_CPU = 4  # the most ranks per CPU of a node --np may start without --force (run, p2p, calibrate)
-_HOST_OPTIONS = {"--hostfile", "--machinefile", "--default-hostfile", "--host", "-H", "-hostfile", "-machinefile",
-                 "-f", "-hosts", "-host"}
 
 
 def _check_placeable(args: argparse.Namespace, extra: list[str]) -> None:
-    """--np on this node alone (no Slurm allocation, no hosts in --mpi-args): at most RANKS_PER_CPU per CPU, unless
-    --force (passed on to the tool too): ranks beyond them only wait for the scheduler, and very many of them can
-    bring the node down."""
-    if args.np is None or has_option(extra, "--force") or os.environ.get("SLURM_JOB_ID"):
+    """--np on this node alone (no Slurm allocation, no --hostfile or --hosts, no hosts in --mpi-args): at most
+    RANKS_PER_CPU per CPU, unless --force (passed on to the tool too): ranks beyond them only wait for the scheduler,
+    and very many of them can bring the node down."""
+    mpi_args = _mpi_args(args)
+    hosts.check(args, mpi_args)
+    if args.np is None or has_option(extra, "--force") or os.environ.get("SLURM_JOB_ID") or hosts.given(args):
         return
-    if any(word.split("=", 1)[0] in _HOST_OPTIONS for word in _launcher_args(args)):
+    if any(word.split("=", 1)[0] in hosts.HOST_OPTIONS for word in mpi_args):
         return
     cpus = os.cpu_count() or 1
     if args.np > RANKS_PER_CPU * cpus:
         raise CheckmpiError(f"--np {args.np} is more ranks than this node places: at most {RANKS_PER_CPU * cpus} "
-                            f"({RANKS_PER_CPU} per CPU of its {cpus}; name hosts in --mpi-args, run in a Slurm "
+                            f"({RANKS_PER_CPU} per CPU of its {cpus}; give --hostfile or --hosts, run in a Slurm "
                             "allocation, or --force)")
 
 
-def _launcher_args(args: argparse.Namespace) -> list[str]:
+def _mpi_args(args: argparse.Namespace) -> list[str]:
     try:
         return shlex.split(args.mpi_args)
     except ValueError as e:
         raise CheckmpiError(f"--mpi-args: {e}") from None
+
+
+def _launcher_args(args: argparse.Namespace, launcher: Launcher) -> list[str]:
+    """--hostfile or --hosts in the launcher's spelling, then --mpi-args."""
+    return hosts.launcher_args(args, launcher) + _mpi_args(args)
+
+
+def _scratch(args: argparse.Namespace, json_path: Path) -> Path | None:
+    """With --hostfile or --hosts, the results' folder takes the job's temporary files (a rank 0 on another node
+    cannot write this one's /tmp); else the system's temporary folder."""
+    return json_path.parent if hosts.given(args) else None
 
 
 def _warnings(tool: str, done: NativeRun) -> None:
@@ -270,7 +281,7 @@ def _prepare(path: Path) -> None:
 
 
 def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | None, budget: float,
-              timeout: float | None, launcher_args: list[str], launches: int = 1) -> int:
+              timeout: float | None, launcher_args: list[str], launches: int = 1, scratch: Path | None = None) -> int:
     """Steps per launch that make the whole job (`launches` launches) take about `budget` seconds, from a short
     run of every chosen strategy in as many rounds as the job's, one step or
     more each (its launch and every round's set-up count as well). The short
@@ -279,10 +290,10 @@ def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | Non
     times and at each round's end."""
     rounds, rounds_option = _rounds(plan)
     cal_steps = max(CALIBRATION_STEPS, rounds)
-    with tempfile.TemporaryDirectory(prefix="checkmpi-calibrate-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=".checkmpi-calibrate-", dir=scratch) as tmp:
         json_path = Path(tmp) / "calibration.json"
         argv = halo_argv(exe, plan, json_path, Path(tmp) / "out", cal_steps, strategy, checks=1) + rounds_option
-        job = Job(launcher, plan.np, argv + ["--repeat", "1"], tuple(launcher_args))
+        job = Job(launcher, plan.np, argv + ["--repeat", "1"], tuple(launcher_args), scratch=scratch)
         with ProgressLine(f"calibrating ({cal_steps} steps per strategy in {rounds} rounds)") as progress:
             done = job.run(timeout, progress.update)
         if done.returncode != 0:
@@ -322,13 +333,14 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
     outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
     _prepare(json_path)
     exe, launcher = _launch("checkmpi-halo", args)
-    launcher_args = _launcher_args(args)
+    launcher_args = _launcher_args(args, launcher)
     iters = plan.iters
     argv_rounds: list[str] = []
     calibrated = iters is None and not plan.uses_input
     launches = args.launches or (LAUNCHES if calibrated else 1)
     if calibrated:
-        iters = calibrate(exe.path, launcher, plan, args.strategy, args.budget, args.timeout, launcher_args, launches)
+        iters = calibrate(exe.path, launcher, plan, args.strategy, args.budget, args.timeout, launcher_args, launches,
+                          _scratch(args, json_path))
         argv_rounds = _rounds(plan)[1]
     argv = halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy) + argv_rounds
     if launches > 1 and not has_option(plan.passthrough, "--samples"):
@@ -338,7 +350,7 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
         argv += ["--samples", str(samples)]
     logs = []
     for k in range(1, launches + 1):
-        job = Job(launcher, plan.np, argv, tuple(launcher_args))
+        job = Job(launcher, plan.np, argv, tuple(launcher_args), scratch=_scratch(args, json_path))
         if k == 1:
             say("running: " + " ".join(job.command()[0]))
         what = f"checkmpi-halo on {plan.np} ranks" + (f", launch {k} of {launches}" if launches > 1 else "")
@@ -373,7 +385,7 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
     _prepare(json_path)
     exe, launcher = _launch("checkmpi-p2p", args)
     job = Job(launcher, np, [str(exe.path), args.mode, "--json", str(json_path)] + extra,
-              tuple(_launcher_args(args)))
+              tuple(_launcher_args(args, launcher)), scratch=_scratch(args, json_path))
     say("running: " + " ".join(job.command()[0]))
     with ProgressLine(f"checkmpi-p2p {args.mode} on {np} ranks") as progress:
         done = job.run(args.timeout, progress.update)

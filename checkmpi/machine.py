@@ -281,6 +281,12 @@ class Pack:
         return next((p for k, p in reversed(self.by_ranks) if k <= ranks), self.by_ranks[0][1])
 
 
+STAND_IN_NOTE = "off-node link not measured: the on-node link times the messages between nodes"
+STAND_IN_WARNING = ("the prediction crosses nodes, but the machine profile has no off-node link: its messages between "
+                    "nodes are timed as on-node ones, which a network is slower than (calibrate across two nodes: "
+                    "checkmpi calibrate --hosts H1,H2, or in a Slurm allocation of two nodes)")
+
+
 @dataclass(frozen=True)
 class Machine:
     path: Path
@@ -304,8 +310,16 @@ class Machine:
         return int(self.context["ranks_per_node"])
 
     def link(self, same_node: bool) -> Link:
-        """The link between two ranks; between nodes, the intra-node one where inter was not measured."""
+        """The link between two ranks; between nodes, the intra-node one where inter was not measured (whoever
+        predicts across nodes says so: off_node_link, STAND_IN_WARNING)."""
         return self.intra if same_node or self.inter is None else self.inter
+
+    def off_node_link(self, inter_messages: int) -> str:
+        """How `inter_messages` messages between nodes were timed: "not used" (none), "measured", or "on-node
+        stand-in" (the profile has no off-node link, and the on-node one's times stood in for it)."""
+        if inter_messages == 0:
+            return "not used"
+        return "measured" if self.inter is not None else "on-node stand-in"
 
     def pack(self, backend: str) -> Pack | None:
         return self.pack_host if backend == "host" else self.pack_cuda if backend == "cuda" else None

@@ -206,6 +206,9 @@ class Job:
     launcher_args: tuple[str, ...] = ()  # options for the launcher (--mpi-args, srun's)
     tag_output: bool = False
     per_node: int | None = None
+    # Where the --events file goes: a folder every rank 0 can write and checkmpi read (on other nodes /tmp is
+    # the node's own), e.g. the results' folder; None: the system's temporary folder.
+    scratch: Path | None = None
 
     def command(self) -> tuple[list[str], dict[str, str]]:
         return mpi_command(self.launcher, self.np, self.argv, list(self.launcher_args), tag_output=self.tag_output,
@@ -214,7 +217,7 @@ class Job:
     def run(self, timeout: float | None, on_progress: Callable[[int, int, str], None] | None = None, *,
             raise_on_timeout: bool = True, stderr_lines_kept: int = 200) -> NativeRun:
         cmd, env = self.command()
-        return run_native(cmd, env, timeout, on_progress, raise_on_timeout, stderr_lines_kept)
+        return run_native(cmd, env, timeout, on_progress, raise_on_timeout, stderr_lines_kept, self.scratch)
 
 
 @dataclass
@@ -228,7 +231,8 @@ class NativeRun:
 
 def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
                on_progress: Callable[[int, int, str], None] | None = None,
-               raise_on_timeout: bool = True, stderr_lines_kept: int = 200) -> NativeRun:
+               raise_on_timeout: bool = True, stderr_lines_kept: int = 200,
+               scratch: Path | None = None) -> NativeRun:
     """Runs an MPI job, reporting the tool's progress as it goes.
 
     With `on_progress`, the tool (the last part of `cmd`) also gets
@@ -239,13 +243,14 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     (launcher and ranks), which is waited for before checkmpi stops. A job
     past its timeout is stopped the same way; that is an error unless
     raise_on_timeout is False, which returns it with timed_out set. The last
-    `stderr_lines_kept` lines of stderr are kept.
+    `stderr_lines_kept` lines of stderr are kept. The --events file lies in a new folder under `scratch`
+    (default: the system's temporary folder).
     """
     start = time.monotonic()
     if not on_progress:
         return _run(cmd, env, timeout, raise_on_timeout, stderr_lines_kept, start)
-    _remove_stale_event_folders()
-    with tempfile.TemporaryDirectory(prefix=f"checkmpi-events-{os.getpid()}-") as folder:
+    _remove_stale_event_folders(scratch)
+    with tempfile.TemporaryDirectory(prefix=f".checkmpi-events-{os.getpid()}-", dir=scratch) as folder:
         events = Path(folder) / "events.jsonl"
         follower = _EventFollower(events, on_progress)
         try:
@@ -254,11 +259,11 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
             follower.stop()
 
 
-def _remove_stale_event_folders() -> None:
-    """Removes the events folders (checkmpi-events-PID-*) of checkmpi processes no longer running here: what
-    one killed by SIGKILL left in the temporary folder."""
-    for folder in Path(tempfile.gettempdir()).glob("checkmpi-events-*-*"):
-        m = re.fullmatch(r"checkmpi-events-(\d+)-.+", folder.name)
+def _remove_stale_event_folders(scratch: Path | str | None = None) -> None:
+    """Removes the events folders (.checkmpi-events-PID-*) in `scratch` (default: the temporary folder) of
+    checkmpi processes no longer running here: what one killed by SIGKILL left."""
+    for folder in Path(scratch or tempfile.gettempdir()).glob(".checkmpi-events-*-*"):
+        m = re.fullmatch(r"\.checkmpi-events-(\d+)-.+", folder.name)
         if m and int(m.group(1)) != os.getpid() and not pid_alive(int(m.group(1))) and not folder.is_symlink():
             shutil.rmtree(folder, ignore_errors=True)
 

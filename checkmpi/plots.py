@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from checkmpi.atomic import replacing
-from checkmpi.machine import Link
+from checkmpi.machine import STAND_IN_NOTE, Link
 from checkmpi.model import Prediction
 from checkmpi.projection import Point
 from checkmpi.results import HaloRun, P2PRun, opt_float, x_join
@@ -200,8 +200,9 @@ def predicted_vs_measured(run: HaloRun, predictions: list[Prediction], outdir: P
 
 
 def projection(points: list[Point], measured: dict[str, list[tuple[int, float]]], outdir: Path,
-               name: str = "projection") -> Figure:
-    """Predicted time per step against ranks, one line per strategy; measured points as markers."""
+               name: str = "projection", stand_in: bool = False) -> Figure:
+    """Predicted time per step against ranks, one line per strategy; measured points as markers (the axis says so
+    only where there are some); stand_in: the title says that the on-node link times the off-node messages."""
     ids = [p.row.id for p in points[0].predictions]
     unit, scale = pick_unit(max([p.total for pt in points for p in pt.predictions]
                                 + [t for pts in measured.values() for _, t in pts]))
@@ -217,9 +218,10 @@ def projection(points: list[Point], measured: dict[str, list[tuple[int, float]]]
     ax.set_xscale("log")
     ax.set_xticks(ranks, [str(n) for n in ranks])
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-    ax.set_xlabel("ranks (weak scaling; markers: measured)")
+    markers = any(measured.get(sid) for sid in ids)
+    ax.set_xlabel("ranks (weak scaling" + ("; markers: measured)" if markers else ")"))
     ax.set_ylabel(f"time per step ({unit})")
-    ax.set_title("Projected weak scale-up", fontsize=10)
+    ax.set_title("Projected weak scale-up" + (f"\n({STAND_IN_NOTE})" if stand_in else ""), fontsize=10)
     ax.grid(alpha=0.3, which="both")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7, ncol=1 + len(ids) // 16)
     return save_figure(fig, outdir, name, "Projected weak scale-up")

@@ -13,6 +13,7 @@ from typing import Callable
 from checkmpi.atomic import refuse_inputs, write_json
 from checkmpi import bounds
 from checkmpi.errors import CheckmpiError
+from checkmpi.machine import STAND_IN_WARNING
 from checkmpi.results import HaloRun, load
 
 PREDICT_SCHEMA = "checkmpi.predict/1"
@@ -56,6 +57,7 @@ def predict_command(args: argparse.Namespace) -> int:
         "model": {"machine": str(machine.path), "derived_from": machine.context.get("derived_from", "machine")}}
     if counts:
         points = project(counts, case, rows, machine, args.bin)
+        link = machine.off_node_link(sum(pt.links["inter"] for pt in points))
         T.render(MT.placement_table(points, rpn, local), out)
         T.render(MT.projection_table(points, machine), out)
         doc["projection"] = [{"ranks": pt.nprocs, "procs": pt.procs, "nodes": pt.nodes, "busiest_rank": pt.rank,
@@ -64,14 +66,18 @@ def predict_command(args: argparse.Namespace) -> int:
         if args.plots:
             from checkmpi import plots
 
-            fig = plots.projection(points, {}, Path(args.plots))
+            fig = plots.projection(points, {}, Path(args.plots), stand_in=link == "on-node stand-in")
             print(f"checkmpi: plot: {fig.png}", file=sys.stderr)
     else:
         predictions = predict(rows, case, machine)
+        link = machine.off_node_link(max((p.links["inter"] for p in predictions), default=0))
         title = (f"Predicted time per step: {'x'.join(map(str, case.procs))} ranks ({case.rpn} per node), local "
                  f"{'x'.join(map(str, case.local))}, {case.precision}, sync {case.sync}")
         T.render(MT.prediction_table(predictions, machine, title), out)
         doc["predictions"] = [_prediction_json(p) for p in predictions]
+    doc["off_node_link"] = link
+    if link == "on-node stand-in":
+        print(f"checkmpi: warning: {STAND_IN_WARNING}", file=sys.stderr)
     if args.json:
         write_json(Path(args.json), doc)
     return 0

@@ -26,7 +26,7 @@ from checkmpi.catalog import Row
 from checkmpi.atomic import refuse_inputs, write_text
 from checkmpi.errors import CheckmpiError
 from checkmpi.p2p_tables import p2p_tables
-from checkmpi.machine import Machine
+from checkmpi.machine import STAND_IN_WARNING, Machine
 from checkmpi.model import Case, Geometry, Prediction, predict
 from checkmpi.projection import Campaign
 from checkmpi.results import HaloRun, P2PRun, load_all, new_path, run_folder, x_join
@@ -175,7 +175,10 @@ def _project(counts: list[int], case: Case, rows: list[Row], machine: Machine, m
     points = project(counts, case, rows, machine, inputs.bin_dir)
     rep.tables.append(MT.placement_table(points, case.ranks_per_node, case.local))
     rep.tables.append(MT.projection_table(points, machine))
-    return points, measured
+    stand_in = machine.off_node_link(sum(pt.links["inter"] for pt in points)) == "on-node stand-in"
+    if stand_in:
+        rep.notes.append(f"projection: {STAND_IN_WARNING}")
+    return points, measured, stand_in
 
 
 def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: dict, projection,
@@ -190,7 +193,8 @@ def _plots(rep: Report, halos: list[HaloRun], p2ps: list[P2PRun], predictions: d
     if len([r for r in halos if r.ran()]) > 1:
         rep.figures.append(plots.halo_comparison([r for r in halos if r.ran()], outdir))
     if projection is not None:
-        rep.figures.append(plots.projection(*projection, outdir))
+        points, measured, stand_in = projection
+        rep.figures.append(plots.projection(points, measured, outdir, stand_in=stand_in))
     for run in p2ps:
         if run.results:
             made = plots.P2P_PLOTS[run.mode](run, outdir)

@@ -308,6 +308,19 @@ def pair_text(run: P2PRun) -> str:
 
 # ---- context --------------------------------------------------------------------------------------
 
+def neighbours_text(neighbours: dict) -> str:
+    """checkmpi-halo's header line from its JSON: "x off node, y on node, z self" (mixed: "x 4 of 8 off node")."""
+    parts = []
+    for d in ("x", "y", "z"):
+        n = neighbours.get(d, {})
+        where = n.get("where", "?")
+        if where == "mixed":
+            messages = sum(int(n.get(k, 0)) for k in ("self", "on_node", "off_node"))
+            where = f"{n.get('off_node', '?')} of {messages} off node"
+        parts.append(f"{d} {where}")
+    return ", ".join(parts)
+
+
 def context_rows(run: HaloRun | P2PRun) -> list[tuple[str, str]]:
     """The context block: what ran where, with which MPI."""
     c = run.context
@@ -324,6 +337,8 @@ def context_rows(run: HaloRun | P2PRun) -> list[tuple[str, str]]:
                    f"{c.get('ranks_per_node', '?')} per node")),
         ("backend / GPU-aware MPI", _gpu_text(c)),
     ]
+    if isinstance(c.get("neighbours"), dict):  # halo: where each direction's messages go, as checkmpi-halo found
+        rows.append(("neighbours", neighbours_text(c["neighbours"])))
     if "cpus_per_node" in c:  # the tool's header line: threads on the busiest node's CPUs, and the binding
         rows.append(("CPUs", cpus_text(c) + (": OVERSUBSCRIBED, timings include the scheduler's time slices"
                                              if c.get("oversubscribed") else "")

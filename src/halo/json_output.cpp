@@ -1,6 +1,7 @@
 #include "halo/json_output.hpp"
 
 #include "core/samples.hpp"
+#include "halo/neighbours.hpp"
 #include "halo/text_output.hpp"
 #include "strategies/strategy.hpp"
 
@@ -28,6 +29,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   root["schema"] = kHaloSchema;
   Json context = context_json(ctx);
   context["dims"] = Json::array_of(std::vector<int>(dec.dims.begin(), dec.dims.end()));
+  context["neighbours"] = neighbours_json(neighbour_counts(dec, ctx));
   context["backend"] = backend_name(backend.kind);
   context["omp_threads"] = host_threads();
   context["oversubscribed"] = oversubscribed(ctx, host_threads());

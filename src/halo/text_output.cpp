@@ -11,6 +11,7 @@
 #include "core/errors.hpp"
 #include "core/text.hpp"
 #include "grid/profiles.hpp"
+#include "halo/neighbours.hpp"
 
 namespace checkmpi {
 
@@ -114,6 +115,7 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << "  CPU            : " << cpu_text(ctx) << "\n"
       << "  ranks          : " << ctx.nprocs << " on " << ctx.nodes << " node(s), at most "
       << ctx.ranks_per_node << " per node\n"
+      << "  neighbours     : " << neighbours_text(neighbour_counts(dec, ctx)) << "\n"
       << "  CPUs           : " << cpus_text(ctx, host_threads()) << "; binding " << binding_text(ctx) << "\n"
       << "  global size    : lx=" << cfg.lx << " ly=" << cfg.ly << " lz=" << cfg.lz << "\n"
       << "  decomposition  : proc_x=" << dec.dims[0] << " proc_y=" << dec.dims[1] << " proc_z=" << dec.dims[2] << "\n"

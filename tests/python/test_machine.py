@@ -394,3 +394,30 @@ def test_calibrate_fits_become_parameters():
     top = next(r for r in run.results if r["size"] == fitted[0]["max_size"])
     assert segs[0]["alpha"] == 0.0 and segs[0]["beta"] == top["size"] / top["latency"]["median"]
     assert len(notes) == 2 and "set to 0" in notes[0] and "flat" in notes[1]
+
+
+def test_predict_across_nodes_says_when_the_on_node_link_stands_in(tmp_path, halo_bin):
+    """Issue 31: a profile without an off-node link times messages between nodes on the on-node link; predict says
+    so (a warning line, "off_node_link": "on-node stand-in", the plot's title) and never silently. With an off-node
+    link measured, or no message crossing a node, it does not."""
+    profile = DATA / "profiles" / "machine_2ranks.json"
+    common = ["--local", "16x16x16", "--ranks-per-node", "2", "--strategy", "step2,step7", "--bin", str(halo_bin)]
+    r = checkmpi("predict", "--machine", str(profile), "--scale", "2,8,64", *common, "--json", str(tmp_path / "s.json"),
+                 "--plots", str(tmp_path / "plots"))
+    assert r.returncode == 0, r.stderr
+    assert "checkmpi: warning: the prediction crosses nodes, but the machine profile has no off-node link" in r.stderr
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["off_node_link"] == "on-node stand-in"
+    assert [pt["links"]["inter"] > 0 for pt in doc["projection"]] == [False, True, True]
+    r = checkmpi("predict", "--machine", str(profile), "--procs", "2x1x1", *common, "--json", str(tmp_path / "p.json"))
+    assert r.returncode == 0, r.stderr
+    assert "warning" not in r.stderr
+    assert json.loads((tmp_path / "p.json").read_text())["off_node_link"] == "not used"
+    measured = json.loads(profile.read_text())
+    measured["links"]["inter"] = copy.deepcopy(measured["links"]["intra"])
+    (tmp_path / "m.json").write_text(json.dumps(measured))
+    r = checkmpi("predict", "--machine", str(tmp_path / "m.json"), "--scale", "2,8", *common,
+                 "--json", str(tmp_path / "m-s.json"))
+    assert r.returncode == 0, r.stderr
+    assert "warning" not in r.stderr
+    assert json.loads((tmp_path / "m-s.json").read_text())["off_node_link"] == "measured"

@@ -134,15 +134,15 @@ def test_stale_event_folders_removed(tmp_path, monkeypatch):
     gone = subprocess.Popen([sys.executable, "-c", ""])
     gone.wait()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    stale = tmp_path / f"checkmpi-events-{gone.pid}-abc"
-    live = tmp_path / f"checkmpi-events-{os.getppid()}-def"
-    other = tmp_path / "checkmpi-events-notapid-ghi"
+    stale = tmp_path / f".checkmpi-events-{gone.pid}-abc"
+    live = tmp_path / f".checkmpi-events-{os.getppid()}-def"
+    other = tmp_path / ".checkmpi-events-notapid-ghi"
     for folder in (stale, live, other):
         folder.mkdir()
         (folder / "events.jsonl").write_text("{}\n")
     target = tmp_path / "kept"
     target.mkdir()
-    link = tmp_path / f"checkmpi-events-{gone.pid}-link"
+    link = tmp_path / f".checkmpi-events-{gone.pid}-link"
     link.symlink_to(target)
     native._remove_stale_event_folders()
     assert not stale.exists()

@@ -1,0 +1,120 @@
+"""Across emulated nodes (issue 31): scripts/cluster-local.sh starts two nodes (network namespaces on a bridge, real
+TCP between them); checkmpi p2p pingpong --hostfile runs across them (bw, loggp and nbc too), checkmpi-halo
+--strategy all validates every row on them and records where each direction's neighbours are; stop leaves nothing
+behind. Skipped, saying why, where namespaces cannot be made (not root, no `ip netns`) or a cluster is up already."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import REPO, checkmpi
+
+from checkmpi.results import load
+
+SCRIPT = REPO / "scripts" / "cluster-local.sh"
+TIMEOUT = 120
+
+
+def _ours() -> list[str]:
+    """The namespaces and links of a cluster-local cluster that exist now."""
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split()
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    return ([n for n in names if n.startswith("cmpi-n")] +
+            [line.split(": ")[1].split("@")[0] for line in links.splitlines() if ": cmpi-" in line])
+
+
+def _why_not() -> str | None:
+    if os.geteuid() != 0:
+        return "not root: network namespaces need root"
+    if not shutil.which("ip") or not shutil.which("unshare") or not shutil.which("taskset"):
+        return "ip, unshare or taskset not found"
+    probe = "cmpi-probe"
+    r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"'ip netns add' fails here: {r.stderr.strip()}"
+    subprocess.run(["ip", "netns", "delete", probe], capture_output=True)
+    if _ours():
+        return f"a cluster is up already ({' '.join(_ours())}); scripts/cluster-local.sh stop removes it"
+    return None
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    why = _why_not()
+    if why:
+        pytest.skip(why)
+    # Outside /tmp: each node has its own.
+    folder = Path(tempfile.mkdtemp(prefix="checkmpi-cluster-test-", dir="/var/tmp"))
+    env = {**os.environ, "CHECKMPI_CLUSTER_DIR": str(folder / "state")}
+    try:
+        r = subprocess.run(["bash", str(SCRIPT), "start", "--nodes", "2"], capture_output=True, text=True, env=env,
+                           timeout=TIMEOUT)
+        assert r.returncode == 0, r.stderr
+        exports = dict(line.removeprefix("export ").split("=", 1) for line in r.stdout.splitlines()
+                       if line.startswith("export "))
+        env.update({k: v.strip("'") for k, v in exports.items()})
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        yield {"env": env, "folder": folder, "hostfile": env["CHECKMPI_CLUSTER_HOSTFILE"]}
+    finally:
+        r = subprocess.run(["bash", str(SCRIPT), "stop"], capture_output=True, text=True, env=env, timeout=TIMEOUT)
+        shutil.rmtree(folder, ignore_errors=True)
+    assert r.returncode == 0, r.stderr
+    assert _ours() == [], "left over after stop"
+    bridges = subprocess.run(["ip", "link", "show", "type", "bridge"], capture_output=True, text=True).stdout
+    assert "cmpi-br0" not in bridges
+
+
+def test_p2p_pingpong_across_nodes(cluster, halo_bin):
+    out = cluster["folder"] / "pp.json"
+    r = checkmpi("p2p", "pingpong", "--bin", str(halo_bin), "--hostfile", cluster["hostfile"], "-m", "1:4096",
+                 "--iters", "200", "--json", str(out), "--no-report", "--timeout", "60", env=cluster["env"],
+                 cwd=cluster["folder"], timeout=TIMEOUT)
+    assert r.returncode == 0, r.stderr
+    assert "placement                different nodes" in r.stdout
+    assert "2 on 2 node(s)" in r.stdout
+    run = load(out)
+    assert run.context["nodes"] == 2
+    assert sorted(run.context["hostnames"]) == ["cmpi-n0", "cmpi-n1"]
+    assert run.context["same_node"] is False
+    assert not list(cluster["folder"].glob(".checkmpi-events-*"))  # the job's temporary folder went away
+
+
+def test_halo_all_strategies_across_nodes(cluster, halo_bin):
+    out = cluster["folder"] / "halo.json"
+    cmd = ["mpirun", "-n", "2", "--hostfile", cluster["hostfile"], str(halo_bin / "checkmpi-halo"), "--no-input",
+           "--size", "32x32x32", "--procs", "2x1x1", "--itfin", "10", "--icheck", "5", "--strategy", "all",
+           "--json", str(out), "--outdir", str(cluster["folder"] / "halo")]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=cluster["env"], cwd=cluster["folder"],
+                       timeout=TIMEOUT)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "ranks          : 2 on 2 node(s), at most 1 per node" in r.stdout
+    assert "neighbours     : x off node, y self, z self" in r.stdout
+    run = load(out)  # schema-checked
+    doc = json.loads(out.read_text())
+    assert doc["context"]["neighbours"] == {
+        "x": {"self": 0, "on_node": 0, "off_node": 4, "where": "off node"},
+        "y": {"self": 4, "on_node": 0, "off_node": 0, "where": "self"},
+        "z": {"self": 4, "on_node": 0, "off_node": 0, "where": "self"}}
+    rows = [s for s in run.ran()]
+    assert len(rows) >= 19, [s.id for s in rows]
+    assert all(s.valid for s in rows), [s.id for s in rows if not s.valid]
+
+
+@pytest.mark.parametrize("mode,options", [("bw", ["-m", "1024:4096", "-i", "20"]), ("loggp", ["-m", "1024:2048"]),
+                                          ("nbc", ["-m", "1024:1024", "-i", "10"])])
+def test_p2p_modes_see_different_nodes(cluster, halo_bin, mode, options):
+    out = cluster["folder"] / f"{mode}.json"
+    cmd = ["mpirun", "-n", "2", "--hostfile", cluster["hostfile"], str(halo_bin / "checkmpi-p2p"), mode, *options,
+           "--json", str(out)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=cluster["env"], cwd=cluster["folder"],
+                       timeout=TIMEOUT)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "placement   : different nodes" in r.stdout
+    assert "ranks       : 2 on 2 node(s)" in r.stdout
+    assert load(out).context["same_node"] is False
