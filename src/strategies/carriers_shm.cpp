@@ -64,19 +64,19 @@ class ShmCarrier final : public Carrier<Real> {
     MPI_Comm_group(s.dec.comm, &world);
     MPI_Comm_group(node_, &node);
     source_.assign(e.channels().size(), nullptr);
-    for (int sign = 0; sign < 2; ++sign) {  // whether the rank that reads this x face from us is on the node
-      int reader = send_peer(s.dec, 0, sign), node_rank = MPI_UNDEFINED;
-      MPI_Group_translate_ranks(world, 1, &reader, node, &node_rank);
-      pack_x_[sign] = node_rank != MPI_UNDEFINED;
-    }
+    // A channel's receive and send are shared or not each on its own: at the
+    // edge of a node one neighbour is on it and the other is not.
     for (const Channel& c : e.channels()) {
-      int peer = recv_peer(s.dec, c.dir, c.sign), node_rank = MPI_UNDEFINED;
-      MPI_Group_translate_ranks(world, 1, &peer, node, &node_rank);
-      if (node_rank == MPI_UNDEFINED) continue;
-      MPI_Aint size = 0;
-      int unit = 0;
-      MPI_Win_shared_query(window_, node_rank, &size, &unit, &source_[std::size_t(c.index)]);
-      e.share(c);
+      int peers[2] = {recv_peer(s.dec, c.dir, c.sign), send_peer(s.dec, c.dir, c.sign)};
+      int on_node[2] = {MPI_UNDEFINED, MPI_UNDEFINED};
+      MPI_Group_translate_ranks(world, 2, peers, node, on_node);
+      if (on_node[0] != MPI_UNDEFINED) {
+        MPI_Aint size = 0;
+        int unit = 0;
+        MPI_Win_shared_query(window_, on_node[0], &size, &unit, &source_[std::size_t(c.index)]);
+      }
+      e.share(c, on_node[0] != MPI_UNDEFINED, on_node[1] != MPI_UNDEFINED);
+      if (c.dir == 0) pack_x_[c.sign] = on_node[1] != MPI_UNDEFINED;  // the rank that reads this x face is on the node
     }
     MPI_Group_free(&world);
     MPI_Group_free(&node);
@@ -123,7 +123,7 @@ class ShmCarrier final : public Carrier<Real> {
   void post_sends(Engine<Real>& e, Channels set) override {
     const Decomposition& dec = e.state().dec;
     for (const Channel& c : set) {
-      if (!e.through_mpi(c)) continue;
+      if (!e.sends_through_mpi(c)) continue;
       const auto w = e.send_wire(c);
       MPI_Isend(w.ptr, w.count, w.type, send_peer(dec, c.dir, c.sign), c.tag(), dec.comm, requests_.send(c.index));
     }

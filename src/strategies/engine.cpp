@@ -74,6 +74,7 @@ void Engine<Real>::setup(HaloState<Real>& s) {
   channels_ = make_channels(p.packing);
   routes_.clear();
   for (const Channel& c : channels_) routes_.push_back(s.copies_locally(c.dir) ? Route::Self : Route::Mpi);
+  send_routes_ = routes_;
   for (int d = 0; d < 3; ++d) {
     const Channel* begin = channels_.data();
     while (begin->dir != d) ++begin;

@@ -70,10 +70,18 @@ class Engine final : public Strategy<Real> {
   const std::vector<Channel>& channels() const { return channels_; }
   Channels all() const { return {channels_.data(), channels_.data() + channels_.size()}; }
   Channels in_direction(int dir) const { return by_dir_[std::size_t(dir)]; }
+  // How `c`'s halo gets here (its receive), and how its send leaves: the two
+  // differ where one neighbour shares this rank's memory and the other does
+  // not (shm-window at a node's edge).
   Route route(const Channel& c) const { return routes_[std::size_t(c.index)]; }
   bool through_mpi(const Channel& c) const { return route(c) == Route::Mpi; }
-  // At setup: `c` is read from the neighbour's memory by the carrier.
-  void share(const Channel& c) { routes_[std::size_t(c.index)] = Route::Shared; }
+  bool sends_through_mpi(const Channel& c) const { return send_routes_[std::size_t(c.index)] == Route::Mpi; }
+  // At setup: the carrier reads `c` from the neighbour's memory (`receive`),
+  // and the neighbour reads this rank's (`send`).
+  void share(const Channel& c, bool receive, bool send) {
+    if (receive) routes_[std::size_t(c.index)] = Route::Shared;
+    if (send) send_routes_[std::size_t(c.index)] = Route::Shared;
+  }
 
   // Timed packing (pack, pack_<dir>) of the current fields into the send
   // buffer, staged to host memory when MPI needs it there. Datatype channels
@@ -123,7 +131,7 @@ class Engine final : public Strategy<Real> {
   // Whether the engine packs `c` (not where the carrier reads the
   // neighbour's memory, nor a message the transport packs as it sends).
   bool packs(const Channel& c) const {
-    return route(c) == Route::Self || (route(c) == Route::Mpi && !transport_.packs_as_it_sends);
+    return route(c) == Route::Self || (sends_through_mpi(c) && !transport_.packs_as_it_sends);
   }
   // The send side becomes the receive side without MPI (--self-copy).
   void copy_locally(const Channel& c);
@@ -142,7 +150,7 @@ class Engine final : public Strategy<Real> {
   HaloState<Real>* s_ = nullptr;
   const TransportTraits& transport_;
   std::vector<Channel> channels_;
-  std::vector<Route> routes_;  // by channel
+  std::vector<Route> routes_, send_routes_;  // by channel
   std::array<Channels, 3> by_dir_;
   std::array<std::size_t, 6> message_offset_{};  // of message 2 * dir + sign in a block
   std::array<std::size_t, 6> message_size_{};    // its elements

@@ -118,3 +118,22 @@ def test_p2p_modes_see_different_nodes(cluster, halo_bin, mode, options):
     assert "placement   : different nodes" in r.stdout
     assert "ranks       : 2 on 2 node(s)" in r.stdout
     assert load(out).context["same_node"] is False
+
+
+def test_halo_two_ranks_per_node(cluster, halo_bin):
+    """At a node's edge one x neighbour shares the node and the other does not: shm-window reads one halo from
+    the window and gets the other by message (it hung here, each rank waiting for a message its neighbour read
+    from the window instead)."""
+    out = cluster["folder"] / "halo4.json"
+    cmd = ["mpirun", "-n", "4", "--host", "cmpi-n0:2,cmpi-n1:2", str(halo_bin / "checkmpi-halo"), "--no-input",
+           "--size", "32x16x16", "--procs", "4x1x1", "--itfin", "10", "--icheck", "5", "--strategy", "all",
+           "--json", str(out), "--outdir", str(cluster["folder"] / "halo4")]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=cluster["env"], cwd=cluster["folder"],
+                       timeout=TIMEOUT)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "ranks          : 4 on 2 node(s)" in r.stdout and "neighbours     : x 4 of 8 off node, y self" in r.stdout
+    doc = json.loads(out.read_text())
+    assert doc["context"]["neighbours"]["x"] == {"self": 0, "on_node": 4, "off_node": 4, "where": "mixed"}
+    rows = load(out).ran()
+    assert "shm-window" in [s.id for s in rows] and len(rows) >= 19
+    assert all(s.valid for s in rows), [(s.id, s.error) for s in rows if not s.valid]
