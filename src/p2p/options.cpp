@@ -245,8 +245,10 @@ const char* rma_sync_name(RmaSync sync) {
 }
 
 int wanted_thread_level(int argc, char** argv) {
+  int level = MPI_THREAD_SINGLE;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--progress-thread") level = std::max(level, int(MPI_THREAD_FUNNELED));
     std::string value;
     if (a == "--threads" && i + 1 < argc) value = argv[i + 1];
     else if (a.rfind("--threads=", 0) == 0) value = a.substr(10);
@@ -254,7 +256,7 @@ int wanted_thread_level(int argc, char** argv) {
     // Anything but 1 asks for threads (a bad value is refused later, by the parser).
     if (value != "1") return MPI_THREAD_MULTIPLE;
   }
-  return MPI_THREAD_FUNNELED;
+  return level;
 }
 
 const char* buffer_name(BufferKind b) { return b == BufferKind::Cuda ? "cuda" : "host"; }

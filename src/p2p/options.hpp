@@ -86,7 +86,12 @@ const char* rma_op_name(RmaOp op);
 const char* rma_sync_name(RmaSync s);
 
 // Before MPI_Init: MPI_THREAD_MULTIPLE when argv asks for pingpong
-// --threads above 1, else MPI_THREAD_FUNNELED (only the main thread calls MPI).
+// --threads above 1; MPI_THREAD_FUNNELED with --progress-thread (as before);
+// else MPI_THREAD_SINGLE, as OSU's MPI_Init: Open MPI 4.1 turns on its
+// internal locking for any level above MPI_THREAD_SINGLE (opal_using_threads),
+// which cost nbc's small MPI_Ialltoall 0.1 us of 0.4 (docs/p2p.md, "The
+// harness's own cost"). Only the main thread calls MPI (the watchdog's
+// MPI_Abort, for a job already hung, is the one exception).
 int wanted_thread_level(int argc, char** argv);
 const char* buffer_name(BufferKind b);
 // "host", "device" (CUDA-aware MPI gets device pointers) or "staged".
