@@ -10,8 +10,12 @@ run_mpi "$np" "$CHECKMPI_BIN/checkmpi-p2p" "$mode" --json r.json "$@" >out.txt 2
   fail "exit $? ($(tail -n 3 err.txt))"
 # More ranks than cores: the scheduler, not the bytes, sets the time (MPICH
 # polls), so a flat Hockney fit (beta null) is then the honest result.
+# pingpong --threads T: T polling threads per rank count as T ranks here.
+threads=1
+args=("$@")
+for i in "${!args[@]}"; do [ "${args[$i]}" != --threads ] || threads=${args[$((i + 1))]}; done
 flat=""
-[ "$np" -le "$(nproc)" ] || flat=flat-ok
+[ $((np * threads)) -le "$(nproc)" ] || flat=flat-ok
 python3 "$(dirname "$0")/p2p_check.py" r.json "$mode" "$np" $flat || fail "JSON check ($(cat out.txt))"
 check_schema r.json
 [ "$(grep -c '^checkmpi-p2p ' out.txt)" -eq 1 ] || fail "header printed more than once"
