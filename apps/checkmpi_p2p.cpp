@@ -7,15 +7,18 @@
 
 #include "core/atomic_file.hpp"
 #include "p2p/main.hpp"
+#include "p2p/options.hpp"
 #include "p2p/progress.hpp"
 
 int main(int argc, char** argv) {
   // The library reads its progress-thread setting in MPI_Init. Only the main
-  // thread calls MPI (OpenMP threads and the watchdog do not; the watchdog's
-  // one exception is MPI_Abort, see core/watchdog.hpp).
+  // thread calls MPI (the watchdog's one exception is MPI_Abort, see
+  // core/watchdog.hpp), except with pingpong --threads, which asks for
+  // MPI_THREAD_MULTIPLE (and is refused without it); the level asked for
+  // otherwise is p2p/options.hpp's wanted_thread_level.
   checkmpi::p2p::request_progress_thread(argc, argv);
   int provided = MPI_THREAD_SINGLE;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, checkmpi::p2p::wanted_thread_level(argc, argv), &provided);
   checkmpi::remove_temporaries_on_signals();
   int code = 1;
   try {

@@ -138,8 +138,8 @@ def build_parser() -> Parser:
                          description="Runs checkmpi-p2p MODE through MPI and reports it; options it does not "
                          "know go to checkmpi-p2p (e.g. -m 1:65536; loggp's message count is --prtt-n).")
     p2p.add_argument("mode", choices=P2P_MODES, help="measurement mode")
-    p2p.add_argument("-n", "--np", type=int, help="ranks (default 2; self: 1; ring, barrier: one per core; "
-                     "nbc: P*Q of --pencil PxQ, "
+    p2p.add_argument("-n", "--np", type=int, help="ranks (default 2; self: 1; ring, barrier, coll: one per core; "
+                     "mbw-mr: one per core rounded down to even; nbc: P*Q of --pencil PxQ, "
                      "else one per core, at least 2)")
     _launch_options(p2p)
     p2p.set_defaults(func=_p2p)

@@ -62,8 +62,8 @@ P2P_COLUMNS = ("file", "date", "mpi_library", "mode", "nprocs", "ranks", "size",
                "grid", "tests", "quantity", "stat", "value", "unit")
 # Keys of a p2p result that say which measurement it is, not what was measured.
 P2P_KEYS = ("nprocs", "size", "count", "blocklen", "stride", "bytes", "contiguous", "iterations", "block", "window",
-            "op", "grid", "pencil", "comm_size", "tests", "warmup")
-UNITS = {"bandwidth": "B/s", "overlap": "%"}  # of single values; every other one is a time in seconds
+            "op", "grid", "pencil", "comm_size", "tests", "warmup", "pairs", "sync", "per_thread")
+UNITS = {"bandwidth": "B/s", "overlap": "%", "message_rate": "1/s"}  # of single values; every other one is a time in seconds
 
 
 def p2p_csv(runs: list[P2PRun]) -> str:
@@ -77,7 +77,8 @@ def p2p_csv(runs: list[P2PRun]) -> str:
         for r in run.results:
             fixed = [str(run.path), run.context.get("date", ""), run.context.get("mpi_library", ""), run.mode,
                      run.context.get("nprocs", ""), r.get("nprocs", ""), r.get("size", r.get("bytes", "")),
-                     r.get("count", ""), r.get("blocklen", ""), r.get("stride", ""), r.get("op", ""),
+                     r.get("count", ""), r.get("blocklen", ""), r.get("stride", ""),
+                     f"{r['op']}/{r['sync']}" if "sync" in r else r.get("op", ""),
                      x_join(r["grid"]) if "grid" in r else "", r.get("tests", "")]
             for key, value in r.items():
                 if key in P2P_KEYS:

@@ -402,12 +402,14 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _p2p_ranks(mode: str, extra: list[str]) -> int:
-    """Default ranks: two; self one; ring and barrier one per core (at least two); nbc P*Q of --pencil PxQ,
-    else one per core (at least two)."""
+    """Default ranks: two; self one; ring, barrier and coll one per core (at least two); mbw-mr one per core
+    rounded down to even (at least two); nbc P*Q of --pencil PxQ, else one per core (at least two)."""
     if mode == "self":
         return 1
-    if mode in ("ring", "barrier"):
+    if mode in ("ring", "barrier", "coll"):
         return max(2, physical_cores())
+    if mode == "mbw-mr":
+        return max(2, physical_cores() // 2 * 2)
     if mode != "nbc":
         return 2
     for i, arg in enumerate(extra):

@@ -14,7 +14,8 @@ def p2p_tables(run: P2PRun, wide: bool = False) -> list[Table]:
     """The mode's table (a row per size), its fits, and the tool's noise
     warnings under the last; `wide`: every column (nbc), else 80 columns."""
     build = {"pingpong": _pingpong, "bw": _bw, "ring": _ring, "loggp": _loggp, "datatype": _datatype,
-             "nbc": lambda r: _nbc(r, wide), "self": _self, "barrier": _barrier}[run.mode]
+             "nbc": lambda r: _nbc(r, wide), "self": _self, "barrier": _barrier, "bibw": _bibw, "mbw-mr": _mbw_mr,
+             "coll": _coll, "rma": _rma}[run.mode]
     tables = build(run)
     hockney = run.fits.get("hockney")
     if hockney and hockney.get("segments"):
@@ -49,8 +50,11 @@ def _sized_times(title: str, caption: str, run: P2PRun) -> list[Table]:
 
 
 def _pingpong(run: P2PRun) -> list[Table]:
-    return _sized_times(f"{run.name}: ping-pong ({pair_text(run)}), latency in us",
-                        "latency: half round trip; median, its 95% CI and p95 over timed blocks, mean over all "
+    threads = int(run.config.get("threads", 1))
+    each = f", {threads} threads per rank" if threads > 1 else ""
+    return _sized_times(f"{run.name}: ping-pong ({pair_text(run)}{each}), latency in us",
+                        "latency: half round trip; median, its 95% CI and p95 over timed blocks"
+                        + (" of every thread" if threads > 1 else "") + ", mean over all "
                         "iterations (OSU's figure); MB/s: size / median latency", run)
 
 
@@ -76,6 +80,63 @@ def _bw(run: P2PRun) -> list[Table]:
         t.rows.append([str(int(r["size"])), num(opt_float(r["bandwidth"]) * MBS, 1), str(r["window"])]
                       + _spread(r, "time"))
     return [t]
+
+
+def _bibw(run: P2PRun) -> list[Table]:
+    t = Table(f"{run.name}: bidirectional bandwidth ({pair_text(run)}), time per window in us",
+              ["Size (B)", "MB/s", "window", "median", "95% CI", "p95"],
+              caption="MB/s: both directions' bytes over the total time, as OSU's osu_bibw; median, 95% CI and p95 "
+                      "of the time per window (a window each way at once)")
+    for r in run.results:
+        t.rows.append([str(int(r["size"])), num(opt_float(r["bandwidth"]) * MBS, 1), str(r["window"])]
+                      + _spread(r, "time"))
+    return [t]
+
+
+def _mbw_mr(run: P2PRun) -> list[Table]:
+    pairs = run.context.get("pairs") or []
+    on_node = sum(1 for p in pairs if p.get("same_node"))
+    t = Table(f"{run.name}: {len(pairs)} pair(s) at once (rank i to i + {len(pairs)}), time per window in us",
+              ["Size (B)", "MB/s", "msgs/s", "median", "95% CI", "p95"],
+              caption=f"MB/s and msgs/s: all pairs' bytes and messages over the total time, as OSU's osu_mbw_mr; "
+                      f"each block timed at its slowest rank; pairs on one node: {on_node}, across nodes: "
+                      f"{len(pairs) - on_node}")
+    for r in run.results:
+        t.rows.append([str(int(r["size"])), num(opt_float(r["bandwidth"]) * MBS, 1),
+                       num(opt_float(r["message_rate"]), 0)] + _spread(r, "time"))
+    return [t]
+
+
+def _coll(run: P2PRun) -> list[Table]:
+    """One table per collective: OSU's avg/min/max over ranks of each rank's mean."""
+    out = []
+    for op in dict.fromkeys(r["op"] for r in run.results):
+        rows = [r for r in run.results if r["op"] == op]
+        t = Table(f"{run.name}: {op} on {rows[0]['nprocs']} ranks, latency in us",
+                  ["Size (B)", "avg", "min", "max", "median", "p95"],
+                  caption="avg, min, max: over ranks of each rank's mean latency, as OSU prints them; median and "
+                          "p95: over every rank's iterations")
+        for r in rows:
+            d = Distribution.of(r["latency"])
+            t.rows.append([str(int(r["size"]))] + [num(opt_float(r[k]) * US, 2) for k in (
+                "avg_latency", "min_latency", "max_latency")] + [num(d.median * US, 2), num(d.p95 * US, 2)])
+        out.append(t)
+    return out
+
+
+def _rma(run: P2PRun) -> list[Table]:
+    """One table per one-sided operation."""
+    out = []
+    for op in dict.fromkeys(r["op"] for r in run.results):
+        rows = [r for r in run.results if r["op"] == op]
+        t = Table(f"{run.name}: {op}, sync {rows[0]['sync']}, {rows[0]['window']} per epoch ({pair_text(run)}), us",
+                  ["Size (B)", "median", "95% CI", "p95", "max", "mean", "MB/s"],
+                  caption="time per epoch (its operations and their synchronisation) at the origin, rank 0; mean "
+                          "over all iterations is OSU's figure; MB/s: size x operations per epoch over the total time")
+        for r in rows:
+            t.rows.append([str(int(r["size"]))] + _times(r) + [num(opt_float(r["bandwidth"]) * MBS, 1)])
+        out.append(t)
+    return out
 
 
 def _ring(run: P2PRun) -> list[Table]:

@@ -280,14 +280,33 @@ def pingpong(run: P2PRun, outdir: Path) -> Figure:
     return save_figure(fig, outdir, f"{run.name}-pingpong", "Ping-pong latency and bandwidth")
 
 
+BANDWIDTH_TITLES = {"bw": "Streaming bandwidth", "bibw": "Bidirectional bandwidth (both ways)",
+                    "mbw-mr": "Aggregate bandwidth of all pairs"}
+
+
 def bandwidth(run: P2PRun, outdir: Path) -> Figure:
+    """bw, bibw, mbw-mr: bandwidth against message size."""
+    title = BANDWIDTH_TITLES[run.mode]
     sizes = np.array([float(r["size"]) for r in run.results])
     bw = np.array([float(r["bandwidth"]) for r in run.results]) / 1e6
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(sizes, bw, "o-", color="#4c72b0", ms=4, label=f"measured (window {run.config.get('window', '?')})")
-    _size_axes(ax, "bandwidth (MB/s)", f"Streaming bandwidth\n{run.name}")
+    _size_axes(ax, "bandwidth (MB/s)", f"{title}\n{run.name}")
     log_if_decades(ax, bw)
-    return save_figure(fig, outdir, f"{run.name}-bw", "Streaming bandwidth")
+    return save_figure(fig, outdir, f"{run.name}-{run.mode}", title)
+
+
+def op_latency(run: P2PRun, outdir: Path) -> Figure:
+    """coll, rma: the median latency against message size, one line per operation."""
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for op in dict.fromkeys(r["op"] for r in run.results):
+        rows = [r for r in run.results if r["op"] == op and r["size"] > 0]
+        if rows:
+            ax.plot([float(r["size"]) for r in rows], [_median(r["latency"]) * 1e6 for r in rows], "o-", ms=4,
+                    label=op)
+    title = "Blocking collectives" if run.mode == "coll" else f"One-sided ({run.config.get('sync', '')})"
+    _size_axes(ax, "latency, median (us)", f"{title}\n{run.name}", logy=True)
+    return save_figure(fig, outdir, f"{run.name}-{run.mode}", f"{title} latency")
 
 
 def loggp(run: P2PRun, outdir: Path) -> Figure:
@@ -463,4 +482,5 @@ def barrier(run: P2PRun, outdir: Path) -> Figure:
 
 # Each returns a Figure, or a list of them.
 P2P_PLOTS = {"pingpong": pingpong, "bw": bandwidth, "loggp": loggp, "datatype": datatype, "ring": ring, "nbc": nbc,
-             "self": self_exchange, "barrier": barrier}
+             "self": self_exchange, "barrier": barrier, "bibw": bandwidth, "mbw-mr": bandwidth, "coll": op_latency,
+             "rma": op_latency}

@@ -27,7 +27,7 @@ HALO_SCHEMA = "checkmpi.halo/5"
 P2P_SCHEMA = "checkmpi.p2p/2"
 KNOWN_SCHEMAS = {"checkmpi.halo": HALO_SCHEMA, "checkmpi.p2p": P2P_SCHEMA}
 
-P2P_MODES = ("pingpong", "bw", "ring", "loggp", "datatype", "nbc", "self", "barrier")
+P2P_MODES = ("pingpong", "bw", "ring", "loggp", "datatype", "nbc", "self", "barrier", "bibw", "mbw-mr", "coll", "rma")
 
 
 @dataclass(frozen=True)

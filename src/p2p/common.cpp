@@ -17,6 +17,8 @@ Loop make_loop(const Session& s, long long bytes, bool timing) {
     progress::at(std::string("barrier of ") + std::to_string(s.size) + " ranks", "all ranks of the barrier");
   else if (s.cfg.mode == Mode::Self)
     progress::at(what, "itself");
+  else if (s.cfg.mode == Mode::MbwMr)
+    progress::at(what, "rank " + std::to_string(s.rank < s.size / 2 ? s.rank + s.size / 2 : s.rank - s.size / 2));
   else
     progress::at(what, "rank " + std::to_string(1 - s.rank));
   Loop loop;

@@ -18,7 +18,7 @@ constexpr double kSlowLatency = 100e-6, kSlowRate = 1e8;
 // ring the four messages of a rank overlap pairwise.
 double messages_per_iteration(const P2PConfig& cfg) {
   switch (cfg.mode) {
-    case Mode::PingPong: return 2;
+    case Mode::PingPong: return 2.0 * cfg.threads;
     case Mode::Self: return 1;
     case Mode::Barrier: return 2;  // a message in and out (a dissemination barrier: log2 P rounds of them)
     case Mode::Bandwidth: return double(cfg.window) + 1;
@@ -30,6 +30,12 @@ double messages_per_iteration(const P2PConfig& cfg) {
     // The blocking collective, the non-blocking one alone and with compute
     // (at least one message each), for every operation or pencil transpose.
     case Mode::Nbc: return 3.0 * double(std::max<size_t>(1, cfg.ops.size())) * double(cfg.progress.size());
+    case Mode::Bibw: return 2 * double(cfg.window);  // both ways at once: no faster than one way
+    case Mode::MbwMr: return double(cfg.window) + 1;
+    // Every operation at every size: at least a message in and out each.
+    case Mode::Coll: return 2.0 * double(std::max<size_t>(1, cfg.coll_ops.size()));
+    // An operation and its synchronisation (a round trip) per epoch, per operation.
+    case Mode::Rma: return (double(cfg.window) + 2) * double(std::max<size_t>(1, cfg.rma_ops.size()));
   }
   return 2;
 }

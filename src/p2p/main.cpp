@@ -23,10 +23,23 @@ namespace {
 
 constexpr double kLongRun = 3600;  // seconds: a sweep that surely takes longer needs --force
 
+const char* thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+  }
+  return "an unknown thread level";
+}
+
 // How many ranks take part: two, one (self), or (ring, nbc, barrier) all.
 int participants(const P2PConfig& cfg, int nprocs) {
   if (cfg.mode == Mode::Self) return 1;
-  return cfg.mode == Mode::Ring || cfg.mode == Mode::Nbc || cfg.mode == Mode::Barrier ? nprocs : 2;
+  return cfg.mode == Mode::Ring || cfg.mode == Mode::Nbc || cfg.mode == Mode::Barrier || cfg.mode == Mode::MbwMr ||
+                 cfg.mode == Mode::Coll
+             ? nprocs
+             : 2;
 }
 
 // --buffer cuda: every rank needs a GPU (local rank modulo the devices, as
@@ -67,6 +80,12 @@ void check_resources(const P2PConfig& cfg, MPI_Comm world) {
       const std::string problem = nbc_rank_problem(cfg, nprocs);
       if (!problem.empty()) throw UsageError(problem);
     }
+    if (const std::string problem = rank_problem(cfg, nprocs); !problem.empty()) throw UsageError(problem);
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (cfg.threads > 1 && level < MPI_THREAD_MULTIPLE)
+      throw UsageError("--threads " + std::to_string(cfg.threads) +
+                       " needs MPI_THREAD_MULTIPLE; this MPI library provides " + thread_level_name(level));
     const double need = memory_bytes_per_rank(cfg, nprocs) * local_size;
     const unsigned long long have = available_memory_bytes();
     if (have > 0 && need > double(have))
@@ -129,6 +148,18 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
     }
     c["vectors"] = list;
   }
+  if (cfg.mode == Mode::PingPong) c["threads"] = cfg.threads;
+  if (cfg.mode == Mode::Coll) {
+    Json ops = Json::array();
+    for (CollOp op : cfg.coll_ops) ops.push(coll_op_name(op));
+    c["ops"] = ops;
+  }
+  if (cfg.mode == Mode::Rma) {
+    Json ops = Json::array();
+    for (RmaOp op : cfg.rma_ops) ops.push(rma_op_name(op));
+    c["ops"] = ops;
+    c["sync"] = rma_sync_name(cfg.sync);
+  }
   if (cfg.mode == Mode::Nbc) {
     Json ops = Json::array();
     for (NbcOp op : cfg.ops) ops.push(nbc_op_name(op));
@@ -162,6 +193,16 @@ std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vecto
   for (int r = 0; r < taking_part; ++r)
     out << "  rank " << r << "      : " << where[size_t(r)].hostname << ", cpu " << where[size_t(r)].cpu << "\n";
   if (taking_part == 2) out << "  placement   : " << describe_pair(where[0], where[1]) << "\n";
+  if (cfg.mode == Mode::MbwMr)
+    for (int i = 0; i < ctx.nprocs / 2; ++i)
+      out << "  pair " << i << "      : rank " << i << " -> rank " << i + ctx.nprocs / 2 << ", "
+          << describe_pair(where[size_t(i)], where[size_t(i + ctx.nprocs / 2)]) << "\n";
+  if (cfg.mode == Mode::PingPong && cfg.threads > 1)
+    out << "  threads     : " << cfg.threads << " per rank (MPI_THREAD_MULTIPLE), thread t of rank 0 with thread t "
+        << "of rank 1 on its own communicator\n";
+  if (cfg.mode == Mode::Rma)
+    out << "  rma         : rank 0 origin, rank 1 target (MPI_Win_allocate), synchronisation "
+        << rma_sync_name(cfg.sync) << ", " << cfg.window << " operation(s) per epoch\n";
   if (cfg.mode == Mode::Nbc) out << "  progress    : " << progress.note << "\n";
   const char* unit = cfg.mode == Mode::Datatype ? " payload bytes" : " bytes";
   if (cfg.mode == Mode::Barrier) {
@@ -181,26 +222,33 @@ std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vecto
   return out.str();
 }
 
-void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, ModeOutput& out) {
+void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, const std::vector<Placement>& where,
+              ModeOutput& out) {
   int rank = 0, nprocs = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &nprocs);
   if (cfg.mode == Mode::Ring) return run_ring(Session{cfg, world, rank, nprocs, clock}, out);
   if (cfg.mode == Mode::Nbc) return run_nbc(Session{cfg, world, rank, nprocs, clock}, out);
   if (cfg.mode == Mode::Barrier) return run_barrier(Session{cfg, world, rank, nprocs, clock}, out);
+  if (cfg.mode == Mode::Coll) return run_coll(Session{cfg, world, rank, nprocs, clock}, out);
+  if (cfg.mode == Mode::MbwMr) return run_mbw_mr(Session{cfg, world, rank, nprocs, clock}, out, where);
   if (cfg.mode == Mode::Self)
     return on_first_ranks(world, 1, [&](MPI_Comm alone) { run_self(Session{cfg, alone, rank, 1, clock}, out); });
   on_first_ranks(world, 2, [&](MPI_Comm pair) {
     const Session s{cfg, pair, rank, 2, clock};
     switch (cfg.mode) {
-      case Mode::PingPong: return run_pingpong(s, out);
+      case Mode::PingPong: return cfg.threads > 1 ? run_pingpong_threads(s, out) : run_pingpong(s, out);
+      case Mode::Bibw: return run_bibw(s, out);
+      case Mode::Rma: return run_rma(s, out);
       case Mode::Bandwidth: return run_bandwidth(s, out);
       case Mode::LogGP: return run_loggp(s, out);
       case Mode::Datatype: return run_datatype(s, out);
       case Mode::Ring:
       case Mode::Nbc:
       case Mode::Self:
-      case Mode::Barrier: return;
+      case Mode::Barrier:
+      case Mode::MbwMr:
+      case Mode::Coll: return;
     }
   });
 }
@@ -240,7 +288,7 @@ int p2p_main(int argc, char** argv) {
     std::string invalid;
     progress::at("starting the measurement", "all ranks (collectives)");
     try {
-      run_mode(cfg, world, clock, out);
+      run_mode(cfg, world, clock, where, out);
     } catch (const ValidationError& e) {
       invalid = e.what();
     }
@@ -258,6 +306,12 @@ int p2p_main(int argc, char** argv) {
     context["same_node"] = participants(cfg, nprocs) == 2 ? Json(where[0].node == where[1].node) : Json();
     context["clock_cost"] = clock;
     if (cfg.mode == Mode::Nbc) context["progress_thread"] = progress_thread_json(progress);
+    if (cfg.mode == Mode::MbwMr) context["pairs"] = pairs_json(where);
+    if (cfg.mode == Mode::PingPong && cfg.threads > 1) {
+      int level = MPI_THREAD_SINGLE;
+      MPI_Query_thread(&level);
+      context["thread_level"] = thread_level_name(level);
+    }
     doc["context"] = context;
     doc["config"] = config_json(cfg, nprocs);
     doc["mode"] = mode_name(cfg.mode);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "core/placement.hpp"
 #include "p2p/buffer.hpp"
 #include "p2p/fits.hpp"
 #include "p2p/loop.hpp"
@@ -86,6 +87,14 @@ void run_datatype(const Session& s, ModeOutput& out);
 void run_nbc(const Session& s, ModeOutput& out);
 void run_self(const Session& s, ModeOutput& out);     // on rank 0 alone
 void run_barrier(const Session& s, ModeOutput& out);  // collective over all
+void run_bibw(const Session& s, ModeOutput& out);
+// P/2 pairs, rank i with rank i + P/2; `where`: every rank's placement.
+void run_mbw_mr(const Session& s, ModeOutput& out, const std::vector<Placement>& where);
+Json pairs_json(const std::vector<Placement>& where);
+void run_coll(const Session& s, ModeOutput& out);  // collective over all
+void run_rma(const Session& s, ModeOutput& out);
+// pingpong --threads T (T > 1): T pairs of threads, each on its own communicator.
+void run_pingpong_threads(const Session& s, ModeOutput& out);
 
 // The loop for messages of `bytes`, timed on `timing`.
 Loop make_loop(const Session& s, long long bytes, bool timing);

@@ -142,6 +142,102 @@ class Broadcast final : public Collective {
   std::unique_ptr<Buffer> data_;
 };
 
+// allgather: `size` bytes from every rank, block r of the receive buffer from rank r.
+class AllGather final : public Collective {
+ public:
+  AllGather(long long size, MPI_Comm comm, long long damage)
+      : size_(size), comm_(comm), me_(rank_of(comm)), n_(size_of(comm)), damage_(damage),
+        send_(make_buffer(BufferKind::Host, std::size_t(size))),
+        recv_(make_buffer(BufferKind::Host, std::size_t(size * n_))) {}
+  void blocking() override {
+    MPI_Allgather(send_->data(), int(size_), MPI_CHAR, recv_->data(), int(size_), MPI_CHAR, comm_);
+  }
+  void post(MPI_Request* r) override {
+    MPI_Iallgather(send_->data(), int(size_), MPI_CHAR, recv_->data(), int(size_), MPI_CHAR, comm_, r);
+  }
+  void prepare(long long it) override {
+    const Layout mine = Layout::contiguous(std::size_t(size_));
+    send_->fill(mine, pattern_seed(me_, it, size_));
+    if (me_ == 0 && it == 0 && damage_ >= 0) send_->corrupt(mine, std::size_t(damage_));
+  }
+  std::string verify(long long it) override {
+    for (int s = 0; s < n_; ++s)
+      if (const auto bad = recv_->check(Layout::contiguous(std::size_t(size_), std::size_t(size_ * s)),
+                                        pattern_seed(s, it, size_)))
+        return mismatch("allgather", size_, *bad, me_, s, it);
+    return "";
+  }
+
+ private:
+  long long size_;
+  MPI_Comm comm_;
+  int me_, n_;
+  long long damage_;
+  std::unique_ptr<Buffer> send_, recv_;
+};
+
+// reduce-scatter: size / 4 floats summed over ranks, rank r keeping counts[r] of them.
+class ReduceScatter final : public Collective {
+ public:
+  ReduceScatter(long long size, MPI_Comm comm, long long damage)
+      : size_(size), comm_(comm), me_(rank_of(comm)), n_(size_of(comm)), damage_(damage),
+        send_(std::size_t(size / 4)), counts_(std::size_t(n_)) {
+    const long long floats = size / 4;
+    long long offset = 0;
+    for (int r = 0; r < n_; ++r) {
+      counts_[std::size_t(r)] = int(floats / n_ + (r < floats % n_ ? 1 : 0));
+      if (r < me_) offset += counts_[std::size_t(r)];
+    }
+    first_ = std::size_t(offset);
+    recv_.resize(std::size_t(std::max(1, counts_[std::size_t(me_)])));
+  }
+  void blocking() override {
+    MPI_Reduce_scatter(send_.data(), recv_.data(), counts_.data(), MPI_FLOAT, MPI_SUM, comm_);
+  }
+  void post(MPI_Request* r) override {
+    MPI_Ireduce_scatter(send_.data(), recv_.data(), counts_.data(), MPI_FLOAT, MPI_SUM, comm_, r);
+  }
+  void prepare(long long it) override {
+    for (std::size_t i = 0; i < send_.size(); ++i) send_[i] = value(me_, i, it);
+    if (me_ == 0 && it == 0 && damage_ >= 0) reinterpret_cast<unsigned char*>(send_.data())[damage_] ^= 0xFF;
+  }
+  std::string verify(long long it) override {
+    for (std::size_t i = 0; i < std::size_t(counts_[std::size_t(me_)]); ++i) {
+      float want = 0;
+      for (int r = 0; r < n_; ++r) want += value(r, first_ + i, it);
+      if (recv_[i] != want)
+        return format("reduce-scatter: size %lld, element %zu: expected %g, got %g (rank %d, iteration %lld)", size_,
+                      first_ + i, double(want), double(recv_[i]), me_, it);
+    }
+    return "";
+  }
+
+ private:
+  static float value(int rank, std::size_t i, long long it) {
+    return float((rank + static_cast<long long>(i) * 7 + it) % 251);
+  }
+
+  long long size_;
+  MPI_Comm comm_;
+  int me_, n_;
+  long long damage_;
+  std::vector<float> send_, recv_;
+  std::vector<int> counts_;
+  std::size_t first_ = 0;
+};
+
+class Barrier final : public Collective {
+ public:
+  explicit Barrier(MPI_Comm comm) : comm_(comm) {}
+  void blocking() override { MPI_Barrier(comm_); }
+  void post(MPI_Request* r) override { MPI_Ibarrier(comm_, r); }
+  void prepare(long long) override {}
+  std::string verify(long long) override { return ""; }
+
+ private:
+  MPI_Comm comm_;
+};
+
 class PencilTranspose final : public Collective {
  public:
   PencilTranspose(const PencilGrid& g, Transpose t, MPI_Comm sub, int row, int col, long long damage)
@@ -189,6 +285,19 @@ std::unique_ptr<Collective> make_collective(NbcOp op, long long size, MPI_Comm c
     case NbcOp::Ialltoallv: return std::make_unique<AllToAll>(true, size, comm, damage);
     case NbcOp::Iallreduce: return std::make_unique<AllReduce>(size, comm, damage);
     case NbcOp::Ibcast: return std::make_unique<Broadcast>(size, comm, damage);
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Collective> make_collective(CollOp op, long long size, MPI_Comm comm, long long damage) {
+  switch (op) {
+    case CollOp::Allreduce: return make_collective(NbcOp::Iallreduce, size, comm, damage);
+    case CollOp::Alltoall: return make_collective(NbcOp::Ialltoall, size, comm, damage);
+    case CollOp::Alltoallv: return make_collective(NbcOp::Ialltoallv, size, comm, damage);
+    case CollOp::Bcast: return make_collective(NbcOp::Ibcast, size, comm, damage);
+    case CollOp::Allgather: return std::make_unique<AllGather>(size, comm, damage);
+    case CollOp::ReduceScatter: return std::make_unique<ReduceScatter>(size, comm, damage);
+    case CollOp::Barrier: return std::make_unique<Barrier>(comm);
   }
   return nullptr;
 }

@@ -31,6 +31,12 @@ class Collective {
 // floats, ibcast sends `size` bytes from rank 0.
 std::unique_ptr<Collective> make_collective(NbcOp op, long long size, MPI_Comm comm, long long damage);
 
+// Mode coll's: the four above under their blocking names, and allgather
+// (`size` bytes from every rank to every rank), reduce-scatter (size / 4
+// floats summed, rank r keeping its share, the first size/4 % P ranks one
+// float more, as MPI_Reduce_scatter with OSU's counts) and barrier (no data).
+std::unique_ptr<Collective> make_collective(CollOp op, long long size, MPI_Comm comm, long long damage);
+
 // A pencil transpose of rank (row, col) over its sub-communicator `sub`
 // (the column for X->Y, the row for Y->Z): MPI_(I)alltoallv of doubles
 // with the plan's counts and displacements; -c packs the input pencil

@@ -1,5 +1,7 @@
 #include "p2p/options.hpp"
 
+#include <mpi.h>
+
 #include <algorithm>
 #include <climits>
 #include <sstream>
@@ -33,6 +35,13 @@ const ModeDefaults kModes[] = {
     {Mode::Self, "self", 1, 4194304, 10000, 100, 1000, 10},
     // OSU's osu_barrier: 1000 iterations after 200 warm-up; no message.
     {Mode::Barrier, "barrier", 0, 0, 1000, 200, 1000, 200},
+    // OSU's osu_bibw and osu_mbw_mr: osu_bw's counts.
+    {Mode::Bibw, "bibw", 1, 4194304, 100, 10, 20, 2},
+    {Mode::MbwMr, "mbw-mr", 1, 4194304, 100, 10, 20, 2},
+    // OSU's blocking collectives (osu_allreduce ...): as nbc.
+    {Mode::Coll, "coll", 4, 1048576, 1000, 100, 100, 10},
+    // OSU's osu_put_latency and siblings: osu_latency's counts.
+    {Mode::Rma, "rma", 1, 4194304, 10000, 100, 1000, 10},
 };
 
 struct OpName {
@@ -43,6 +52,23 @@ const OpName kOps[] = {{NbcOp::Ialltoall, "ialltoall"},
                        {NbcOp::Ialltoallv, "ialltoallv"},
                        {NbcOp::Iallreduce, "iallreduce"},
                        {NbcOp::Ibcast, "ibcast"}};
+
+const struct {
+  CollOp op;
+  const char* name;
+} kCollOps[] = {{CollOp::Allreduce, "allreduce"}, {CollOp::Alltoall, "alltoall"},
+                {CollOp::Alltoallv, "alltoallv"}, {CollOp::Bcast, "bcast"},
+                {CollOp::Allgather, "allgather"}, {CollOp::ReduceScatter, "reduce-scatter"},
+                {CollOp::Barrier, "barrier"}};
+const struct {
+  RmaOp op;
+  const char* name;
+} kRmaOps[] = {{RmaOp::Put, "put"}, {RmaOp::Get, "get"}, {RmaOp::Acc, "acc"}};
+const struct {
+  RmaSync sync;
+  const char* name;
+} kSyncs[] = {{RmaSync::Fence, "fence"}, {RmaSync::Pscw, "pscw"}, {RmaSync::Lock, "lock"},
+              {RmaSync::LockAll, "lock-all"}, {RmaSync::Flush, "flush"}};
 
 std::string mode_list() {
   std::string names;
@@ -86,6 +112,26 @@ std::vector<NbcOp> parse_ops(const std::string& text) {
     ops.push_back(found->op);
   }
   return ops;
+}
+
+// "a,b" or "all" against a table of {value, name}: the values in the order given.
+template <class Table>
+auto parse_names(const std::string& text, const Table& table, const char* what)
+    -> std::vector<decltype(table[0].op)> {
+  std::vector<decltype(table[0].op)> out;
+  std::string names;
+  for (const auto& t : table) names += std::string(t.name) + ", ";
+  for (const auto& item : split(text, ',')) {
+    if (item == "all") {
+      for (const auto& t : table) out.push_back(t.op);
+      continue;
+    }
+    bool found = false;
+    for (const auto& t : table)
+      if (item == t.name) out.push_back(t.op), found = true;
+    if (!found) throw UsageError(std::string("unknown --op '") + item + "' for mode " + what + " (" + names + "all)");
+  }
+  return out;
 }
 
 constexpr long long kMaxProgress = 1000000;
@@ -180,6 +226,39 @@ const char* nbc_op_name(NbcOp op) {
   return "?";
 }
 
+const char* coll_op_name(CollOp op) {
+  for (const auto& o : kCollOps)
+    if (o.op == op) return o.name;
+  return "?";
+}
+
+const char* rma_op_name(RmaOp op) {
+  for (const auto& o : kRmaOps)
+    if (o.op == op) return o.name;
+  return "?";
+}
+
+const char* rma_sync_name(RmaSync sync) {
+  for (const auto& o : kSyncs)
+    if (o.sync == sync) return o.name;
+  return "?";
+}
+
+int wanted_thread_level(int argc, char** argv) {
+  int level = MPI_THREAD_SINGLE;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--progress-thread") level = std::max(level, int(MPI_THREAD_FUNNELED));
+    std::string value;
+    if (a == "--threads" && i + 1 < argc) value = argv[i + 1];
+    else if (a.rfind("--threads=", 0) == 0) value = a.substr(10);
+    else continue;
+    // Anything but 1 asks for threads (a bad value is refused later, by the parser).
+    if (value != "1") return MPI_THREAD_MULTIPLE;
+  }
+  return level;
+}
+
 const char* buffer_name(BufferKind b) { return b == BufferKind::Cuda ? "cuda" : "host"; }
 
 const char* mpi_buffers_name(const P2PConfig& cfg) {
@@ -193,11 +272,16 @@ CommandLine p2p_command_line() {
                                   "4:4194304)", false, "MIN:MAX"},
       {"iters", 'i', true, "timed iterations per size, all sizes (default by mode, see docs/p2p.md)", false, "N"},
       {"warmup", 'x', true, "untimed warm-up iterations per size, all sizes (default by mode)", false, "N"},
-      {"window", 'W', true, "bw: non-blocking sends in flight (default 64)", false, "N"},
+      {"window", 'W', true, "bw, bibw, mbw-mr: non-blocking sends in flight (default 64); rma: operations per "
+                            "synchronisation (default 1: latency, as osu_put_latency; more: as osu_put_bw)", false, "N"},
       {"prtt-n", 0, true, "loggp: messages per PRTT(n,.,s) (default 10)", false, "N"},
       {"vectors", 0, true, "datatype: COUNT:BLOCKLEN:STRIDE,... in floats (default: stride-4 sweep)", false, "LIST"},
-      {"op", 0, true, "nbc: ialltoall, ialltoallv, iallreduce, ibcast, comma-separated, or all (default all)",
+      {"op", 0, true, "nbc: ialltoall, ialltoallv, iallreduce, ibcast; coll: allreduce, alltoall, alltoallv, bcast, "
+                      "allgather, reduce-scatter, barrier; rma: put, get, acc; comma-separated, or all (default all)",
        false, "LIST"},
+      {"sync", 0, true, "rma: fence, pscw, lock, lock-all or flush (default flush, as OSU)", false, "MODE"},
+      {"threads", 0, true, "pingpong: threads per rank, each pair on its own communicator (MPI_THREAD_MULTIPLE; "
+                           "default 1)", false, "T"},
       {"progress", 0, true, "nbc: MPI_Test calls spread over the compute, N or N,N,... (default 0)", false, "N,..."},
       {"progress-thread", 0, false, "nbc: start the MPI library's progress thread where it has one"},
       {"pencil", 0, true, "nbc: PxQ pencil transposes (2DECOMP&FFT) of --grid instead of --op; P*Q = ranks", false,
@@ -226,7 +310,11 @@ CommandLine p2p_command_line() {
                          "  datatype   MPI_Type_vector versus hand packing (LogGOP's O)\n"
                          "  nbc        non-blocking collectives: overlap with computation (OSU), pencil transposes\n"
                          "  self       a message rank 0 sends to itself through MPI (MPI_Sendrecv), per size\n"
-                         "  barrier    MPI_Barrier latency on 2, 4, 8, ... and all ranks (OSU osu_barrier)";
+                         "  barrier    MPI_Barrier latency on 2, 4, 8, ... and all ranks (OSU osu_barrier)\n"
+                         "  bibw       bidirectional bandwidth: both ranks send a window at once (OSU osu_bibw)\n"
+                         "  mbw-mr     P/2 pairs at once: aggregate bandwidth and message rate (OSU osu_mbw_mr)\n"
+                         "  coll       blocking collectives' latency, min/avg/max over ranks (OSU osu_allreduce ...)\n"
+                         "  rma        one-sided put, get, accumulate, rank 0 to rank 1 (OSU osu_put_latency ...)";
   // -n was loggp's message count; -n means ranks in checkmpi's commands.
   return CommandLine("checkmpi-p2p", synopsis, specs, {{"-n", "prtt-n"}, {"--iterations", "iters"}});
 }
@@ -252,7 +340,7 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   if (!cli.has("iters")) cfg.iterations_large = d->iterations_large;
   cfg.warmup = cfg.warmup_large = positive(cli, "warmup", d->warmup, 0);
   if (!cli.has("warmup")) cfg.warmup_large = d->warmup_large;
-  cfg.window = positive(cli, "window", cfg.window, 1, INT_MAX / 2);
+  cfg.window = positive(cli, "window", cfg.mode == Mode::Rma ? 1 : cfg.window, 1, INT_MAX / 2);
   cfg.n = positive(cli, "prtt-n", cfg.n, 2, INT_MAX);
   cfg.repeat = positive(cli, "repeat", 1, 1, 1000000);
   cfg.watchdog = watchdog_option(cli);
@@ -261,9 +349,12 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   const std::string buffer = cli.get("buffer", "host");
   if (buffer != "host" && buffer != "cuda") throw UsageError("unknown --buffer '" + buffer + "' (host, cuda)");
   cfg.buffer = buffer == "cuda" ? BufferKind::Cuda : BufferKind::Host;
-  if (cfg.buffer == BufferKind::Cuda && (cfg.mode == Mode::Nbc || cfg.mode == Mode::Barrier))
+  if (cfg.buffer == BufferKind::Cuda &&
+      (cfg.mode == Mode::Nbc || cfg.mode == Mode::Barrier || cfg.mode == Mode::Coll || cfg.mode == Mode::Rma))
     throw UsageError(std::string("--buffer cuda does not apply to mode ") + mode_name(cfg.mode) +
-                     (cfg.mode == Mode::Nbc ? " (its operations use host buffers)" : " (no message)"));
+                     (cfg.mode == Mode::Barrier ? " (no message)"
+                      : cfg.mode == Mode::Rma   ? " (its windows are host memory)"
+                                                : " (its operations use host buffers)"));
 
   cfg.validate = cli.has("validate");
   cfg.json = cli.get("json", "");
@@ -283,8 +374,27 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   if (cfg.mode == Mode::Nbc) {
     parse_nbc(cli, cfg);
   } else {
-    for (const char* name : {"op", "progress", "progress-thread", "pencil", "grid"})
+    for (const char* name : {"progress", "progress-thread", "pencil", "grid"})
       if (cli.has(name)) throw UsageError(std::string("--") + name + " applies to mode nbc only");
+    if (cli.has("op") && cfg.mode != Mode::Coll && cfg.mode != Mode::Rma)
+      throw UsageError("--op applies to modes nbc, coll and rma only");
+  }
+  if (cfg.mode == Mode::Coll) cfg.coll_ops = parse_names(cli.get("op", "all"), kCollOps, "coll");
+  if (cfg.mode == Mode::Rma) {
+    cfg.rma_ops = parse_names(cli.get("op", "all"), kRmaOps, "rma");
+    const std::string sync = cli.get("sync", "flush");
+    bool found = false;
+    for (const auto& k : kSyncs)
+      if (sync == k.name) cfg.sync = k.sync, found = true;
+    if (!found) throw UsageError("unknown --sync '" + sync + "' (fence, pscw, lock, lock-all, flush)");
+  } else if (cli.has("sync")) {
+    throw UsageError("--sync applies to mode rma only");
+  }
+  if (cli.has("threads")) {
+    if (cfg.mode != Mode::PingPong) throw UsageError("--threads applies to mode pingpong only");
+    cfg.threads = int(positive(cli, "threads", 1, 1, kMaxThreads));
+    if (cfg.threads > 1 && cfg.buffer == BufferKind::Cuda)
+      throw UsageError("--threads " + std::to_string(cfg.threads) + " does not apply with --buffer cuda");
   }
 
   if (auto c = cli.value("inject-corruption")) {
@@ -304,7 +414,10 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
         throw UsageError("--inject-corruption with --pencil works up to 65536 ranks");
       for (long long size : pencil_message_sizes(cfg)) measured = measured || size == cfg.corrupt_size;
     }
-    else
+    else if (cfg.mode == Mode::Coll) {
+      for (CollOp op : cfg.coll_ops)
+        for (long long size : coll_sizes(cfg, op)) measured = measured || (size > 0 && size == cfg.corrupt_size);
+    } else
       for (long long size : message_sizes(cfg)) measured = measured || size == cfg.corrupt_size;
     if (!measured)
       throw UsageError("--inject-corruption: no message of " + std::to_string(cfg.corrupt_size) +
@@ -363,6 +476,30 @@ std::string nbc_rank_problem(const P2PConfig& cfg, int nprocs) {
   return "";
 }
 
+std::string rank_problem(const P2PConfig& cfg, int nprocs) {
+  if (cfg.mode == Mode::MbwMr && nprocs % 2 != 0)
+    return "mode mbw-mr pairs rank i with rank i + P/2: it needs an even number of ranks, got " +
+           std::to_string(nprocs);
+  if (cfg.mode == Mode::Coll && double(cfg.max_size) * nprocs > double(INT_MAX))
+    for (CollOp op : cfg.coll_ops)
+      if (op == CollOp::Alltoall || op == CollOp::Alltoallv || op == CollOp::Allgather)
+        return std::string(coll_op_name(op)) + " of " + std::to_string(cfg.max_size) + " bytes to each of " +
+               std::to_string(nprocs) + " ranks exceeds MPI's count limit " + std::to_string(INT_MAX);
+  return "";
+}
+
+std::vector<long long> coll_sizes(const P2PConfig& cfg, CollOp op) {
+  if (op == CollOp::Barrier) return {0};
+  std::vector<long long> sizes;
+  for (long long size : message_sizes(cfg)) {
+    const bool floats = op == CollOp::Allreduce || op == CollOp::ReduceScatter;
+    if (floats && (size < 4 || size % 4 != 0)) continue;  // whole floats only, as OSU
+    if (size == 0) continue;
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
 std::vector<long long> pencil_message_sizes(const P2PConfig& cfg) {
   std::vector<long long> sizes;
   for (const Grid3& grid : cfg.grids) {
@@ -408,6 +545,8 @@ double buffer_bytes_per_rank(const P2PConfig& cfg, int nprocs) {
       return most;
     }
     case Mode::Ring: return 3 * m;  // one send and two receive buffers
+    case Mode::Coll: return 2 * m * nprocs;  // all-to-all and allgather: a block per rank each way
+    case Mode::PingPong: return 2 * m * cfg.threads;
     case Mode::Barrier: return 0;
     case Mode::Datatype: {
       double most = 0;

@@ -9,10 +9,20 @@
 
 namespace checkmpi::p2p {
 
-enum class Mode { PingPong, Bandwidth, Ring, LogGP, Datatype, Nbc, Self, Barrier };
+enum class Mode { PingPong, Bandwidth, Ring, LogGP, Datatype, Nbc, Self, Barrier, Bibw, MbwMr, Coll, Rma };
 
 // The non-blocking collectives of mode nbc (each against its blocking twin).
 enum class NbcOp { Ialltoall, Ialltoallv, Iallreduce, Ibcast };
+
+// The blocking collectives of mode coll (OSU's osu_allreduce and siblings).
+enum class CollOp { Allreduce, Alltoall, Alltoallv, Bcast, Allgather, ReduceScatter, Barrier };
+
+// Mode rma: the one-sided operation (rank 0 the origin, rank 1 the target)
+// and how its epochs are synchronised (OSU's osu_put_latency -s).
+enum class RmaOp { Put, Get, Acc };
+enum class RmaSync { Fence, Pscw, Lock, LockAll, Flush };
+
+constexpr int kMaxThreads = 64;  // pingpong --threads
 
 // Where message buffers live: host memory, or (--buffer cuda, OSU's -d cuda)
 // GPU memory handed to MPI when it is CUDA-aware and staged through pinned
@@ -47,7 +57,7 @@ struct P2PConfig {
   long long iterations = 0, warmup = 0;        // sizes up to large_threshold
   long long iterations_large = 0, warmup_large = 0;
   long long large_threshold = 8192;
-  long long window = 64;  // bw: sends in flight
+  long long window = 64;  // bw, bibw, mbw-mr: sends in flight; rma: operations per epoch (default 1)
   long long n = 10;       // loggp: messages per PRTT(n, ., s)
   long long repeat = 1;   // sweeps, interleaved: every size once, then again
   std::vector<VectorShape> vectors;  // datatype: the tuples measured, in order
@@ -58,6 +68,10 @@ struct P2PConfig {
   bool progress_thread = false;          // --progress-thread (set before MPI_Init, see p2p/progress.hpp)
   int pencil_rows = 0, pencil_cols = 0;  // --pencil PxQ; 0: the OSU-style sweep of ops instead
   std::vector<Grid3> grids;              // --pencil: the grids transposed, in order
+  std::vector<CollOp> coll_ops;          // coll: measured in this order
+  std::vector<RmaOp> rma_ops;            // rma: measured in this order
+  RmaSync sync = RmaSync::Flush;         // rma --sync
+  int threads = 1;                       // pingpong --threads (MPI_THREAD_MULTIPLE above 1)
   std::string json;
   std::string events;  // --events FILE: progress as JSON lines (core/events.hpp)
   double watchdog = -1;  // seconds without progress before the job is aborted; 0: off; < 0: default
@@ -67,6 +81,18 @@ struct P2PConfig {
 
 const char* mode_name(Mode m);
 const char* nbc_op_name(NbcOp op);
+const char* coll_op_name(CollOp op);
+const char* rma_op_name(RmaOp op);
+const char* rma_sync_name(RmaSync s);
+
+// Before MPI_Init: MPI_THREAD_MULTIPLE when argv asks for pingpong
+// --threads above 1; MPI_THREAD_FUNNELED with --progress-thread (as before);
+// else MPI_THREAD_SINGLE, as OSU's MPI_Init: Open MPI 4.1 turns on its
+// internal locking for any level above MPI_THREAD_SINGLE (opal_using_threads),
+// which cost nbc's small MPI_Ialltoall 0.1 us of 0.4 (docs/p2p.md, "The
+// harness's own cost"). Only the main thread calls MPI (the watchdog's
+// MPI_Abort, for a job already hung, is the one exception).
+int wanted_thread_level(int argc, char** argv);
 const char* buffer_name(BufferKind b);
 // "host", "device" (CUDA-aware MPI gets device pointers) or "staged".
 const char* mpi_buffers_name(const P2PConfig& cfg);
@@ -103,5 +129,12 @@ double buffer_bytes_per_rank(const P2PConfig& cfg, int nprocs);
 // nbc: the problems that depend on the number of ranks (pencil grid against
 // nprocs, all-to-all buffers beyond MPI's count limit); "" when none.
 std::string nbc_rank_problem(const P2PConfig& cfg, int nprocs);
+// coll and mbw-mr: the same kind of problems (an odd rank count for
+// mbw-mr's pairs, all-to-all or allgather buffers beyond MPI's count limit).
+std::string rank_problem(const P2PConfig& cfg, int nprocs);
+
+// coll: the sizes op is measured at (allreduce and reduce-scatter: whole
+// floats; barrier: 0 alone).
+std::vector<long long> coll_sizes(const P2PConfig& cfg, CollOp op);
 
 }  // namespace checkmpi::p2p

@@ -1,5 +1,8 @@
 // pingpong and bw: OSU's osu_latency and osu_bw loops between ranks 0 and 1;
-// self: the same sweep for a message rank 0 sends to itself through MPI.
+// self: the same sweep for a message rank 0 sends to itself through MPI;
+// pingpong --threads T: osu_latency_mt's, T threads per rank at once.
+#include <thread>
+
 #include "p2p/modes.hpp"
 
 namespace checkmpi::p2p {
@@ -11,7 +14,8 @@ constexpr int kDataTag = 1, kAckTag = 2, kSelfTag = 3;
 // One size of a timed sweep (pingpong, self), its times scaled by `factor`:
 // the JSON result, the table row and a tail note naming `what`. Returns the
 // median, for the Hockney fit.
-double report_time(ModeOutput& out, long long size, const Pooled& pooled, double factor, const char* what) {
+double report_time(ModeOutput& out, long long size, const Pooled& pooled, double factor, const char* what,
+                   const Json& per_thread = Json()) {
   const Samples& samples = pooled.all;
   const Stats time = sample_stats(samples, factor);
   Json r = Json::object();
@@ -21,6 +25,7 @@ double report_time(ModeOutput& out, long long size, const Pooled& pooled, double
   r["bandwidth"] = double(size) / time.median;
   r["block"] = samples.block;
   r["repeats"] = repeats_json(out, format("%lld B", size), {{"latency", &pooled}}, factor);
+  if (per_thread.kind() != Json::Kind::Null) r["per_thread"] = per_thread;
   note_tail(out, time, format("%lld B %s", size, what));
   out.results.push(r);
   out.table += format("%-10lld%18.2f%13.2f%13.2f%13.2f\n", size, time.mean * 1e6, time.min * 1e6, time.median * 1e6,
@@ -71,6 +76,99 @@ void run_pingpong(const Session& s, ModeOutput& out) {
         medians.push_back(report_time(out, all_sizes[k], pooled[k], 0.5, "latency"));  // half round trip
       });
   add_hockney(out, sizes, medians, "median latency");
+}
+
+void run_pingpong_threads(const Session& s, ModeOutput& out) {
+  const int threads = s.cfg.threads, peer = 1 - s.rank;
+  // Thread t of rank 0 with thread t of rank 1, on a communicator of their own.
+  std::vector<MPI_Comm> comms(std::size_t(threads), MPI_COMM_NULL);
+  for (MPI_Comm& c : comms) MPI_Comm_dup(s.comm, &c);
+  struct Freed {
+    std::vector<MPI_Comm>& comms;
+    ~Freed() {
+      for (MPI_Comm& c : comms) MPI_Comm_free(&c);
+    }
+  } freed{comms};
+  std::vector<std::unique_ptr<Buffer>> sends, recvs;
+  for (int t = 0; t < threads; ++t) sends.push_back(message_buffer(s.cfg)), recvs.push_back(message_buffer(s.cfg));
+  out.table = format("# %d threads per rank, each pair on its own communicator; latency over all threads\n", threads) +
+              "# Size       Latency (us)     Min (us)  Median (us)     Max (us)\n";
+  const std::vector<long long> all_sizes = message_sizes(s.cfg);
+  std::vector<std::vector<Pooled>> pooled(all_sizes.size(), std::vector<Pooled>(std::size_t(threads)));
+  std::vector<double> sizes, medians;
+  sweep(
+      s, all_sizes.size(), [&](size_t k) { return format("%lld B, %d threads", all_sizes[k], threads); },
+      [&](size_t k) {
+        const long long size = all_sizes[k];
+        const int count = int(size);
+        const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
+        const Loop base = make_loop(s, size, s.rank == 0);
+        std::vector<Samples> samples = std::vector<Samples>(std::size_t(threads));
+        std::vector<std::string> failed = std::vector<std::string>(std::size_t(threads));
+        auto pair = [&](int t) {
+          Loop loop = base;
+          loop.comm = comms[std::size_t(t)];
+          void* const send_data = sends[std::size_t(t)]->data();
+          void* const recv_data = recvs[std::size_t(t)]->data();
+          try {
+            samples[std::size_t(t)] = run_loop(
+                loop,
+                [&](long long) {
+                  if (s.rank == 0) {
+                    MPI_Send(send_data, count, MPI_CHAR, peer, t, loop.comm);
+                    MPI_Recv(recv_data, count, MPI_CHAR, peer, t, loop.comm, MPI_STATUS_IGNORE);
+                  } else {
+                    MPI_Recv(recv_data, count, MPI_CHAR, peer, t, loop.comm, MPI_STATUS_IGNORE);
+                    MPI_Send(send_data, count, MPI_CHAR, peer, t, loop.comm);
+                  }
+                },
+                [&](long long i) { check.prepare(*sends[std::size_t(t)], s.rank, i); },
+                [&](long long i) {
+                  const std::string bad = check.verify(*recvs[std::size_t(t)], peer, s.rank, i);
+                  return bad.empty() ? bad : format("thread %d: ", t) + bad;
+                });
+          } catch (const ValidationError& e) {
+            failed[std::size_t(t)] = e.what();
+          }
+        };
+        std::vector<std::thread> running;
+        for (int t = 1; t < threads; ++t) running.emplace_back(pair, t);
+        pair(0);
+        for (std::thread& th : running) th.join();
+        std::string bad;
+        for (const std::string& f : failed)
+          if (bad.empty()) bad = f;
+        settle(s.comm, bad);
+        for (int t = 0; t < threads; ++t) pooled[k][std::size_t(t)].add(samples[std::size_t(t)]);
+      },
+      [&](size_t k) {
+        if (s.rank != 0) return;
+        // Every thread's blocks together; a run's median: the median of its threads' medians.
+        Pooled all;
+        Json per_thread = Json::array();
+        for (int t = 0; t < threads; ++t) {
+          const Pooled& p = pooled[k][std::size_t(t)];
+          all.all.values.insert(all.all.values.end(), p.all.values.begin(), p.all.values.end());
+          all.all.block = std::max(all.all.block, p.all.block);
+          all.all.blocks += p.all.blocks;
+          all.all.iterations += p.all.iterations;
+          all.all.total += p.all.total;
+          const Stats mine = sample_stats(p.all, 0.5);
+          Json j = Json::object();
+          j["thread"] = t;
+          j["median"] = mine.median;
+          j["mean"] = mine.mean;
+          per_thread.push(j);
+        }
+        for (std::size_t run = 0; run < pooled[k][0].medians.size(); ++run) {
+          std::vector<double> m;
+          for (int t = 0; t < threads; ++t) m.push_back(pooled[k][std::size_t(t)].medians[run]);
+          all.medians.push_back(median(m));
+        }
+        sizes.push_back(double(all_sizes[k]));
+        medians.push_back(report_time(out, all_sizes[k], all, 0.5, "latency", per_thread));
+      });
+  add_hockney(out, sizes, medians, "median latency over all threads");
 }
 
 void run_bandwidth(const Session& s, ModeOutput& out) {

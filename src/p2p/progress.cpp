@@ -29,8 +29,11 @@ constexpr bool kNeedsMultiple = false;
 
 // The integer control variable `name`, or -1 if this library has none.
 int read_cvar(const char* name) {
-  int provided = 0, value = -1, index = 0, count = 0;
-  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return -1;
+  int provided = 0, value = -1, index = 0, count = 0, level = MPI_THREAD_SINGLE;
+  // At MPI's own thread level: Open MPI 4.1 takes MPI_T_init_thread's level
+  // as the process's (MPI_Query_thread then says MPI_THREAD_SINGLE).
+  MPI_Query_thread(&level);
+  if (MPI_T_init_thread(level, &provided) != MPI_SUCCESS) return -1;
   MPI_T_cvar_handle handle;
   if (MPI_T_cvar_get_index(name, &index) == MPI_SUCCESS &&
       MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) == MPI_SUCCESS) {

@@ -89,7 +89,7 @@ need([p["rank"] for p in placement] == list(range(nprocs)), "placement ranks")
 for p in placement:
     need(p["hostname"] == ctx["hostnames"][p["rank"]] and isinstance(p["cpu"], int) and p["cpu"] >= -1
          and isinstance(p["node"], int), f"placement entry {p}")
-taking_part = nprocs if mode in ("ring", "nbc", "barrier") else 1 if mode == "self" else 2
+taking_part = nprocs if mode in ("ring", "nbc", "barrier", "mbw-mr", "coll") else 1 if mode == "self" else 2
 if taking_part == 2:
     need(ctx["same_node"] == (placement[0]["node"] == placement[1]["node"]), "same_node")
 else:
@@ -112,11 +112,24 @@ if mode == "nbc":
     need(not pt["active"] or pt["setting"] is not None, "active without a setting")
 sizes = powers(cfg["min_size"], cfg["max_size"])
 
-if mode in ("pingpong", "bw", "loggp", "self"):
+if mode in ("pingpong", "bw", "loggp", "self", "bibw", "mbw-mr"):
     need([r["size"] for r in results] == sizes, f"sizes {[r['size'] for r in results]} != {sizes}")
 if mode in ("pingpong", "self"):
+    threads = cfg.get("threads", 1)
+    need(mode == "self" or isinstance(threads, int) and threads >= 1, f"threads {threads}")
+    if threads > 1:
+        need(ctx["thread_level"] == "MPI_THREAD_MULTIPLE", f"thread_level {ctx.get('thread_level')}")
     for r in results:
-        need(r["iterations"] == iterations_for(r["size"]), f"iterations at {r['size']}")
+        # over all threads
+        need(r["iterations"] == iterations_for(r["size"]) * threads, f"iterations at {r['size']}")
+        if threads > 1:
+            pt = r["per_thread"]
+            need([t["thread"] for t in pt] == list(range(threads)), f"per_thread at {r['size']}: {pt}")
+            need(all(finite(t["median"]) and t["median"] > 0 for t in pt), f"per_thread medians at {r['size']}")
+            # the mean over threads' iterations is the mean of the threads' means (equal counts)
+            need(close(r["latency"]["mean"], *[t["mean"] / threads for t in pt]), f"per_thread means at {r['size']}")
+        else:
+            need("per_thread" not in r, "per_thread without --threads")
         stats_ok(r["latency"], f"latency at {r['size']}")
         need(close(r["bandwidth"], r["size"] / r["latency"]["median"]), f"bandwidth at {r['size']}")
     hockney_ok(fits["hockney"], sizes)
@@ -135,6 +148,57 @@ elif mode == "bw":
         # bandwidth = bytes over total time; time.mean = total / iterations
         need(close(r["bandwidth"], r["size"] * r["window"] / r["time"]["mean"]), f"bandwidth at {r['size']}")
     hockney_ok(fits["hockney"], sizes)
+elif mode in ("bibw", "mbw-mr"):
+    pairs = nprocs // 2 if mode == "mbw-mr" else 1
+    per_iteration = 2 if mode == "bibw" else pairs  # messages of a window: both ways, or every pair
+    if mode == "mbw-mr":
+        want = [{"sender": i, "receiver": i + pairs, "same_node": placement[i]["node"] == placement[i + pairs]["node"]}
+                for i in range(pairs)]
+        need(ctx["pairs"] == want, f"pairs {ctx.get('pairs')} != {want}")
+    for r in results:
+        need(r["window"] == cfg["window"] and r["iterations"] == iterations_for(r["size"]), f"window/iterations {r}")
+        stats_ok(r["time"], f"time at {r['size']}")
+        need(close(r["bandwidth"], per_iteration * r["size"] * r["window"] / r["time"]["mean"]),
+             f"bandwidth at {r['size']}")
+        if mode == "mbw-mr":
+            need(r["pairs"] == pairs, f"pairs at {r['size']}")
+            need(close(r["message_rate"], pairs * r["window"] / r["time"]["mean"]), f"message_rate at {r['size']}")
+    if mode == "bibw":
+        hockney_ok(fits["hockney"], sizes)
+    else:
+        need(fits == {}, f"mbw-mr fits {fits}")
+elif mode == "coll":
+    expected = []
+    for op in cfg["ops"]:
+        if op == "barrier":
+            expected.append((op, 0))
+        else:
+            expected += [(op, s) for s in sizes if s > 0 and (op not in ("allreduce", "reduce-scatter") or s % 4 == 0)]
+    got = [(r["op"], r["size"]) for r in results]
+    need(got == expected, f"coll results {got} != {expected}")
+    for r in results:
+        what = f"{r['op']} {r['size']} B"
+        runs = cfg["repeat"]
+        need(r["nprocs"] == nprocs and r["iterations"] == iterations_for(r["size"]) * runs, f"{what}: iterations")
+        stats_ok(r["latency"], what)
+        need(r["latency"]["n"] == r["iterations"] * nprocs, f"{what}: n is not iterations x ranks")
+        need(0 < r["min_latency"] <= r["avg_latency"] * (1 + 1e-9) and r["avg_latency"] <= r["max_latency"] * (1 + 1e-9),
+             f"{what}: min/avg/max over ranks {r['min_latency']} {r['avg_latency']} {r['max_latency']}")
+        if runs == 1:  # the average of the ranks' means is the mean of every iteration
+            need(close(r["avg_latency"], r["latency"]["mean"]), f"{what}: avg != mean")
+    need(fits == {}, f"coll fits {fits}")
+elif mode == "rma":
+    need(cfg["sync"] in ("fence", "pscw", "lock", "lock-all", "flush"), f"sync {cfg.get('sync')}")
+    need(all(op in ("put", "get", "acc") for op in cfg["ops"]), f"ops {cfg['ops']}")
+    got = [(r["op"], r["size"]) for r in results]
+    need(got == [(op, s) for op in cfg["ops"] for s in sizes], f"rma results {got}")
+    for r in results:
+        what = f"{r['op']} {r['size']} B"
+        need(r["sync"] == cfg["sync"] and r["window"] == cfg["window"], f"{what}: sync/window")
+        need(r["iterations"] == iterations_for(r["size"]), f"{what}: iterations")
+        stats_ok(r["latency"], what)
+        need(close(r["bandwidth"], r["size"] * r["window"] / r["latency"]["mean"]), f"{what}: bandwidth")
+    need(fits == {}, f"rma fits {fits}")
 elif mode == "ring":
     need(cfg["ranks"] == list(range(2, nprocs + 1)), "config ranks")
     for p in cfg["ranks"]:

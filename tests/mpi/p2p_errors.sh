@@ -13,7 +13,7 @@ expect_error() {
   [ ! -s out.txt ] || fail "[$*]: something was printed before the error: $(head -c 300 out.txt)"
 }
 
-modes='\(pingpong, bw, ring, loggp, datatype, nbc, self, barrier\)'
+modes='\(pingpong, bw, ring, loggp, datatype, nbc, self, barrier, bibw, mbw-mr, coll, rma\)'
 expect_error "no mode given $modes"
 expect_error "unknown mode 'pingpang' $modes" pingpang
 expect_error "unexpected argument 'extra'" pingpong extra
@@ -46,8 +46,12 @@ fi
 expect_error "option --json needs a value" pingpong --json
 expect_error "unknown --op 'ireduce'" nbc --op ireduce
 expect_error "--message-size does not apply to mode barrier \(no message\)" barrier -m 1:8
+# The OSU counterparts' options (issue 33); the rest of their bad options are
+# unit-tested (test_p2p_options.cpp: OsuCounterpartErrors), each launch here costing seconds.
+expect_error "unknown --sync 'bogus' \(fence, pscw, lock, lock-all, flush\)" rma --sync bogus
+expect_error "--threads 65 is too large: at most 64" pingpong --threads 65
 if [ "$np" -lt 2 ]; then
-  for mode in pingpong bw ring loggp datatype nbc barrier; do
+  for mode in pingpong bw ring loggp datatype nbc barrier coll; do
     expect_error "mode $mode needs at least 2 MPI ranks, got $np" "$mode" -i 2
   done
 else
@@ -56,5 +60,8 @@ else
   [ "$(cat afile)" = "keep me" ] || fail "existing file was modified"
   run_mpi "$np" "$CHECKMPI_BIN/checkmpi-p2p" pingpong -m 1:2 -i 2 -x 0 >out.txt 2>err.txt ||
     fail "good run failed: $(cat err.txt)"
+  # mbw-mr pairs rank i with rank i + P/2: an odd count is refused on every rank, before anything runs.
+  expect_usage_error checkmpi-p2p 3 "mode mbw-mr pairs rank i with rank i \+ P/2: it needs an even number of ranks, got 3$" \
+    mbw-mr -m 1:2 -i 2
 fi
 echo "ok: bad options at $np ranks"

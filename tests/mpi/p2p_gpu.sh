@@ -18,7 +18,7 @@ if [ $rc -eq 2 ] && grep -q 'no CUDA device visible' probe.err; then
 fi
 [ $rc -eq 0 ] || fail "cuda probe run: exit $rc: $(cat probe.err)"
 
-for mode in pingpong bw ring loggp datatype self; do
+for mode in pingpong bw ring loggp datatype self bibw mbw-mr; do
   args=(-m 1:65536 -i 10 -x 2)
   [ $mode != datatype ] || args=(-m 4:16384 -i 10 -x 2)
   run_mpi "$np" "$p2p" $mode --buffer cuda -c --json $mode.json "${args[@]}" >$mode.out 2>$mode.err ||

@@ -10,8 +10,12 @@ run_mpi "$np" "$CHECKMPI_BIN/checkmpi-p2p" "$mode" --json r.json "$@" >out.txt 2
   fail "exit $? ($(tail -n 3 err.txt))"
 # More ranks than cores: the scheduler, not the bytes, sets the time (MPICH
 # polls), so a flat Hockney fit (beta null) is then the honest result.
+# pingpong --threads T: T polling threads per rank count as T ranks here.
+threads=1
+args=("$@")
+for i in "${!args[@]}"; do [ "${args[$i]}" != --threads ] || threads=${args[$((i + 1))]}; done
 flat=""
-[ "$np" -le "$(nproc)" ] || flat=flat-ok
+[ $((np * threads)) -le "$(nproc)" ] || flat=flat-ok
 python3 "$(dirname "$0")/p2p_check.py" r.json "$mode" "$np" $flat || fail "JSON check ($(cat out.txt))"
 check_schema r.json
 [ "$(grep -c '^checkmpi-p2p ' out.txt)" -eq 1 ] || fail "header printed more than once"
@@ -24,19 +28,29 @@ case $mode in
   nbc) heading='# Size         Tests     Blocking    Pure comm' ;;
   self) heading='# Size       Time (us)' ;;
   barrier) heading='# Ranks    Latency (us)' ;;
+  bibw) heading='# Size      Bandwidth (MB/s)  Window median' ;;
+  mbw-mr) heading='# Size      MB/s (all pairs)     Messages/s' ;;
+  coll) heading='# Size       Avg Latency(us)  Min Latency(us)  Max Latency(us)' ;;
+  rma) heading='# Size       Latency (us)     Min (us)  Median (us)     Max (us)      MB/s' ;;
 esac
 [[ " $* " != *" --pencil "* ]] || heading='# Transpose  Grid               Bytes  Tests     Blocking'
 
 grep -q "^$heading" out.txt || fail "no '$heading' table"
 case $mode in
-  pingpong | bw | ring | self) grep -q '^# Hockney fit T(s) = alpha + s/beta' out.txt || fail "no Hockney fit printed" ;;
+  pingpong | bw | ring | self | bibw) grep -q '^# Hockney fit T(s) = alpha + s/beta' out.txt || fail "no Hockney fit printed" ;;
   loggp) grep -Eq '^# LogGP \(n = [0-9]+\): L = ' out.txt || fail "no LogGP fit printed" ;;
   datatype) grep -q '^# datatype overhead = o + O\*bytes' out.txt || fail "no datatype fit printed" ;;
   nbc) grep -q '^# Overall = Init + Compute + MPI_Test + MPI_Wait; Overlap(%) = max(0, 100 - ' out.txt ||
     fail "no overlap formula printed" ;;
 esac
 # Two ranks on one host: the header says so, and the JSON agrees.
-if [ "$np" -eq 2 ] && [ "$mode" != self ] || [[ $mode != ring && $mode != nbc && $mode != self && $mode != barrier ]]; then
+if [ "$np" -eq 2 ] && [ "$mode" != self ] ||
+  [[ $mode != ring && $mode != nbc && $mode != self && $mode != barrier && $mode != mbw-mr && $mode != coll ]]; then
   grep -Eq '^  placement   : (same node|different nodes)' out.txt || fail "no placement line"
+fi
+# mbw-mr: a line per pair, rank i with rank i + P/2, and where they are.
+if [ "$mode" = mbw-mr ]; then
+  [ "$(grep -Ec '^  pair [0-9]+ +: rank [0-9]+ -> rank [0-9]+, (same node|different nodes)' out.txt)" -eq $((np / 2)) ] ||
+    fail "not one placement line per pair"
 fi
 echo "ok: $mode at $np ranks: $(grep -c '^[0-9]' out.txt) rows"

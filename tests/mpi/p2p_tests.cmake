@@ -23,6 +23,16 @@ checkmpi_script_test(p2p_nbc_np8 p2p_mode.sh 8 nbc --op iallreduce,ibcast -m 4:8
 checkmpi_script_test(p2p_nbc_pencil_2x2 p2p_mode.sh 4 nbc --pencil 2x2 --grid 9x7x5,8x8x8 -i 2 -x 1 --progress 0,2 -c)
 checkmpi_script_test(p2p_nbc_pencil_2x4 p2p_mode.sh 8 nbc --pencil 2x4 --grid 13x11x10 -i 2 -x 1 -c)
 checkmpi_script_test(p2p_nbc p2p_nbc.sh)
+# The OSU counterparts (issue 33) at 2 and 4 ranks, validated (-c), few
+# sizes and iterations (MPICH polls; 4 ranks share 2 cores).
+foreach(np 2 4)
+  checkmpi_script_test(p2p_bibw_np${np} p2p_mode.sh ${np} bibw -m 1:4096 -i 4 -x 1 -W 4 -c)
+  checkmpi_script_test(p2p_mbw_mr_np${np} p2p_mode.sh ${np} mbw-mr -m 1:4096 -i 4 -x 1 -W 4 -c)
+  checkmpi_script_test(p2p_coll_np${np} p2p_mode.sh ${np} coll -m 4:32 -i 3 -x 1 -c)
+  checkmpi_script_test(p2p_rma_np${np} p2p_mode.sh ${np} rma -m 1:256 -i 4 -x 1 -c)
+  checkmpi_script_test(p2p_pingpong_threads_np${np} p2p_mode.sh ${np} pingpong --threads 2 -m 1:256 -i 4 -x 1 -c)
+endforeach()
+checkmpi_script_test(p2p_rma_syncs p2p_rma.sh)
 checkmpi_script_test(p2p_validate p2p_validate.sh)
 checkmpi_script_test(p2p_features p2p_features.sh)
 foreach(np 1 2)

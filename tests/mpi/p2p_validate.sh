@@ -53,6 +53,27 @@ expect_corruption "size 128, offset 127: " loggp -m 64:256 --inject-corruption 1
 expect_corruption "count 8, blocklen 3, stride 4: size 96, offset 13: " \
   datatype --vectors 1:4:4,8:3:4 --inject-corruption 96:13
 
+# The OSU counterparts (issue 33): bibw's ranks both send (and both damage
+# their first window), mbw-mr's receivers check, coll's operations name
+# themselves, rma's target checks put and acc, its origin get; pingpong
+# --threads names the thread.
+expect_corruption "size 256, offset 7: expected $hex, got $hex \(rank [01] from rank [01], iteration 0\)$" \
+  bibw -m 64:512 -W 2 --inject-corruption 256:7
+expect_corruption "size 256, offset 7: expected $hex, got $hex \(rank 1 from rank 0, iteration 0\)$" \
+  mbw-mr -m 64:512 -W 2 --inject-corruption 256:7
+expect_corruption "^checkmpi-p2p: validation failed: allgather: size 64, offset 10: .*\(rank [01] from rank 0, iteration 0\)$" \
+  coll --op allgather -m 16:128 --inject-corruption 64:10
+expect_corruption "^checkmpi-p2p: validation failed: reduce-scatter: size 64, element [0-9]+: " \
+  coll --op reduce-scatter -m 16:128 --inject-corruption 64:10
+for op in put acc; do
+  expect_corruption "$op: size 32, offset 3: expected $hex, got $hex \(rank 1 from rank 0, iteration 0\)$" \
+    rma --op $op --sync fence -W 2 -m 8:64 --inject-corruption 32:3
+done
+expect_corruption "get: size 32, offset 3: expected $hex, got $hex \(rank 0 from rank 1, iteration 0\)$" \
+  rma --op get --sync lock -m 8:64 --inject-corruption 32:3
+expect_corruption "thread [01]: size 64, offset 10: expected $hex, got $hex \(rank [01] from rank [01], iteration 0\)$" \
+  pingpong --threads 2 -m 16:128 --inject-corruption 64:10
+
 # Without -c the damage goes unnoticed (the check is what catches it).
 run_mpi 2 "$p2p" pingpong -m 1:256 "${small[@]}" --inject-corruption 64:10 >out.txt 2>err.txt ||
   fail "corruption without -c should not fail the run: $(cat err.txt)"

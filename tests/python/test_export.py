@@ -89,6 +89,23 @@ def test_p2p_csv_has_every_number():
                                              "wait", "overall", "overlap"}
 
 
+def test_p2p_csv_of_the_osu_counterparts():
+    """issue 33's modes flow through the same export: message rate in 1/s, coll's over-rank figures in s,
+    rma's operation with its synchronisation, no row for pairs or per-thread lists."""
+    mbw = list(csv.DictReader(io.StringIO(export.p2p_csv([load(DATA / "p2p_mbw-mr.json")]))))
+    assert {r["quantity"] for r in mbw} == {"time", "bandwidth", "message_rate"}
+    assert {r["unit"] for r in mbw if r["quantity"] == "message_rate"} == {"1/s"}
+    coll = load(DATA / "p2p_coll.json")
+    rows = list(csv.DictReader(io.StringIO(export.p2p_csv([coll]))))
+    assert {r["quantity"] for r in rows} == {"latency", "avg_latency", "min_latency", "max_latency"}
+    avg = next(r for r in rows if r["op"] == "bcast" and r["quantity"] == "avg_latency")
+    assert float(avg["value"]) == next(r for r in coll.results if r["op"] == "bcast")["avg_latency"]
+    rma = list(csv.DictReader(io.StringIO(export.p2p_csv([load(DATA / "p2p_rma.json")]))))
+    assert {r["op"] for r in rma} == {"put/lock", "get/lock", "acc/lock"}
+    threads = list(csv.DictReader(io.StringIO(export.p2p_csv([load(DATA / "p2p_pingpong_threads.json")]))))
+    assert {r["quantity"] for r in threads} == {"latency", "bandwidth"}
+
+
 def test_extrap_json_lines():
     a = load(DATA / "halo_4ranks.json")
     lines = [json.loads(x) for x in export.to_extrap([a]).splitlines()]

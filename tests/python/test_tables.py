@@ -435,3 +435,28 @@ def test_context_names_the_cpu_and_its_caches():
                                                       {"level": 3, "type": "unified", "bytes": 33554432,
                                                        "shared_by": 16}]}) == "X; L2 512 KiB, L3 32 MiB shared by 16 CPUs"
     assert tables._cpu_text(None) == "?"
+
+
+def test_osu_counterpart_tables_are_the_jsons_numbers():
+    """bibw, mbw-mr, coll, rma and pingpong --threads (issue 33): a row per result, the tool's figures."""
+    bibw = load(DATA / "p2p_bibw.json")
+    t = p2p_tables.p2p_tables(bibw)[0]
+    assert len(t.rows) == len(bibw.results) and "both directions" in t.caption
+    assert float(t.rows[-1][1]) == pytest.approx(bibw.results[-1]["bandwidth"] * 1e-6, abs=0.06)
+    mbw = load(DATA / "p2p_mbw-mr.json")
+    t = p2p_tables.p2p_tables(mbw)[0]
+    assert "2 pair(s)" in t.title and "pairs on one node: 2, across nodes: 0" in t.caption
+    assert float(t.rows[0][2]) == pytest.approx(mbw.results[0]["message_rate"], abs=0.6)
+    coll = load(DATA / "p2p_coll.json")
+    made = p2p_tables.p2p_tables(coll)
+    assert [m.title.split(": ")[1].split(" on ")[0] for m in made] == coll.config["ops"]
+    first = next(r for r in coll.results if r["op"] == "allreduce")
+    assert [float(x) for x in made[0].rows[0][1:4]] == pytest.approx(
+        [first[k] * 1e6 for k in ("avg_latency", "min_latency", "max_latency")], abs=0.006)
+    assert made[-1].rows == [["0"] + made[-1].rows[0][1:]]  # barrier: one row, no message
+    rma = load(DATA / "p2p_rma.json")
+    made = p2p_tables.p2p_tables(rma)
+    assert len(made) == 3 and all("sync lock" in m.title for m in made)
+    assert float(made[0].rows[0][1]) == pytest.approx(rma.results[0]["latency"]["median"] * 1e6, abs=0.006)
+    threads = load(DATA / "p2p_pingpong_threads.json")
+    assert "2 threads per rank" in p2p_tables.p2p_tables(threads)[0].title

@@ -127,8 +127,8 @@ TEST(P2POptions, BufferBytesPerRank) {
 }
 
 TEST(P2POptions, BadOptionsSayWhatIsWrong) {
-  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype, nbc, self, barrier)");
-  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype, nbc, self, barrier)");
+  EXPECT_EQ(error_of({}), "no mode given (pingpong, bw, ring, loggp, datatype, nbc, self, barrier, bibw, mbw-mr, coll, rma)");
+  EXPECT_EQ(error_of({"pingpang"}), "unknown mode 'pingpang' (pingpong, bw, ring, loggp, datatype, nbc, self, barrier, bibw, mbw-mr, coll, rma)");
   EXPECT_EQ(error_of({"pingpong", "extra"}), "unexpected argument 'extra'");
   EXPECT_EQ(error_of({"pingpong", "-m", "64:8"}), "message size range 64:8: MIN 64 is larger than MAX 8");
   EXPECT_EQ(error_of({"pingpong", "-m", "1:abc"}), "value of --message-size (MAX) is not an integer: 'abc'");
@@ -273,4 +273,55 @@ TEST(P2PEstimate, MemoryTimeAndWatchdog) {
               3 * fastest_run_seconds(c, 2), 1e-12);
   const P2PConfig nbc = config({"nbc", "--op", "ibcast", "-m", "8:8", "-i", "10", "-x", "0", "--progress", "0,4"});
   EXPECT_NEAR(fastest_run_seconds(nbc, 4), 10 * 3 * 2 * (0.1e-6 + 8 / 100e9), 1e-12);
+}
+
+TEST(P2POptions, OsuCounterparts) {
+  // bibw and mbw-mr: osu_bw's counts and window; coll: OSU's collectives'; rma: osu_latency's, one op per epoch.
+  const P2PConfig bibw = config({"bibw"});
+  EXPECT_EQ(bibw.iterations, 100);
+  EXPECT_EQ(bibw.iterations_large, 20);
+  EXPECT_EQ(bibw.window, 64);
+  EXPECT_EQ(config({"mbw-mr", "-W", "8"}).window, 8);
+  const P2PConfig coll = config({"coll"});
+  EXPECT_EQ(coll.min_size, 4);
+  EXPECT_EQ(coll.max_size, 1048576);
+  EXPECT_EQ(coll.coll_ops.size(), 7u);
+  EXPECT_EQ(coll_sizes(config({"coll", "-m", "1:16"}), CollOp::Allreduce), (std::vector<long long>{4, 8, 16}));
+  EXPECT_EQ(coll_sizes(config({"coll", "-m", "1:16"}), CollOp::Allgather), (std::vector<long long>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(coll_sizes(coll, CollOp::Barrier), (std::vector<long long>{0}));
+  const P2PConfig rma = config({"rma"});
+  EXPECT_EQ(rma.window, 1);
+  EXPECT_EQ(rma.sync, RmaSync::Flush);
+  EXPECT_EQ(rma.iterations, 10000);
+  EXPECT_EQ(rma.rma_ops, (std::vector<RmaOp>{RmaOp::Put, RmaOp::Get, RmaOp::Acc}));
+  const P2PConfig fence = config({"rma", "--op", "acc,put", "--sync", "lock-all", "-W", "4"});
+  EXPECT_EQ(fence.rma_ops, (std::vector<RmaOp>{RmaOp::Acc, RmaOp::Put}));
+  EXPECT_EQ(fence.sync, RmaSync::LockAll);
+  EXPECT_EQ(fence.window, 4);
+  EXPECT_STREQ(rma_sync_name(fence.sync), "lock-all");
+  EXPECT_EQ(config({"pingpong", "--threads", "4"}).threads, 4);
+  EXPECT_EQ(config({"pingpong"}).threads, 1);
+}
+
+TEST(P2POptions, OsuCounterpartErrors) {
+  EXPECT_EQ(error_of({"rma", "--sync", "bogus"}), "unknown --sync 'bogus' (fence, pscw, lock, lock-all, flush)");
+  EXPECT_EQ(error_of({"coll", "--op", "ireduce"}),
+            "unknown --op 'ireduce' for mode coll (allreduce, alltoall, alltoallv, bcast, allgather, reduce-scatter, "
+            "barrier, all)");
+  EXPECT_EQ(error_of({"bw", "--sync", "fence"}), "--sync applies to mode rma only");
+  EXPECT_EQ(error_of({"pingpong", "--threads", "65"}), "--threads 65 is too large: at most 64");
+  EXPECT_EQ(error_of({"bibw", "--threads", "2"}), "--threads applies to mode pingpong only");
+  EXPECT_EQ(error_of({"rma", "--buffer", "cuda"}), "--buffer cuda does not apply to mode rma (its windows are host memory)");
+  EXPECT_EQ(rank_problem(config({"mbw-mr"}), 3),
+            "mode mbw-mr pairs rank i with rank i + P/2: it needs an even number of ranks, got 3");
+  EXPECT_EQ(rank_problem(config({"mbw-mr"}), 4), "");
+  // The thread level asked for before MPI_Init: OSU's (single) unless a mode needs more.
+  const char* plain[] = {"checkmpi-p2p", "nbc"};
+  const char* threads[] = {"checkmpi-p2p", "pingpong", "--threads", "2"};
+  const char* one[] = {"checkmpi-p2p", "pingpong", "--threads=1"};
+  const char* progress[] = {"checkmpi-p2p", "nbc", "--progress-thread"};
+  EXPECT_EQ(wanted_thread_level(2, const_cast<char**>(plain)), MPI_THREAD_SINGLE);
+  EXPECT_EQ(wanted_thread_level(4, const_cast<char**>(threads)), MPI_THREAD_MULTIPLE);
+  EXPECT_EQ(wanted_thread_level(3, const_cast<char**>(one)), MPI_THREAD_SINGLE);
+  EXPECT_EQ(wanted_thread_level(3, const_cast<char**>(progress)), MPI_THREAD_FUNNELED);
 }

@@ -61,6 +61,12 @@ run 2 "$p2p" nbc --op ialltoall,ibcast -m 64:1024 -i 50 -x 5 --progress 0,4 -c -
 run 4 "$p2p" nbc --pencil 2x2 --grid 9x7x5,16x16x16 -i 20 -x 2 --progress 0,4 -c --json "$here/p2p_nbc_pencil.json"
 run 1 "$p2p" self -m 1:65536 -i 50 -x 5 --json "$here/p2p_self.json"
 run 4 "$p2p" barrier -i 50 -x 5 --json "$here/p2p_barrier.json"
+# The OSU counterparts (issue 33).
+run 2 "$p2p" bibw -m 1:65536 -i 10 -x 2 --json "$here/p2p_bibw.json"
+run 4 "$p2p" mbw-mr -m 1:65536 -i 10 -x 2 --json "$here/p2p_mbw-mr.json"
+run 4 "$p2p" coll -m 4:4096 -i 20 -x 2 -c --json "$here/p2p_coll.json"
+run 2 "$p2p" rma --sync lock -m 1:65536 -i 50 -x 5 -c --json "$here/p2p_rma.json"
+run 2 "$p2p" pingpong --threads 2 -m 1:4096 -i 50 -x 5 -c --json "$here/p2p_pingpong_threads.json"
 # A machine profile from a real (quick) calibration on 2 ranks.
 py=${CHECKMPI_PYTHON:-$here/../../../.venv/bin/python}
 PYTHONPATH="$here/../../.." "$py" -m checkmpi calibrate --np 2 --quick --bin "$bin" -o "$work/machine.json" \

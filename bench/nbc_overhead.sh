@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# nbc's own cost at small messages: checkmpi-p2p nbc --op ialltoall against a
+# reference compiled here from osu_ialltoall's pure-communication loop
+# of OMB 7.x (t_start; MPI_Ialltoall; MPI_Wait; t_stop; MPI_Barrier; same
+# counts: 1000 timed after 100 warm-up; page-aligned buffers allocated once
+# for the largest size; each rank's mean, averaged over ranks: OSU's figure;
+# and the median of every rank's iterations, which the machine's other work
+# disturbs far less), 2 ranks, sizes 1 .. MAX bytes.
+#   bench/nbc_overhead.sh [ROUNDS] [MAX]   default 8 rounds, 512 B
+# Each round runs the reference, checkmpi-p2p and the reference again, in an
+# order that rotates from round to round; per size the median over rounds of
+# each, p2p/ref and, as a control, ref2/ref. CHECKMPI_BIN picks the build.
+# Timings on a shared machine are noisy: only figures taken together compare.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-8}
+max=${2:-512}
+bin=${CHECKMPI_BIN:-build/bin}
+[ -x "$bin/checkmpi-p2p" ] || { echo "bench: $bin/checkmpi-p2p not found (build first)" >&2; exit 2; }
+cache="$bin/../CMakeCache.txt"
+mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$cache" 2>/dev/null || true)
+mpicxx=$(sed -n 's/^MPI_CXX_COMPILER:[A-Z]*=//p' "$cache" 2>/dev/null || true)
+mpiexec=${mpiexec:-mpiexec}
+mpicc=${MPICC:-$(echo "${mpicxx:-mpicxx}" | sed 's/mpicxx/mpicc/')}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+run2() { "$mpiexec" -n 2 "$@"; }
+
+cat >"$out/ref.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int less(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, n;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  const int max = atoi(argv[1]), iters = 1000, skip = 100;
+  char* s = aligned_alloc(sysconf(_SC_PAGESIZE), (size_t)max * n);
+  char* r = aligned_alloc(sysconf(_SC_PAGESIZE), (size_t)max * n);
+  memset(s, 'a', (size_t)max * n);
+  memset(r, 'b', (size_t)max * n);
+  double* t = malloc(sizeof(double) * iters);
+  double* all = malloc(sizeof(double) * iters * n);
+  for (int size = 1; size <= max; size *= 2) {
+    double timer = 0;
+    MPI_Request req;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < iters + skip; i++) {
+      double t0 = MPI_Wtime();
+      MPI_Ialltoall(s, size, MPI_CHAR, r, size, MPI_CHAR, MPI_COMM_WORLD, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      double t1 = MPI_Wtime();
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (i >= skip) timer += t1 - t0, t[i - skip] = t1 - t0;
+    }
+    double mine = timer * 1e6 / iters, sum = 0;
+    MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Gather(t, iters, MPI_DOUBLE, all, iters, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      qsort(all, (size_t)iters * n, sizeof(double), less);
+      const size_t m = (size_t)iters * n;
+      printf("%d %.6f %.6f\n", size, sum / n, (all[m / 2 - 1] + all[m / 2]) / 2 * 1e6);
+    }
+  }
+  MPI_Finalize();
+  return 0;
+}
+C
+"$mpicc" -O2 -o "$out/ref" "$out/ref.c"
+
+echo "# bench/nbc_overhead.sh: $(uname -n), $(nproc) CPUs, $(date -u +%FT%TZ); $rounds rounds, 1 .. $max B"
+echo "# MPI: $("$mpiexec" --version 2>&1 | head -1); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+run_as() {  # run_as WHICH ROUND
+  case $1 in
+    p2p) run2 "$bin/checkmpi-p2p" nbc --op ialltoall -m "1:$max" -i 1000 -x 100 --json "$out/p2p.$2.json" \
+      >/dev/null ;;
+    *) run2 "$out/ref" "$max" >"$out/$1.$2" ;;
+  esac
+}
+order=(ref p2p ctl)
+for r in $(seq "$rounds"); do
+  for i in 0 1 2; do run_as "${order[$(((i + r) % 3))]}" "$r"; done
+done
+python3 - "$out" "$rounds" <<'PY'
+import json, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+def ref(name, col):
+    return [{int(l.split()[0]): float(l.split()[col]) for l in open(f"{out}/{name}.{r}")} for r in range(1, rounds + 1)]
+def ours(stat):
+    return [{x["size"]: x["pure_comm"][stat] * 1e6 for x in json.load(open(f"{out}/p2p.{r}.json"))["results"]}
+            for r in range(1, rounds + 1)]
+for stat, col in (("mean", 1), ("median", 2)):
+    runs = {"ref": ref("ref", col), "p2p": ours(stat), "ctl": ref("ctl", col)}
+    med = {k: {s: statistics.median(row[s] for row in v) for s in v[0]} for k, v in runs.items()}
+    print(f"# pure communication (post + MPI_Wait), {stat} over iterations and ranks, median of {rounds} rounds")
+    print(f"{'# Size':<10}{'ref (us)':>10}{'p2p (us)':>10}{'p2p/ref':>9}{'ref2/ref':>9}")
+    for s in sorted(med["ref"]):
+        print(f"{s:<10}{med['ref'][s]:10.3f}{med['p2p'][s]:10.3f}{med['p2p'][s] / med['ref'][s]:9.3f}"
+              f"{med['ctl'][s] / med['ref'][s]:9.3f}")
+    ratios = [med["p2p"][s] / med["ref"][s] for s in med["ref"]]
+    ctl = [med["ctl"][s] / med["ref"][s] for s in med["ref"]]
+    print(f"# {stat}: p2p/ref median {statistics.median(ratios):.3f} (range {min(ratios):.3f} .. {max(ratios):.3f}); "
+          f"ref2/ref median {statistics.median(ctl):.3f} (range {min(ctl):.3f} .. {max(ctl):.3f})")
+PY
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

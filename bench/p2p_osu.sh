@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# checkmpi-p2p beside the OSU micro-benchmarks themselves, mode by mode:
+#   OSU_DIR=/path/to/osu-micro-benchmarks bench/p2p_osu.sh [ROUNDS] [MODE...]
+# OSU_DIR is an OMB 7.x build or install tree (its osu_* executables are
+# found anywhere below it, built against the same MPI as CHECKMPI_BIN's
+# build: bench/p2p.sh's rule). Each round runs OSU's program and
+# checkmpi-p2p's mode one after the other, the order alternating from round
+# to round; per size the median over rounds of each figure OSU prints and of
+# checkmpi-p2p's same figure (its JSON), and their ratio p2p/osu. The last
+# line of each mode is the median ratio over sizes: 1.00 is parity.
+# Modes (default all): pingpong bw bibw mbw-mr threads coll rma nbc barrier.
+# SIZES (default 1:65536) and ITERS (e.g. "-i 1000 -x 100"; default the tools'
+# own, which are OSU's) apply to both. Without OSU_DIR the script says so and
+# exits 2; it compares figures, it does not judge them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+shift || true
+modes=("$@")
+[ ${#modes[@]} -gt 0 ] || modes=(pingpong bw bibw mbw-mr threads coll rma nbc barrier)
+bin=${CHECKMPI_BIN:-build/bin}
+sizes=${SIZES:-1:65536}
+read -r -a iters <<<"${ITERS:-}"
+[ -n "${OSU_DIR:-}" ] || { echo "bench: set OSU_DIR to an OSU micro-benchmarks 7.x build (no OSU here)" >&2; exit 2; }
+[ -d "$OSU_DIR" ] || { echo "bench: OSU_DIR '$OSU_DIR' is not a directory" >&2; exit 2; }
+[ -x "$bin/checkmpi-p2p" ] || { echo "bench: $bin/checkmpi-p2p not found (build first)" >&2; exit 2; }
+mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$bin/../CMakeCache.txt" 2>/dev/null || true)
+mpiexec=${MPIEXEC:-${mpiexec:-mpiexec}}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+np=${NP:-2}          # ranks for the pair modes; coll, nbc, barrier and mbw-mr take NP too
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+osu() {  # osu NAME: the executable, or nothing
+  find -L "$OSU_DIR" -name "$1" -type f -perm -u+x 2>/dev/null | sort | head -1
+}
+
+# job NAME OSU-PROGRAM OSU-ARGS P2P-ARGS: one comparison (its files under $out/NAME.*).
+declare -a jobs=()
+job() { jobs+=("$1|$2|$3|$4"); }
+for mode in "${modes[@]}"; do
+  case $mode in
+    pingpong) job pingpong osu_latency "" "pingpong" ;;
+    bw) job bw osu_bw "" "bw" ;;
+    bibw) job bibw osu_bibw "" "bibw" ;;
+    mbw-mr) job mbw-mr osu_mbw_mr "" "mbw-mr" ;;
+    threads) job threads osu_latency_mt "-t 2:2" "pingpong --threads 2" ;;
+    coll)
+      for op in allreduce alltoall alltoallv bcast allgather reduce-scatter; do
+        job "coll-$op" "osu_${op/-/_}" "" "coll --op $op"
+      done ;;
+    rma)
+      for op in put get acc; do
+        for sync in flush fence pscw lock lock-all; do
+          job "rma-$op-$sync" "osu_${op}_latency" "-w allocate -s ${sync/-/_}" "rma --op $op --sync $sync"
+        done
+      done ;;
+    nbc) job nbc osu_ialltoall "" "nbc --op ialltoall" ;;
+    barrier) job barrier osu_barrier "" "coll --op barrier" ;;
+    *) echo "bench: unknown mode '$mode'" >&2; exit 2 ;;
+  esac
+done
+
+echo "# bench/p2p_osu.sh: $(uname -n), $(nproc) CPUs, $(date -u +%FT%TZ); $rounds rounds; $np ranks; sizes $sizes"
+echo "# MPI: $("$mpiexec" --version 2>&1 | head -1); OSU_DIR $OSU_DIR"
+echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+for entry in "${jobs[@]}"; do
+  IFS='|' read -r name prog oargs pargs <<<"$entry"
+  exe=$(osu "$prog")
+  if [ -z "$exe" ]; then
+    echo "# $name: no $prog under OSU_DIR: skipped"
+    continue
+  fi
+  m=$sizes
+  [ "$name" != barrier ] || m=""
+  for r in $(seq "$rounds"); do
+    run_osu() {
+      # shellcheck disable=SC2086
+      "$mpiexec" -n "$np" "$exe" $oargs ${m:+-m $m} "${iters[@]}" >"$out/$name.osu.$r" 2>&1 ||
+        { echo "bench: $prog failed: $(tail -n 3 "$out/$name.osu.$r")" >&2; exit 1; }
+    }
+    run_p2p() {
+      # shellcheck disable=SC2086
+      "$mpiexec" -n "$np" "$bin/checkmpi-p2p" $pargs ${m:+-m $m} "${iters[@]}" --json "$out/$name.p2p.$r.json" \
+        >"$out/$name.p2p.$r.txt" 2>&1 || { echo "bench: checkmpi-p2p $pargs failed" >&2; exit 1; }
+    }
+    if [ $((r % 2)) -eq 1 ]; then run_osu; run_p2p; else run_p2p; run_osu; fi
+  done
+  python3 bench/p2p_osu_compare.py "$out" "$name" "$rounds"
+done
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

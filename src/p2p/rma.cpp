@@ -1,0 +1,198 @@
+// rma: one-sided operations from rank 0 (origin) to rank 1 (target), as
+// OSU's osu_put_latency, osu_get_latency and osu_acc_latency (-s SYNC) and,
+// with --window W > 1, osu_put_bw: each iteration is one epoch of W
+// operations on the target's window (MPI_Win_allocate, displacement 0)
+// and its synchronisation:
+//   fence     both ranks MPI_Win_fence, rank 0 operates, both MPI_Win_fence;
+//   pscw      rank 0 MPI_Win_start / MPI_Win_complete, rank 1 MPI_Win_post / MPI_Win_wait;
+//   lock      rank 0 MPI_Win_lock (shared) / MPI_Win_unlock, rank 1 passive;
+//   lock-all  rank 0 MPI_Win_lock_all / MPI_Win_unlock_all, rank 1 passive;
+//   flush     rank 0 holds a shared lock over the whole loop, MPI_Win_flush per epoch.
+// put and get move MPI_CHAR, acc sums MPI_UNSIGNED_CHAR (MPI_SUM); with -c
+// acc's bytes are at most 255 / W, so that no sum wraps (Open MPI 4.1's AVX
+// reductions saturate 8-bit sums instead of wrapping: open-mpi/ompi#8045).
+// Rank 0 times; -c checks what arrived (put, acc: at the target; get: at the
+// origin) after every epoch, the ranks meeting in a barrier first.
+#include "p2p/modes.hpp"
+
+namespace checkmpi::p2p {
+
+namespace {
+
+struct Window {
+  MPI_Win win = MPI_WIN_NULL;
+  unsigned char* base = nullptr;
+  Window(MPI_Comm comm, long long bytes) {
+    MPI_Win_allocate(MPI_Aint(std::max(1LL, bytes)), 1, MPI_INFO_NULL, comm, &base, &win);
+  }
+  ~Window() {
+    if (win != MPI_WIN_NULL) MPI_Win_free(&win);
+  }
+};
+
+// The group of one rank of comm, for pscw.
+struct Peer {
+  MPI_Group group = MPI_GROUP_NULL;
+  Peer(MPI_Comm comm, int rank) {
+    MPI_Group all = MPI_GROUP_NULL;
+    MPI_Comm_group(comm, &all);
+    MPI_Group_incl(all, 1, &rank, &group);
+    MPI_Group_free(&all);
+  }
+  ~Peer() { MPI_Group_free(&group); }
+};
+
+constexpr int kOrigin = 0, kTarget = 1;
+
+// Byte o of what the origin sends for `seed`: the pattern, for acc with a
+// window of `times` operations bounded by 255 / times (sums that never wrap).
+unsigned origin_byte(std::uint64_t seed, long long o, long long times) {
+  const unsigned byte = pattern_byte(seed, std::size_t(o));
+  return times > 1 ? byte % unsigned(255 / times + 1) : byte;
+}
+
+// The first byte of `got` that differs from `times` times origin_byte: "" or the error text.
+std::string check_bytes(const unsigned char* got, long long size, std::uint64_t seed, long long times, const char* op,
+                        int me, int from, long long iteration) {
+  for (long long o = 0; o < size; ++o) {
+    const unsigned want = unsigned(origin_byte(seed, o, times) * static_cast<unsigned long long>(times));
+    if (got[o] != want)
+      return format("%s: size %lld, offset %lld: expected 0x%02x, got 0x%02x (rank %d from rank %d, iteration %lld)",
+                    op, size, o, want, unsigned(got[o]), me, from, iteration);
+  }
+  return "";
+}
+
+}  // namespace
+
+void run_rma(const Session& s, ModeOutput& out) {
+  const bool origin = s.rank == kOrigin;
+  const int window = int(s.cfg.window);
+  const RmaSync sync = s.cfg.sync;
+  auto local = make_buffer(BufferKind::Host, std::size_t(std::max(1LL, s.cfg.max_size)));
+  unsigned char* const local_data = static_cast<unsigned char*>(local->data());
+  const Window w(s.comm, s.cfg.max_size);
+  const Peer other(s.comm, origin ? kTarget : kOrigin);
+  MPI_Win win = w.win;
+  MPI_Group group = other.group;
+  const std::vector<long long> all_sizes = message_sizes(s.cfg);
+  struct Case {
+    RmaOp op;
+    long long size;
+  };
+  std::vector<Case> cases;
+  for (RmaOp op : s.cfg.rma_ops)
+    for (long long size : all_sizes) cases.push_back({op, size});
+  std::vector<Pooled> pooled(cases.size());
+  out.table.clear();
+  if (sync == RmaSync::Flush && origin) MPI_Win_lock(MPI_LOCK_SHARED, kTarget, 0, win);
+  // One epoch of `window` operations of `count` bytes (rank 0 operates; both synchronise where the mode says).
+  auto epoch = [&](RmaOp op, int count) {
+    if (sync == RmaSync::Fence) MPI_Win_fence(0, win);
+    if (sync == RmaSync::Pscw && !origin) {
+      MPI_Win_post(group, 0, win);
+      MPI_Win_wait(win);
+      return;
+    }
+    if (!origin) {
+      if (sync == RmaSync::Fence) MPI_Win_fence(0, win);
+      return;
+    }
+    if (sync == RmaSync::Pscw) MPI_Win_start(group, 0, win);
+    if (sync == RmaSync::Lock) MPI_Win_lock(MPI_LOCK_SHARED, kTarget, 0, win);
+    if (sync == RmaSync::LockAll) MPI_Win_lock_all(0, win);
+    for (int j = 0; j < window; ++j) {
+      if (op == RmaOp::Put) MPI_Put(local_data, count, MPI_CHAR, kTarget, 0, count, MPI_CHAR, win);
+      else if (op == RmaOp::Get) MPI_Get(local_data, count, MPI_CHAR, kTarget, 0, count, MPI_CHAR, win);
+      else MPI_Accumulate(local_data, count, MPI_UNSIGNED_CHAR, kTarget, 0, count, MPI_UNSIGNED_CHAR, MPI_SUM, win);
+    }
+    switch (sync) {
+      case RmaSync::Fence: MPI_Win_fence(0, win); break;
+      case RmaSync::Pscw: MPI_Win_complete(win); break;
+      case RmaSync::Lock: MPI_Win_unlock(kTarget, win); break;
+      case RmaSync::LockAll: MPI_Win_unlock_all(win); break;
+      case RmaSync::Flush: MPI_Win_flush(kTarget, win); break;
+    }
+  };
+  try {
+    sweep(
+        s, cases.size(),
+        [&](size_t k) { return format("%s (%s), %lld B", rma_op_name(cases[k].op), rma_sync_name(sync), cases[k].size); },
+        [&](size_t k) {
+          const RmaOp op = cases[k].op;
+          const long long size = cases[k].size;
+          const int count = int(size);
+          const Layout layout = Layout::contiguous(std::size_t(size));
+          const bool damage = size == s.cfg.corrupt_size;
+          pooled[k].add(run_loop(
+              make_loop(s, size, origin), [&](long long) { epoch(op, count); },
+              [&](long long i) {
+                // The data of epoch i: the origin's for put and acc (the target's sums start from 0),
+                // the target's window for get; both in place before the epoch starts.
+                if (op == RmaOp::Put && origin) {
+                  local->fill(layout, pattern_seed(kOrigin, i, size));
+                  if (damage && i == 0) local->corrupt(layout, std::size_t(s.cfg.corrupt_offset));
+                }
+                if (op == RmaOp::Acc && origin) {
+                  const std::uint64_t seed = pattern_seed(kOrigin, i, size);
+                  for (long long o = 0; o < size; ++o) local_data[o] = (unsigned char)origin_byte(seed, o, window);
+                  if (damage && i == 0) local_data[s.cfg.corrupt_offset] ^= 0xFF;
+                }
+                if (op == RmaOp::Acc && !origin) std::fill(w.base, w.base + size, 0);
+                if (op == RmaOp::Get && !origin) {
+                  const std::uint64_t seed = pattern_seed(kTarget, i, size);
+                  for (long long o = 0; o < size; ++o) w.base[o] = pattern_byte(seed, std::size_t(o));
+                  if (damage && i == 0) w.base[s.cfg.corrupt_offset] ^= 0xFF;
+                }
+                MPI_Barrier(s.comm);
+              },
+              [&](long long i) {
+                MPI_Barrier(s.comm);  // the epoch is complete at both ranks
+                const char* name = rma_op_name(op);
+                if (op == RmaOp::Get)
+                  return origin ? check_bytes(local_data, size, pattern_seed(kTarget, i, size), 1, name, kOrigin,
+                                              kTarget, i)
+                                : std::string();
+                return origin ? std::string()
+                              : check_bytes(w.base, size, pattern_seed(kOrigin, i, size),
+                                            op == RmaOp::Acc ? window : 1, name, kTarget, kOrigin, i);
+              }));
+        },
+        [&](size_t k) {
+          if (!origin) return;
+          const RmaOp op = cases[k].op;
+          const long long size = cases[k].size;
+          if (k == 0 || cases[k - 1].op != op)
+            out.table += format("# %s, synchronisation %s, %d operation(s) per epoch: time per epoch\n",
+                                rma_op_name(op), rma_sync_name(sync), window) +
+                         "# Size       Latency (us)     Min (us)  Median (us)     Max (us)      MB/s\n";
+          const Samples& samples = pooled[k].all;
+          const Stats time = sample_stats(samples);
+          const double bandwidth = double(size) * window * double(samples.iterations) / samples.total;
+          Json r = Json::object();
+          r["op"] = rma_op_name(op);
+          r["sync"] = rma_sync_name(sync);
+          r["size"] = size;
+          r["iterations"] = samples.iterations;
+          r["window"] = window;
+          r["latency"] = stats_json(time);
+          r["bandwidth"] = bandwidth;
+          r["block"] = samples.block;
+          const std::string what = format("%s %lld B", rma_op_name(op), size);
+          r["repeats"] = repeats_json(out, what, {{"latency", &pooled[k]}});
+          note_tail(out, time, what);
+          out.results.push(r);
+          out.table += format("%-10lld%18.2f%13.2f%13.2f%13.2f%10.2f\n", size, time.mean * 1e6, time.min * 1e6,
+                              time.median * 1e6, time.max * 1e6, bandwidth / 1e6);
+        });
+  } catch (const ValidationError&) {
+    if (sync == RmaSync::Flush && origin) MPI_Win_unlock(kTarget, win);
+    throw;
+  }
+  if (sync == RmaSync::Flush && origin) MPI_Win_unlock(kTarget, win);
+  if (origin)
+    out.table += "# Latency: mean time per epoch (its operations and synchronisation) at rank 0, as OSU; MB/s: "
+                 "size x operations per epoch over the total time\n";
+}
+
+}  // namespace checkmpi::p2p
