@@ -70,9 +70,19 @@ def cluster():
     assert "cmpi-br0" not in bridges
 
 
-def test_p2p_pingpong_across_nodes(cluster, halo_bin):
+@pytest.fixture(scope="module")
+def node_bin(cluster, halo_bin) -> Path:
+    """The tools where every node sees them: a node has its own /tmp, and a clone (CI's) may lie under /tmp."""
+    folder = cluster["folder"] / "bin"
+    folder.mkdir(exist_ok=True)
+    for tool in ("checkmpi-halo", "checkmpi-p2p"):
+        shutil.copy2(halo_bin / tool, folder / tool)
+    return folder
+
+
+def test_p2p_pingpong_across_nodes(cluster, node_bin):
     out = cluster["folder"] / "pp.json"
-    r = checkmpi("p2p", "pingpong", "--bin", str(halo_bin), "--hostfile", cluster["hostfile"], "-m", "1:4096",
+    r = checkmpi("p2p", "pingpong", "--bin", str(node_bin), "--hostfile", cluster["hostfile"], "-m", "1:4096",
                  "--iters", "200", "--json", str(out), "--no-report", "--timeout", "60", env=cluster["env"],
                  cwd=cluster["folder"], timeout=TIMEOUT)
     assert r.returncode == 0, r.stderr
@@ -85,9 +95,9 @@ def test_p2p_pingpong_across_nodes(cluster, halo_bin):
     assert not list(cluster["folder"].glob(".checkmpi-events-*"))  # the job's temporary folder went away
 
 
-def test_halo_all_strategies_across_nodes(cluster, halo_bin):
+def test_halo_all_strategies_across_nodes(cluster, node_bin):
     out = cluster["folder"] / "halo.json"
-    cmd = ["mpirun", "-n", "2", "--hostfile", cluster["hostfile"], str(halo_bin / "checkmpi-halo"), "--no-input",
+    cmd = ["mpirun", "-n", "2", "--hostfile", cluster["hostfile"], str(node_bin / "checkmpi-halo"), "--no-input",
            "--size", "32x32x32", "--procs", "2x1x1", "--itfin", "10", "--icheck", "5", "--strategy", "all",
            "--json", str(out), "--outdir", str(cluster["folder"] / "halo")]
     r = subprocess.run(cmd, capture_output=True, text=True, env=cluster["env"], cwd=cluster["folder"],
@@ -108,9 +118,9 @@ def test_halo_all_strategies_across_nodes(cluster, halo_bin):
 
 @pytest.mark.parametrize("mode,options", [("bw", ["-m", "1024:4096", "-i", "20"]), ("loggp", ["-m", "1024:2048"]),
                                           ("nbc", ["-m", "1024:1024", "-i", "10"])])
-def test_p2p_modes_see_different_nodes(cluster, halo_bin, mode, options):
+def test_p2p_modes_see_different_nodes(cluster, node_bin, mode, options):
     out = cluster["folder"] / f"{mode}.json"
-    cmd = ["mpirun", "-n", "2", "--hostfile", cluster["hostfile"], str(halo_bin / "checkmpi-p2p"), mode, *options,
+    cmd = ["mpirun", "-n", "2", "--hostfile", cluster["hostfile"], str(node_bin / "checkmpi-p2p"), mode, *options,
            "--json", str(out)]
     r = subprocess.run(cmd, capture_output=True, text=True, env=cluster["env"], cwd=cluster["folder"],
                        timeout=TIMEOUT)
@@ -120,12 +130,12 @@ def test_p2p_modes_see_different_nodes(cluster, halo_bin, mode, options):
     assert load(out).context["same_node"] is False
 
 
-def test_halo_two_ranks_per_node(cluster, halo_bin):
+def test_halo_two_ranks_per_node(cluster, node_bin):
     """At a node's edge one x neighbour shares the node and the other does not: shm-window reads one halo from
     the window and gets the other by message (it hung here, each rank waiting for a message its neighbour read
     from the window instead)."""
     out = cluster["folder"] / "halo4.json"
-    cmd = ["mpirun", "-n", "4", "--host", "cmpi-n0:2,cmpi-n1:2", str(halo_bin / "checkmpi-halo"), "--no-input",
+    cmd = ["mpirun", "-n", "4", "--host", "cmpi-n0:2,cmpi-n1:2", str(node_bin / "checkmpi-halo"), "--no-input",
            "--size", "32x16x16", "--procs", "4x1x1", "--itfin", "10", "--icheck", "5", "--strategy", "all",
            "--json", str(out), "--outdir", str(cluster["folder"] / "halo4")]
     r = subprocess.run(cmd, capture_output=True, text=True, env=cluster["env"], cwd=cluster["folder"],
