@@ -84,8 +84,9 @@ class ShmCarrier final : public Carrier<Real> {
   }
 
   // The step's first post (x's: all-at-once posts direction by direction)
-  // starts with the node barrier; then the halos of neighbours on the node
-  // are read, the others' messages posted.
+  // packs this rank's x faces for the neighbours on the node and holds the
+  // node barrier; then the halos of neighbours on the node are read, the
+  // others' messages posted.
   void post_recvs(Engine<Real>& e, Channels set) override {
     HaloState<Real>& s = e.state();
     const Grid& g = s.grid;
