@@ -14,16 +14,11 @@ cd "$(dirname "$0")/.."
 rounds=${1:-6}
 bin=${CHECKMPI_BIN:-build/bin}
 [ -x "$bin/checkmpi-p2p" ] || { echo "bench: $bin/checkmpi-p2p not found (build first)" >&2; exit 2; }
-# The reference must use the same MPI as the build: take it from its cache.
-cache="$bin/../CMakeCache.txt"
-mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$cache" 2>/dev/null || true)
-mpicxx=$(sed -n 's/^MPI_CXX_COMPILER:[A-Z]*=//p' "$cache" 2>/dev/null || true)
-mpiexec=${mpiexec:-mpiexec}
-mpicc=${MPICC:-$(echo "${mpicxx:-mpicxx}" | sed 's/mpicxx/mpicc/')}
+# shellcheck source=bench/build_mpi.sh
+source bench/build_mpi.sh  # the build's MPI: mpiexec, mpicc, run2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-run2() { "$mpiexec" -n 2 "$@"; }
 
 # The reference: osu_latency's and osu_bw's timed loops (OSU 7), nothing else.
 cat >"$out/osu_ref.c" <<'C'

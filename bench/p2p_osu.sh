@@ -24,8 +24,9 @@ read -r -a iters <<<"${ITERS:-}"
 [ -n "${OSU_DIR:-}" ] || { echo "bench: set OSU_DIR to an OSU micro-benchmarks 7.x build (no OSU here)" >&2; exit 2; }
 [ -d "$OSU_DIR" ] || { echo "bench: OSU_DIR '$OSU_DIR' is not a directory" >&2; exit 2; }
 [ -x "$bin/checkmpi-p2p" ] || { echo "bench: $bin/checkmpi-p2p not found (build first)" >&2; exit 2; }
-mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$bin/../CMakeCache.txt" 2>/dev/null || true)
-mpiexec=${MPIEXEC:-${mpiexec:-mpiexec}}
+# shellcheck source=bench/build_mpi.sh
+source bench/build_mpi.sh  # the build's MPI
+mpiexec=${MPIEXEC:-$mpiexec}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 np=${NP:-2}          # ranks for the pair modes; coll, nbc, barrier and mbw-mr take NP too
 out=$(mktemp -d)
