@@ -68,6 +68,7 @@ struct Loop {
   bool timing = true;     // this rank reads the clock
   bool validate = false;  // -c: prepare before and verify after every iteration
   double clock_cost = 0;
+  long long block = 0;    // --block: iterations per block; 0: block_length's choice
 };
 
 // After a verified iteration: if any rank of `comm` saw wrong data, every
@@ -95,7 +96,8 @@ Samples run_loop(const Loop& loop, Exchange&& exchange, Prepare&& prepare, Verif
   }
   Samples s;
   s.iterations = iterations;
-  const long long mine = loop.timing && !loop.validate ? block_length(loop.clock_cost, fastest, iterations) : 1;
+  long long mine = loop.timing && !loop.validate ? block_length(loop.clock_cost, fastest, iterations) : 1;
+  if (loop.block > 0 && !loop.validate) mine = std::min(loop.block, std::max(1LL, iterations));
   s.block = agree_block(loop.comm, mine);
   Reservoir kept(size_t(std::min(kMaxBlocks, iterations / s.block + 1)));  // allocated before timing
   if (loop.validate) {
