@@ -1,6 +1,7 @@
 // bibw and mbw-mr: OSU's osu_bibw and osu_mbw_mr loops.
 //   bibw:   ranks 0 and 1 each post a window of receives, then a window of
-//           sends to the other, and wait for all of them; bandwidth counts
+//           sends to the other, and wait for all of them (rank 0 for its
+//           sends first, rank 1 for its receives, as OSU); bandwidth counts
 //           both directions (2 x size x window per iteration), as OSU.
 //   mbw-mr: P/2 pairs, rank i sending to rank i + P/2 (OSU's pairing) a
 //           window of non-blocking sends, then waiting for a 4-byte ack;
@@ -72,7 +73,9 @@ void run_bibw(const Session& s, ModeOutput& out) {
                 MPI_Irecv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, &receives[j]);
               for (int j = 0; j < window; ++j)
                 MPI_Isend(send_data, count, MPI_CHAR, peer, kDataTag, s.comm, &sends[j]);
-              MPI_Waitall(2 * window, requests.data(), MPI_STATUSES_IGNORE);
+              // As osu_bibw: rank 0 waits for its sends first, rank 1 for its receives.
+              MPI_Waitall(window, s.rank == 0 ? sends : receives, MPI_STATUSES_IGNORE);
+              MPI_Waitall(window, s.rank == 0 ? receives : sends, MPI_STATUSES_IGNORE);
               recv_stage.in(std::size_t(size));
             },
             [&](long long i) { check.prepare(*send, s.rank, i); },
