@@ -103,44 +103,48 @@ void run_rma(const Session& s, ModeOutput& out) {
       else MPI_Accumulate(local_data, count, MPI_UNSIGNED_CHAR, to, 0, count, MPI_UNSIGNED_CHAR, MPI_SUM, win);
     }
   };
-  // One iteration: an epoch of rank 0 to rank 1 (both synchronise where the mode says), or a round trip.
+  // One iteration: an epoch of rank 0 to rank 1 (both synchronise where the mode says), or a round trip;
+  // one switch on what was decided before the sweep, each case straight-line code.
+  enum class Steps { Flush, Lock, LockAll, Fence, Pscw, FenceRound, PscwRound };
+  const Steps steps = round_trip ? (sync == RmaSync::Fence ? Steps::FenceRound : Steps::PscwRound)
+                      : sync == RmaSync::Flush   ? Steps::Flush
+                      : sync == RmaSync::Lock    ? Steps::Lock
+                      : sync == RmaSync::LockAll ? Steps::LockAll
+                      : sync == RmaSync::Fence   ? Steps::Fence
+                                                 : Steps::Pscw;
   auto epoch = [&](RmaOp op, int count) {
-    if (round_trip && sync == RmaSync::Fence) {
-      MPI_Win_fence(0, win);
-      if (origin) operate(op, count, kTarget);
-      MPI_Win_fence(0, win);
-      if (!origin) operate(op, count, kOrigin);
-      MPI_Win_fence(0, win);
-      return;
-    }
-    if (round_trip) {  // pscw: the one who operates starts and completes, the other posts and waits
-      if (!origin) MPI_Win_post(group, 0, win), MPI_Win_wait(win);
-      MPI_Win_start(group, 0, win);
-      operate(op, count, other);
-      MPI_Win_complete(win);
-      if (origin) MPI_Win_post(group, 0, win), MPI_Win_wait(win);
-      return;
-    }
-    if (sync == RmaSync::Fence) MPI_Win_fence(0, win);
-    if (sync == RmaSync::Pscw && !origin) {
-      MPI_Win_post(group, 0, win);
-      MPI_Win_wait(win);
-      return;
-    }
-    if (!origin) {
-      if (sync == RmaSync::Fence) MPI_Win_fence(0, win);
-      return;
-    }
-    if (sync == RmaSync::Pscw) MPI_Win_start(group, 0, win);
-    if (sync == RmaSync::Lock) MPI_Win_lock(MPI_LOCK_SHARED, kTarget, 0, win);
-    if (sync == RmaSync::LockAll) MPI_Win_lock_all(0, win);
-    operate(op, count, kTarget);
-    switch (sync) {
-      case RmaSync::Fence: MPI_Win_fence(0, win); break;
-      case RmaSync::Pscw: MPI_Win_complete(win); break;
-      case RmaSync::Lock: MPI_Win_unlock(kTarget, win); break;
-      case RmaSync::LockAll: MPI_Win_unlock_all(win); break;
-      case RmaSync::Flush: MPI_Win_flush(kTarget, win); break;
+    switch (steps) {
+      case Steps::Flush:  // rank 0 holds a shared lock over the whole sweep
+        if (origin) operate(op, count, kTarget), MPI_Win_flush(kTarget, win);
+        return;
+      case Steps::Lock:
+        if (origin)
+          MPI_Win_lock(MPI_LOCK_SHARED, kTarget, 0, win), operate(op, count, kTarget), MPI_Win_unlock(kTarget, win);
+        return;
+      case Steps::LockAll:
+        if (origin) MPI_Win_lock_all(0, win), operate(op, count, kTarget), MPI_Win_unlock_all(win);
+        return;
+      case Steps::Fence:
+        MPI_Win_fence(0, win);
+        if (origin) operate(op, count, kTarget);
+        MPI_Win_fence(0, win);
+        return;
+      case Steps::Pscw:
+        if (origin) MPI_Win_start(group, 0, win), operate(op, count, kTarget), MPI_Win_complete(win);
+        else MPI_Win_post(group, 0, win), MPI_Win_wait(win);
+        return;
+      case Steps::FenceRound:
+        MPI_Win_fence(0, win);
+        if (origin) operate(op, count, kTarget);
+        MPI_Win_fence(0, win);
+        if (!origin) operate(op, count, kOrigin);
+        MPI_Win_fence(0, win);
+        return;
+      case Steps::PscwRound:  // the one who operates starts and completes, the other posts and waits
+        if (!origin) MPI_Win_post(group, 0, win), MPI_Win_wait(win);
+        MPI_Win_start(group, 0, win), operate(op, count, other), MPI_Win_complete(win);
+        if (origin) MPI_Win_post(group, 0, win), MPI_Win_wait(win);
+        return;
     }
   };
   // Who operates (sends from its local buffer) and who is operated on, in an iteration.
