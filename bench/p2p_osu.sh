@@ -78,7 +78,9 @@ for mode in "${modes[@]}"; do
 done
 
 echo "# bench/p2p_osu.sh: $(uname -n), $(nproc) CPUs, $(date -u +%FT%TZ); $rounds rounds; $np ranks; sizes $sizes"
-echo "# MPI: $("$mpiexec" --version 2>&1 | head -1); OSU_DIR $OSU_DIR"
+# the first line of the launcher's version text that holds a version number
+# ("mpiexec (OpenRTE) 4.1.4"; MPICH's Hydra: "Version: 4.0.2")
+echo "# MPI: $("$mpiexec" --version 2>&1 | grep -m1 -E '[0-9]+\.[0-9]+' | tr -s ' '); OSU_DIR $OSU_DIR"
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 failed=0
 for entry in "${jobs[@]}"; do
