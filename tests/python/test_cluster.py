@@ -70,6 +70,15 @@ def cluster():
     assert "cmpi-br0" not in bridges
 
 
+def _ranks_per_cpu(cluster, ranks: dict[str, int]) -> float:
+    """The busiest CPU's ranks, from the cluster's table of nodes (name, address, CPU) and the ranks on each."""
+    load: dict[str, int] = {}
+    for line in (Path(cluster["env"]["CHECKMPI_CLUSTER_DIR"]) / "nodes").read_text().splitlines():
+        name, _, cpu = line.split()
+        load[cpu] = load.get(cpu, 0) + ranks.get(name, 0)
+    return float(max(load.values()))
+
+
 @pytest.fixture(scope="module")
 def node_bin(cluster, halo_bin) -> Path:
     """The tools where every node sees them: a node has its own /tmp, and a clone (CI's) may lie under /tmp."""
@@ -111,6 +120,9 @@ def test_halo_all_strategies_across_nodes(cluster, node_bin):
         "x": {"self": 0, "on_node": 0, "off_node": 4, "where": "off node"},
         "y": {"self": 4, "on_node": 0, "off_node": 0, "where": "self"},
         "z": {"self": 4, "on_node": 0, "off_node": 0, "where": "self"}}
+    # Both nodes run on this machine's kernel; each rank may run on its node's one CPU (node K on CPU K mod CPUs).
+    assert doc["context"]["machines"] == 1
+    assert doc["context"]["ranks_per_cpu"] == pytest.approx(_ranks_per_cpu(cluster, {"cmpi-n0": 1, "cmpi-n1": 1}))
     rows = [s for s in run.ran()]
     assert len(rows) >= 19, [s.id for s in rows]
     assert all(s.valid for s in rows), [s.id for s in rows if not s.valid]
@@ -144,6 +156,8 @@ def test_halo_two_ranks_per_node(cluster, node_bin):
     assert "ranks          : 4 on 2 node(s)" in r.stdout and "neighbours     : x 4 of 8 off node, y self" in r.stdout
     doc = json.loads(out.read_text())
     assert doc["context"]["neighbours"]["x"] == {"self": 0, "on_node": 4, "off_node": 4, "where": "mixed"}
+    assert doc["context"]["ranks_per_cpu"] == pytest.approx(_ranks_per_cpu(cluster, {"cmpi-n0": 2, "cmpi-n1": 2}))
+    assert "OVERSUBSCRIBED" in r.stdout  # two ranks on a node of one CPU
     rows = load(out).ran()
     assert "shm-window" in [s.id for s in rows] and len(rows) >= 19
     assert all(s.valid for s in rows), [(s.id, s.error) for s in rows if not s.valid]
