@@ -23,6 +23,8 @@
 #   OMPI_MCA_plm_rsh_agent=DIR/rsh          Open MPI starts its daemons through the wrapper (no sshd)
 #   OMPI_MCA_btl=self,vader,tcp ...         TCP between nodes, on this subnet only (shared memory within one)
 #   OMPI_MCA_osc=^ucx                       one-sided through pt2pt where rdma has no BTL for TCP
+#   OMPI_MCA_mpi_yield_when_idle=1          a rank waiting in MPI yields its CPU: a node has one, which two ranks
+#                                           of it, or other nodes, may share (busy polling: 4-16 ms a step)
 #   UCX_TLS=self,tcp UCX_NET_DEVICES=eth0   MPICH (Debian's runs on UCX, which takes the nodes for one host and
 #                                           would read the other node's memory, bypassing the network)
 #   CHECKMPI_CLUSTER_MPICH='-launcher ssh -launcher-exec DIR/rsh -iface cmpi-br0 -bind-to none'   for hydra
@@ -226,6 +228,7 @@ OMPI_MCA_btl_tcp_if_include=$NET.0/24
 OMPI_MCA_oob_tcp_if_include=$NET.0/24
 OMPI_MCA_hwloc_base_binding_policy=none
 OMPI_MCA_rmaps_base_oversubscribe=1
+OMPI_MCA_mpi_yield_when_idle=1
 UCX_TLS=self,tcp
 UCX_NET_DEVICES=eth0
 CHECKMPI_CLUSTER_HOSTFILE='$dir/hostfile'
