@@ -89,6 +89,15 @@ class BarrierPoint:
 
 
 @dataclass(frozen=True)
+class AcrossPoint:
+    """MPI_Barrier with `ranks_per_node` ranks on each of `nodes` nodes."""
+
+    nodes: int
+    ranks_per_node: int
+    seconds: float
+
+
+@dataclass(frozen=True)
 class WaitPoint:
     """With `ranks` ranks of a node exchanging at once, what one completion (a blocking receive by
     direction, the Waitall all at once) costs beyond the link, self and barrier terms: the wait for a
@@ -304,6 +313,7 @@ class Machine:
     compute: Kernels | None = None  # None: not measured: compute streams at the copy bandwidth
     turns: Turns | None = None  # None: not measured: a rank waits through its core's other ranks' work once each
     blocks: Blocks | None = None  # None (a profile from p2p results): the rates of `memory`, `compute`, `pack`
+    barrier_across: tuple[AcrossPoint, ...] = ()  # sorted by nodes, then ranks per node; () on one node
 
     @property
     def ranks_per_node(self) -> int:
@@ -328,9 +338,19 @@ class Machine:
         """What one completion waits for its partners with `ranks` ranks on a node; 0 where not measured."""
         return self.exchange.wait(ranks, by_direction) if self.exchange is not None else 0.0
 
-    def barrier_seconds(self, ranks: int) -> float:
-        """MPI_Barrier on `ranks` ranks: linear in log2(ranks) between measured points, the first point
-        below them, and past the last the last per-doubling step extrapolated."""
+    def barrier_seconds(self, ranks: int, nodes: int = 1) -> float:
+        """MPI_Barrier on `ranks` ranks over `nodes` nodes. On one node (or a profile measured on one): linear in
+        log2(ranks) between measured points, the first point below them, and past the last the last per-doubling
+        step extrapolated. Across nodes, from `barrier_across`: at the measured ranks per node nearest the case's
+        (in log2; the fewer on a tie), the same in log2(nodes), plus what the node's own barrier adds from those
+        ranks per node to the case's (at least 0)."""
+        if nodes > 1 and self.barrier_across:
+            per = math.ceil(ranks / nodes)
+            measured = sorted({p.ranks_per_node for p in self.barrier_across})
+            near = min(measured, key=lambda k: (abs(math.log2(per / k)), k))
+            pts = [p for p in self.barrier_across if p.ranks_per_node == near]
+            across = _extrapolated([(p.nodes, p.seconds) for p in pts], nodes)
+            return across + max(0.0, self.barrier_seconds(per) - self.barrier_seconds(near))
         pts = self.barrier
         if ranks <= 1 and pts[0].ranks > 1:
             return 0.0
@@ -339,6 +359,20 @@ class Machine:
         lo, hi = pts[-2], pts[-1]
         step = (hi.seconds - lo.seconds) / math.log2(hi.ranks / lo.ranks)
         return hi.seconds + max(step, 0.0) * math.log2(ranks / hi.ranks)
+
+
+def _extrapolated(pts: list[tuple[int, float]], n: int) -> float:
+    """(count, seconds) points sorted by count, at `n`: linear in log2(n) between them, the first below them, past
+    the last the last per-doubling step extrapolated (at least flat)."""
+    if n <= pts[0][0] or len(pts) == 1 and n <= pts[-1][0]:
+        return pts[0][1]
+    for (k0, v0), (k1, v1) in zip(pts, pts[1:]):
+        if n <= k1:
+            return v0 + math.log2(n / k0) / math.log2(k1 / k0) * (v1 - v0)
+    if len(pts) == 1:
+        return pts[0][1]
+    (k0, v0), (k1, v1) = pts[-2], pts[-1]
+    return v1 + max(0.0, (v1 - v0) / math.log2(k1 / k0)) * math.log2(n / k1)
 
 
 def _between(pts: Sequence[Any], ranks: int, value: Callable[[Any], float], log: bool) -> float:
@@ -380,6 +414,9 @@ def machine_of(doc: Any, p: Path) -> Machine:
     for where, items, key in (("links.intra.hockney", doc["links"]["intra"]["hockney"], "min_size"),
                               ("links.inter.hockney", (doc["links"]["inter"] or {}).get("hockney", []), "min_size"),
                               ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks"),
+                              ("barrier_across.points", [{"(nodes, ranks_per_node)": (p["nodes"], p["ranks_per_node"])}
+                                                         for p in (doc.get("barrier_across") or {}).get("points", [])],
+                               "(nodes, ranks_per_node)"),
                               ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks"),
                               ("turns.points", (doc.get("turns") or {}).get("points", []), "ranks"),
                               *((f"compute.{k}", (doc.get("compute") or {}).get(k, []), "ranks") for k in KERNELS),
@@ -439,7 +476,9 @@ def _machine(p: Path, doc: dict[str, Any]) -> Machine:
         memory=Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in doc["memory"]["copy"]),
                       doc["memory"]["source"]),
         pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc, exchange=_exchange(doc.get("exchange")),
-        compute=_kernels(doc.get("compute")), turns=_turns(doc.get("turns")), blocks=_blocks(doc["blocks"]))
+        compute=_kernels(doc.get("compute")), turns=_turns(doc.get("turns")), blocks=_blocks(doc["blocks"]),
+        barrier_across=tuple(AcrossPoint(int(b["nodes"]), int(b["ranks_per_node"]), float(b["seconds"]))
+                             for b in (doc.get("barrier_across") or {}).get("points", [])))
 
 
 def _direction(e: dict[str, Any]) -> Direction:
