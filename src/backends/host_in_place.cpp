@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "backends/host_copy.hpp"  // host_tuning
 
@@ -69,9 +70,10 @@ std::size_t extent(const Box& b, int d) { return std::size_t(b.hi[d] - b.lo[d] +
 }  // namespace
 
 template <class Real>
-void shift_box_in_place(const Grid& g, Real* a, int axis, const Box& b, bool reverse, int t, int T) {
+void shift_box_in_place(const Grid& g, Real* a, int axis, const Box& b, int step, int t, int T) {
   if (b.empty()) return;
-  const long s = (reverse ? 1L : -1L) * long(g.stride()[std::size_t(axis)]);  // where a cell's value comes from
+  const bool reverse = step < 0;
+  const long s = -long(step) * long(g.stride()[std::size_t(axis)]);  // where a cell's value comes from
   const std::size_t width = extent(b, 0), rows = extent(b, 1), planes = extent(b, 2);
   const bool wide = b.lo[0] == 1 && b.hi[0] == g.l;  // a plane's rows are one run but for halo cells
   // The n-th of `count` items in the order of the sweep: down the addresses forward, up in reverse.
@@ -154,10 +156,11 @@ void shift_box_in_place(const Grid& g, Real* a, int axis, const Box& b, bool rev
 bool faces_fit(const Box& box, int axis, int T) { return axis == 2 || int(extent(box, 2)) >= T; }
 
 template <class Real>
-void shift_faces_in_place(const Grid& g, Real* a, int axis, const Box& b, int gap_lo, int gap_hi, bool reverse,
+void shift_faces_in_place(const Grid& g, Real* a, int axis, const Box& b, int gap_lo, int gap_hi, int step,
                           int t, int T) {
   if (b.empty()) return;
-  const long s = (reverse ? 1L : -1L) * long(g.stride()[std::size_t(axis)]);
+  const bool reverse = step < 0;
+  const long s = -long(step) * long(g.stride()[std::size_t(axis)]);
   const std::size_t rows = extent(b, 1), planes = extent(b, 2);
   const auto nth = [reverse](std::size_t n, std::size_t begin, std::size_t end) {
     return reverse ? begin + n : end - 1 - n;
@@ -202,8 +205,8 @@ void shift_faces_in_place(const Grid& g, Real* a, int axis, const Box& b, int ga
   }
 }
 
-std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int axis, bool reverse, int T) {
-  const std::vector<Box> boxes = in_place_shell_boxes(g, done, axis, reverse);
+std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int axis, int step, int T) {
+  const std::vector<Box> boxes = in_place_shell_boxes(g, done, axis, step);
   std::vector<ShellPart> out;
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     const Box& b = boxes[i];
@@ -225,9 +228,82 @@ std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int 
   return out;
 }
 
-template void shift_faces_in_place<float>(const Grid&, float*, int, const Box&, int, int, bool, int, int);
-template void shift_faces_in_place<double>(const Grid&, double*, int, const Box&, int, int, bool, int, int);
-template void shift_box_in_place<float>(const Grid&, float*, int, const Box&, bool, int, int);
-template void shift_box_in_place<double>(const Grid&, double*, int, const Box&, bool, int, int);
+template <class Real>
+void shift_rows_in_place(const Grid& g, Real* a, const Offset& v, const Box& b, const Box& hole, int t, int T) {
+  if (b.empty()) return;  // the same for every thread: none waits at the barriers below
+  const long d = g.offset(v);  // a cell takes the value at c + d
+  const bool down = d < 0;     // sources below: walk down the addresses
+  const std::size_t ny = extent(b, 1), rows = ny * extent(b, 2);
+  // Row r's pieces, in the sweep's order: the box's row, or its parts left and right of the hole.
+  struct Piece {
+    std::size_t first, n;
+  };
+  const auto pieces = [&](std::size_t r, Piece out[2]) {
+    const int j = b.lo[1] + int(r % ny), k = b.lo[2] + int(r / ny);
+    const bool holed = !hole.empty() && j >= hole.lo[1] && j <= hole.hi[1] && k >= hole.lo[2] && k <= hole.hi[2];
+    int count = 0;
+    const auto add = [&](int x0, int x1) {
+      if (x1 >= x0) out[count++] = {g.index(x0, j, k), std::size_t(x1 - x0 + 1)};
+    };
+    if (!holed) {
+      add(b.lo[0], b.hi[0]);
+    } else {
+      add(b.lo[0], std::min(b.hi[0], hole.lo[0] - 1));
+      add(std::max(b.lo[0], hole.hi[0] + 1), b.hi[0]);
+    }
+    if (count == 2 && down) std::swap(out[0], out[1]);
+    return count;
+  };
+  const Range mine = share(rows, t, T);
+  // This thread's cells lie in [lo, hi]; the sources beyond its end upstream (below lo going down, above hi
+  // going up) may be another thread's cells, written by it after the barrier: a copy is kept first.
+  std::size_t lo = 0, hi = 0;
+  bool any = false;
+  for (std::size_t r = mine.begin; r < mine.end; ++r) {
+    Piece p[2];
+    const int n = pieces(r, p);
+    for (int i = 0; i < n; ++i) {
+      if (!any || p[i].first < lo) lo = p[i].first;
+      if (!any || p[i].first + p[i].n - 1 > hi) hi = p[i].first + p[i].n - 1;
+      any = true;
+    }
+  }
+  static thread_local std::vector<Real> kept;
+  const std::size_t span = std::size_t(down ? -d : d);
+  const std::size_t kept_from = down ? std::size_t(long(lo) + d) : hi + 1;  // kept[i] = a[kept_from + i]
+  if (T > 1) {
+#pragma omp barrier
+    if (any) kept.assign(a + kept_from, a + kept_from + span);
+#pragma omp barrier
+  }
+  if (!any) return;
+  const bool shared = T > 1;
+  for (std::size_t n = 0; n < mine.end - mine.begin; ++n) {
+    const std::size_t r = down ? mine.end - 1 - n : mine.begin + n;
+    Piece p[2];
+    const int count = pieces(r, p);
+    for (int i = 0; i < count; ++i) {
+      const std::size_t first = p[i].first, last = first + p[i].n - 1;
+      // Cells whose source is this thread's own (or no one's) region, then those whose source was kept.
+      std::size_t own_first = first, own_last = last;
+      if (shared && down && long(first) + d < long(lo)) own_first = std::min(last + 1, std::size_t(long(lo) - d));
+      if (shared && !down && last + std::size_t(d) > hi) own_last = hi >= std::size_t(d) + first ? hi - std::size_t(d) : first - 1;
+      if (down) {
+        if (own_last + 1 > own_first) move(a, own_first, own_last - own_first + 1, d);
+        for (std::size_t c = own_first; c-- > first;) a[c] = kept[std::size_t(long(c) + d) - kept_from];
+      } else {
+        if (own_last + 1 > own_first) move(a, own_first, own_last - own_first + 1, d);
+        for (std::size_t c = own_last + 1; c <= last; ++c) a[c] = kept[c + std::size_t(d) - kept_from];
+      }
+    }
+  }
+}
+
+template void shift_faces_in_place<float>(const Grid&, float*, int, const Box&, int, int, int, int, int);
+template void shift_faces_in_place<double>(const Grid&, double*, int, const Box&, int, int, int, int, int);
+template void shift_box_in_place<float>(const Grid&, float*, int, const Box&, int, int, int);
+template void shift_box_in_place<double>(const Grid&, double*, int, const Box&, int, int, int);
+template void shift_rows_in_place<float>(const Grid&, float*, const Offset&, const Box&, const Box&, int, int);
+template void shift_rows_in_place<double>(const Grid&, double*, const Offset&, const Box&, const Box&, int, int);
 
 }  // namespace checkmpi
