@@ -168,21 +168,26 @@ long long* key_slot(HaloConfig& c, const std::string& key) {
   return &c.border;
 }
 
-// halo_width, fields, neighbours: from the namelist, then --halo-width, --fields, --neighbours.
+// halo_width, fields, neighbours: from the namelist, then --halo-width,
+// --fields, --neighbours; an error names the spelling the value came in.
 void apply_stencil(HaloConfig& c, const std::map<std::string, long long>& keys, const CommandLine& cli) {
   long long v[3] = {c.stencil.width, c.stencil.fields, c.stencil.neighbours};
+  std::string named[3];
   const char* options[3] = {"halo-width", "fields", "neighbours"};
   for (int i = 0; i < 3; ++i) {
-    const std::string& key = stencil_keys()[std::size_t(i)];
-    if (auto it = keys.find(key); it != keys.end()) v[i] = it->second;
-    if (auto text = cli.value(options[i])) v[i] = parse_integer(*text, std::string("--") + options[i]);
+    named[i] = stencil_keys()[std::size_t(i)];
+    if (auto it = keys.find(named[i]); it != keys.end()) v[i] = it->second;
+    if (auto text = cli.value(options[i])) {
+      named[i] = std::string("--") + options[i];
+      v[i] = parse_integer(*text, named[i]);
+    }
   }
   if (v[0] < 1 || v[0] > kMaxHaloWidth)
-    throw UsageError("halo_width must be 1 to " + std::to_string(kMaxHaloWidth) + ", got " + std::to_string(v[0]));
+    throw UsageError(named[0] + " must be 1 to " + std::to_string(kMaxHaloWidth) + ", got " + std::to_string(v[0]));
   if (v[1] < 1 || v[1] > kMaxFields)
-    throw UsageError("fields must be 1 to " + std::to_string(kMaxFields) + ", got " + std::to_string(v[1]));
+    throw UsageError(named[1] + " must be 1 to " + std::to_string(kMaxFields) + ", got " + std::to_string(v[1]));
   if (v[2] != 6 && v[2] != 18 && v[2] != 26)
-    throw UsageError("neighbours must be 6, 18 or 26, got " + std::to_string(v[2]));
+    throw UsageError(named[2] + " must be 6, 18 or 26, got " + std::to_string(v[2]));
   c.stencil = Stencil{int(v[0]), int(v[1]), int(v[2])};
 }
 

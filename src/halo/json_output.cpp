@@ -173,6 +173,17 @@ void add_geometry(Json& j, const Grid& g, const Stencil& s, Precision p) {
   j["plane_elements"] = by_direction(planes);
   j["field_bytes"] = static_cast<unsigned long long>(field_bytes(g, s.fields, real));
   j["shift_bytes"] = static_cast<unsigned long long>(shift_bytes(g, s.fields, real));
+  if (s.neighbours == 6) return;
+  // Where edges and corners go direct: one field's face (the interior beside
+  // it), and each edge's and corner's block.
+  const std::size_t faces[3] = {face_elements(g, 0, true), face_elements(g, 1, true), face_elements(g, 2, true)};
+  j["face_elements"] = by_direction(faces);
+  Json diagonal = Json::object();
+  for (const Offset& o : neighbour_offsets(s.neighbours))
+    if (order_of(o) > 1)
+      diagonal[offset_name(o)] =
+          static_cast<unsigned long long>(region(g, region_box(g, o, false, false), o[2] != 0 ? 2 : 1).count());
+  j["diagonal_elements"] = diagonal;
 }
 
 }  // namespace checkmpi

@@ -25,7 +25,8 @@ Json by_direction(const std::size_t (&v)[3]);
 
 // The block in bytes, as the results' config and a plan both give it:
 // the stencil (halo_width, fields, neighbours), real_bytes, plane_elements,
-// field_bytes, shift_bytes.
+// field_bytes, shift_bytes; with 18 or 26 neighbours face_elements and
+// diagonal_elements (what direct messages carry per field).
 void add_geometry(Json& j, const Grid& g, const Stencil& s, Precision p);
 
 }  // namespace checkmpi
