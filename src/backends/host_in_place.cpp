@@ -233,41 +233,53 @@ void shift_rows_in_place(const Grid& g, Real* a, const Offset& v, const Box& b, 
   if (b.empty()) return;  // the same for every thread: none waits at the barriers below
   const long d = g.offset(v);  // a cell takes the value at c + d
   const bool down = d < 0;     // sources below: walk down the addresses
-  const std::size_t ny = extent(b, 1), rows = ny * extent(b, 2);
-  // Row r's pieces, in the sweep's order: the box's row, or its parts left and right of the hole.
+  // The box's cells as pieces of memory in ascending order: its rows (two where the hole cuts one); a box as
+  // wide as the interior one piece per plane, its rows joined across the halo cells between them, or one piece
+  // in all when it spans the interior's rows too. Halo cells inside a piece are overwritten, which the kernel
+  // API allows; every cell of a piece still takes the value its source had, as memmove's do: the sweep reads
+  // each source before it writes it.
   struct Piece {
     std::size_t first, n;
   };
-  const auto pieces = [&](std::size_t r, Piece out[2]) {
-    const int j = b.lo[1] + int(r % ny), k = b.lo[2] + int(r / ny);
-    const bool holed = !hole.empty() && j >= hole.lo[1] && j <= hole.hi[1] && k >= hole.lo[2] && k <= hole.hi[2];
-    int count = 0;
-    const auto add = [&](int x0, int x1) {
-      if (x1 >= x0) out[count++] = {g.index(x0, j, k), std::size_t(x1 - x0 + 1)};
-    };
-    if (!holed) {
-      add(b.lo[0], b.hi[0]);
-    } else {
-      add(b.lo[0], std::min(b.hi[0], hole.lo[0] - 1));
-      add(std::max(b.lo[0], hole.hi[0] + 1), b.hi[0]);
-    }
-    if (count == 2 && down) std::swap(out[0], out[1]);
-    return count;
-  };
-  const Range mine = share(rows, t, T);
-  // This thread's cells lie in [lo, hi]; the sources beyond its end upstream (below lo going down, above hi
-  // going up) may be another thread's cells, written by it after the barrier: a copy is kept first.
-  std::size_t lo = 0, hi = 0;
-  bool any = false;
-  for (std::size_t r = mine.begin; r < mine.end; ++r) {
-    Piece p[2];
-    const int n = pieces(r, p);
-    for (int i = 0; i < n; ++i) {
-      if (!any || p[i].first < lo) lo = p[i].first;
-      if (!any || p[i].first + p[i].n - 1 > hi) hi = p[i].first + p[i].n - 1;
-      any = true;
+  static thread_local std::vector<Piece> pieces;
+  pieces.clear();
+  const bool wide = hole.empty() && b.lo[0] == 1 && b.hi[0] == g.l;
+  const bool whole = wide && b.lo[1] == 1 && b.hi[1] == g.m;
+  const auto add = [&](std::size_t first, std::size_t last) { pieces.push_back({first, last + 1 - first}); };
+  if (whole) {
+    add(g.index(b.lo[0], b.lo[1], b.lo[2]), g.index(b.hi[0], b.hi[1], b.hi[2]));
+  } else {
+    for (int k = b.lo[2]; k <= b.hi[2]; ++k) {
+      if (wide) {
+        add(g.index(b.lo[0], b.lo[1], k), g.index(b.hi[0], b.hi[1], k));
+        continue;
+      }
+      for (int j = b.lo[1]; j <= b.hi[1]; ++j) {
+        const bool holed = !hole.empty() && j >= hole.lo[1] && j <= hole.hi[1] && k >= hole.lo[2] && k <= hole.hi[2];
+        const int left = holed ? std::min(b.hi[0], hole.lo[0] - 1) : b.hi[0];
+        if (left >= b.lo[0]) add(g.index(b.lo[0], j, k), g.index(left, j, k));
+        const int right = holed ? std::max(b.lo[0], hole.hi[0] + 1) : b.hi[0] + 1;
+        if (holed && right <= b.hi[0]) add(g.index(right, j, k), g.index(b.hi[0], j, k));
+      }
     }
   }
+  // This thread's share: the cells [begin, end) of the pieces laid end to end, in memory [lo, hi].
+  std::size_t total = 0;
+  for (const Piece& p : pieces) total += p.n;
+  const Range mine = share(total, t, T);
+  std::size_t at = 0, first_piece = 0;
+  while (first_piece < pieces.size() && at + pieces[first_piece].n <= mine.begin) at += pieces[first_piece++].n;
+  const std::size_t skip = mine.begin - at;  // cells of the first piece that are another thread's
+  std::size_t lo = 0, hi = 0;
+  const bool any = mine.end > mine.begin;
+  if (any) {
+    lo = pieces[first_piece].first + skip;
+    std::size_t left = mine.end - mine.begin, p = first_piece, from = skip;
+    while (left > pieces[p].n - from) left -= pieces[p].n - from, from = 0, ++p;
+    hi = pieces[p].first + from + left - 1;
+  }
+  // The sources beyond this thread's end upstream (below lo going down, above hi going up) may be another
+  // thread's cells, written by it after the barrier: a copy is kept first.
   static thread_local std::vector<Real> kept;
   const std::size_t span = std::size_t(down ? -d : d);
   const std::size_t kept_from = down ? std::size_t(long(lo) + d) : hi + 1;  // kept[i] = a[kept_from + i]
@@ -278,24 +290,25 @@ void shift_rows_in_place(const Grid& g, Real* a, const Offset& v, const Box& b, 
   }
   if (!any) return;
   const bool shared = T > 1;
-  for (std::size_t n = 0; n < mine.end - mine.begin; ++n) {
-    const std::size_t r = down ? mine.end - 1 - n : mine.begin + n;
-    Piece p[2];
-    const int count = pieces(r, p);
-    for (int i = 0; i < count; ++i) {
-      const std::size_t first = p[i].first, last = first + p[i].n - 1;
-      // Cells whose source is this thread's own (or no one's) region, then those whose source was kept.
-      std::size_t own_first = first, own_last = last;
-      if (shared && down && long(first) + d < long(lo)) own_first = std::min(last + 1, std::size_t(long(lo) - d));
-      if (shared && !down && last + std::size_t(d) > hi) own_last = hi >= std::size_t(d) + first ? hi - std::size_t(d) : first - 1;
-      if (down) {
-        if (own_last + 1 > own_first) move(a, own_first, own_last - own_first + 1, d);
-        for (std::size_t c = own_first; c-- > first;) a[c] = kept[std::size_t(long(c) + d) - kept_from];
-      } else {
-        if (own_last + 1 > own_first) move(a, own_first, own_last - own_first + 1, d);
-        for (std::size_t c = own_last + 1; c <= last; ++c) a[c] = kept[c + std::size_t(d) - kept_from];
-      }
-    }
+  // One run [first, last] of this thread's: the cells whose source is its own (or no one's) region, then
+  // those whose source was kept, in the sweep's order.
+  const auto run = [&](std::size_t first, std::size_t last) {
+    std::size_t own_first = first, own_last = last;
+    if (shared && down && long(first) + d < long(lo)) own_first = std::min(last + 1, std::size_t(long(lo) - d));
+    if (shared && !down && last + std::size_t(d) > hi)
+      own_last = hi >= std::size_t(d) + first ? hi - std::size_t(d) : first - 1;
+    if (own_last + 1 > own_first) move(a, own_first, own_last - own_first + 1, d);
+    if (down)
+      for (std::size_t c = own_first; c-- > first;) a[c] = kept[std::size_t(long(c) + d) - kept_from];
+    else
+      for (std::size_t c = own_last + 1; c <= last; ++c) a[c] = kept[c + std::size_t(d) - kept_from];
+  };
+  // The thread's runs: its pieces clipped to [lo, hi], walked against the velocity.
+  std::size_t last_piece = first_piece;
+  while (last_piece + 1 < pieces.size() && pieces[last_piece + 1].first <= hi) ++last_piece;
+  for (std::size_t n = 0; n <= last_piece - first_piece; ++n) {
+    const Piece& p = pieces[down ? last_piece - n : first_piece + n];
+    run(std::max(p.first, lo), std::min(p.first + p.n - 1, hi));
   }
 }
 
