@@ -364,7 +364,8 @@ def _wait(run: HaloRun, sid: str, row: catalog.Row, base: Machine) -> dict[str, 
     case = case_of(run)
     seconds = _result(run, sid).per_step("mpi", "mean")
     links = predict([row], case, base)[0].visible_mpi
-    n = completions(row, messages(row, case, placement.busiest(case.procs, case.rpn)[1]))
+    rank, kinds = placement.busiest(case.procs, case.rpn)
+    n = completions(row, messages(row, case, kinds, rank))
     return {"seconds": seconds, "links": links, "completions": n, "wait": max(0.0, seconds - links) / n if n else 0.0}
 
 

@@ -242,7 +242,7 @@ int halo_main(int argc, char** argv) {
     Json doc = results_json(cfg, dec, ctx, backend, results, skipped, group);
     progress::at("writing the results", "all ranks (collectives)");
     if (cli.has("memcpy-probe")) {
-      const Stats bw = over_ranks({memcpy_bandwidth(dec.grid, cfg.precision, backend)}, dec.comm)[0];
+      const Stats bw = over_ranks({memcpy_bandwidth(dec.grid, cfg.stencil.fields, cfg.precision, backend)}, dec.comm)[0];
       doc["probes"]["memcpy_bandwidth"] = stats_json(bw);
       if (rank == 0)
         std::cout << (backend.kind == BackendKind::Cuda ? "device-to-device cudaMemcpy" : "memcpy")
@@ -250,8 +250,8 @@ int halo_main(int argc, char** argv) {
     }
     if (cli.has("compute-probe")) {  // every rank at once, as the strategies' compute ran
       MPI_Barrier(dec.comm);
-      const ComputeProbe probe = compute_probe(dec.grid, cfg.precision, backend, std::min(cfg.itfin, 1000LL));
-      const double bytes = double(shift_bytes(dec.grid, real_bytes(cfg.precision)));
+      const ComputeProbe probe = compute_probe(dec.grid, Motion(cfg.stencil, cfg.reverse), cfg.precision, backend, std::min(cfg.itfin, 1000LL));
+      const double bytes = double(shift_bytes(dec.grid, cfg.stencil.fields, real_bytes(cfg.precision)));
       const std::vector<Stats> st = over_ranks({probe.seconds_per_step, bytes / probe.seconds_per_step}, dec.comm);
       Json j = Json::object();
       j["compute"] = compute_name(probe.compute);

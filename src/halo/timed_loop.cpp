@@ -21,7 +21,7 @@ template <class Real>
 class BackendFields {
  public:
   BackendFields(Backend<Real>& backend, Fields<Real>& host) : backend_(backend), host_(host) {
-    for (Real*& p : ptrs) p = backend.allocate(host.grid.cells());
+    for (int f = 0; f < host.count(); ++f) ptrs.push_back(backend.allocate(host.grid.cells()));
     owned_ = ptrs;
   }
   ~BackendFields() {
@@ -33,19 +33,19 @@ class BackendFields {
 
   // Host -> `at` and back; `at` is where a strategy keeps the fields now
   // (double-buffered strategies swap them, shared memory moves them).
-  void upload(FieldPtrs<Real> at) {
-    for (int f = 0; f < 3; ++f) backend_.upload(at[f], host_.data(f), host_.grid.cells());
+  void upload(const FieldPtrs<Real>& at) {
+    for (int f = 0; f < host_.count(); ++f) backend_.upload(at[std::size_t(f)], host_.data(f), host_.grid.cells());
   }
-  void download(FieldPtrs<Real> at) {
-    for (int f = 0; f < 3; ++f) backend_.download(host_.data(f), at[f], host_.grid.cells());
+  void download(const FieldPtrs<Real>& at) {
+    for (int f = 0; f < host_.count(); ++f) backend_.download(host_.data(f), at[std::size_t(f)], host_.grid.cells());
   }
 
-  FieldPtrs<Real> ptrs{};
+  FieldPtrs<Real> ptrs;
 
  private:
   Backend<Real>& backend_;
   Fields<Real>& host_;
-  FieldPtrs<Real> owned_{};
+  FieldPtrs<Real> owned_;
 };
 
 // "its neighbours x 1/3, y 2/2, z 0/0 (below/above)", for the watchdog: the
@@ -84,7 +84,7 @@ std::string run_routing_check(Strategy<Real>& strategy, HaloState<Real>& state, 
   }
   on_backend.download(state.f);
   progress::at(label + ": routing check", "all ranks (MPI_Allreduce)");
-  const RouteMismatch m = check_routing(fields, dec, kRoutingSteps, state.options.reverse);
+  const RouteMismatch m = check_routing(fields, dec, kRoutingSteps);
   long long bad = 0;
   MPI_Allreduce(&m.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
   if (bad == 0) return "";
@@ -104,8 +104,9 @@ class Runner final : public RoundRunner {
  public:
   Runner(const Decomposition& dec, const HaloConfig& cfg, const BackendChoice& choice,
          const std::vector<std::string>& hostnames)
-      : dec_(dec), cfg_(cfg), initial_(dec.grid), fields_(dec.grid), backend_(make_backend<Real>(choice)),
-        on_backend_(*backend_, fields_), waits_for_(neighbours(dec, hostnames)) {}
+      : dec_(dec), cfg_(cfg), motion_(cfg.stencil, cfg.reverse), initial_(dec.grid), fields_(dec.grid, motion_),
+        backend_(make_backend<Real>(choice)), on_backend_(*backend_, fields_),
+        waits_for_(neighbours(dec, hostnames)) {}
 
   void run(const StrategyInfo& info, long long first, long long last, bool first_round, StrategyRun& r,
            ProfileFiles& profiles) override;
@@ -113,6 +114,7 @@ class Runner final : public RoundRunner {
  private:
   const Decomposition& dec_;
   const HaloConfig& cfg_;
+  const Motion motion_;
   const InitialProfiles<Real> initial_;
   Fields<Real> fields_;
   std::unique_ptr<Backend<Real>> backend_;
@@ -138,7 +140,7 @@ void Runner<Real>::run(const StrategyInfo& info, long long first, long long last
   progress::at(label + ": setup", "");
   StepTimers timers;
   const StepOptions options{cfg.reverse, cfg.border, cfg.sync == SyncMode::Barrier, cfg.self_copy};
-  HaloState<Real> state{dec, g, on_backend_.ptrs, options, timers, *backend_};
+  HaloState<Real> state{dec, g, on_backend_.ptrs, options, timers, *backend_, cfg.stencil, motion_};
   auto strategy = make_strategy<Real>(info, cfg.compute);
   strategy->setup(state);
   if (first_round) {
@@ -163,7 +165,7 @@ void Runner<Real>::run(const StrategyInfo& info, long long first, long long last
     strategy->step(state);
   }
   // The timed steps start from the exact state after step `first`.
-  initialise(fields_, initial_, first, cfg.reverse);
+  initialise(fields_, initial_, first);
   on_backend_.upload(state.f);
   timers = StepTimers{};
 
@@ -199,7 +201,7 @@ void Runner<Real>::run(const StrategyInfo& info, long long first, long long last
       Timed diag(timers.diag);
       on_backend_.download(state.f);
       if (t % cfg.icheck == 0) profiles.write(fields_, t);
-      r.mismatch = validate(fields_, initial_, t, cfg.reverse);
+      r.mismatch = validate(fields_, initial_, t);
       long long bad = 0;
       MPI_Allreduce(&r.mismatch.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
       if (bad > 0) {
