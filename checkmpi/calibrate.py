@@ -337,15 +337,21 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, where: Nodes,
               sizes: Sizes) -> dict[str, Any] | None:
     """Per-completion waits: with k = 2, 4, ... ranks of one node exchanging (every rank, a tiny
     block, no barriers), each schedule's MPI time per step (mean over ranks) less what the link, self
-    and barrier terms of `base` predict for it, per completion (model.completions)."""
+    and barrier terms of `base` predict for it, per completion (model.completions). Across nodes also
+    `across`: the same with one rank on each of two nodes, whose partner is on another node (and CPU): a
+    node's 2 ranks wait for each other's turns on a CPU they share (an emulated node has one), which one rank
+    per node does not."""
     points = []
     source = ""
-    for k in doubling(ranks_per_node)[1:]:
+    cases = [(f"exchange-{k}", k, *where.on_one(runner.launcher, k)) for k in doubling(ranks_per_node)[1:]]
+    if where.count > 1:
+        cases.append(("exchange-2n", 2, *where.across(runner.launcher, 2, 1)))
+    across = None
+    for name, k, at, per_node in cases:
         argv = _halo_argv("host", k, EXCHANGE_LOCAL, sizes.exchange_steps, runner.folder,
                           ",".join(EXCHANGE_STRATEGIES.values()), "exchange") + ["--sync", "none"]
-        at, per_node = where.on_one(runner.launcher, k)
-        run, src, _ = runner.run("checkmpi-halo", k, argv, f"exchange-{k}", f"neighbour exchange, {k} ranks",
-                                 per_node, at)
+        what = f"neighbour exchange, {k} ranks" + (" on 2 nodes" if name.endswith("n") else "")
+        run, src, _ = runner.run("checkmpi-halo", k, argv, name, what, per_node, at)
         source += ("; " if source else "") + src
         rows = catalog.rows_of_run(run)
         point: dict[str, Any] = {"ranks": k}
@@ -353,8 +359,17 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, where: Nodes,
             if sid not in rows:
                 raise CheckmpiError(f"no {sid} result in '{run.path}'", EXIT_FAILED)
             point[schedule] = {"strategy": sid, **_wait(run, sid, rows[sid], base)}
-        points.append(point)
-    return {"local": list(EXCHANGE_LOCAL), "points": points, "source": source} if points else None
+        if name.endswith("n"):
+            if int(run.context["nodes"]) != 2:
+                raise CheckmpiError(f"the exchange of '{run.path}' was meant to span 2 nodes but ran on "
+                                    f"{run.context['nodes']}; check the nodes given", EXIT_FAILED)
+            across = {"nodes": 2, "ranks_per_node": 1, **{s: point[s] for s in EXCHANGE_STRATEGIES}}
+        else:
+            points.append(point)
+    if not points and across is None:
+        return None
+    return {"local": list(EXCHANGE_LOCAL), "points": points, "source": source,
+            **({"across": across} if across else {})}
 
 
 def _wait(run: HaloRun, sid: str, row: catalog.Row, base: Machine) -> dict[str, float]:

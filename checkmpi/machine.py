@@ -112,14 +112,18 @@ class WaitPoint:
 class Exchange:
     """Per-completion waits measured by calibrate on a tiny block, every rank exchanging."""
 
-    points: tuple[WaitPoint, ...]  # sorted by ranks, at least one
+    points: tuple[WaitPoint, ...]  # sorted by ranks; empty where calibrated with one rank per node
     source: str
+    across: WaitPoint | None = None  # one rank on each of two nodes (ranks: 1 per node); None: one node
 
-    def wait(self, ranks: int, by_direction: bool) -> float:
-        """Seconds per completion with `ranks` ranks on the node: linear in log2(ranks) between measured
-        points, the nearest point outside them (a node holds no more ranks than were measured)."""
+    def wait(self, ranks: int, by_direction: bool, nodes: int = 1) -> float:
+        """Seconds per completion with `ranks` ranks on the node (of `nodes`): one rank per node across nodes
+        as measured so where it was; else linear in log2(ranks) between measured points, the nearest point
+        outside them (a node holds no more ranks than were measured); 0 without points."""
         value = (lambda p: p.by_direction) if by_direction else (lambda p: p.all_at_once)
-        return _between(self.points, ranks, value, log=True)
+        if ranks <= 1 and nodes > 1 and self.across is not None:
+            return value(self.across)
+        return _between(self.points, ranks, value, log=True) if self.points else 0.0
 
 
 @dataclass(frozen=True)
@@ -293,7 +297,7 @@ class Pack:
 STAND_IN_NOTE = "off-node link not measured: the on-node link times the messages between nodes"
 STAND_IN_WARNING = ("the prediction crosses nodes, but the machine profile has no off-node link: its messages between "
                     "nodes are timed as on-node ones, which a network is slower than (calibrate across two nodes: "
-                    "checkmpi calibrate --hosts H1,H2, or in a Slurm allocation of two nodes)")
+                    "checkmpi calibrate --hostfile FILE or --hosts H1,H2, or in a Slurm allocation of two nodes)")
 
 
 @dataclass(frozen=True)
@@ -334,9 +338,10 @@ class Machine:
     def pack(self, backend: str) -> Pack | None:
         return self.pack_host if backend == "host" else self.pack_cuda if backend == "cuda" else None
 
-    def exchange_wait(self, ranks: int, by_direction: bool) -> float:
-        """What one completion waits for its partners with `ranks` ranks on a node; 0 where not measured."""
-        return self.exchange.wait(ranks, by_direction) if self.exchange is not None else 0.0
+    def exchange_wait(self, ranks: int, by_direction: bool, nodes: int = 1) -> float:
+        """What one completion waits for its partners with `ranks` ranks on a node (of `nodes`); 0 where not
+        measured."""
+        return self.exchange.wait(ranks, by_direction, nodes) if self.exchange is not None else 0.0
 
     def barrier_seconds(self, ranks: int, nodes: int = 1) -> float:
         """MPI_Barrier on `ranks` ranks over `nodes` nodes. On one node (or a profile measured on one): linear in
@@ -509,8 +514,10 @@ def _kernels(d: dict[str, Any] | None) -> Kernels | None:
 def _exchange(d: dict[str, Any] | None) -> Exchange | None:
     if d is None:
         return None
+    a = d.get("across")
+    across = None if a is None else WaitPoint(1, float(a["by_direction"]["wait"]), float(a["all_at_once"]["wait"]))
     return Exchange(tuple(WaitPoint(int(p["ranks"]), float(p["by_direction"]["wait"]),
-                                    float(p["all_at_once"]["wait"])) for p in d["points"]), d["source"])
+                                    float(p["all_at_once"]["wait"])) for p in d["points"]), d["source"], across)
 
 
 def _turns(d: dict[str, Any] | None) -> Turns | None:

@@ -275,7 +275,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging;
     # a fence is a barrier of all ranks, measured as it is (a wait, not work: the others' turns are in it).
     schedule = "by_direction" if by_direction else "all_at_once"
-    wait = waits[schedule] if schedule in waits else m.exchange_wait(load, by_direction)
+    wait = waits[schedule] if schedule in waits else m.exchange_wait(load, by_direction, case.nodes)
     t["mpi"] += completions(row, msgs) * wait
     t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs, case.nodes)
     if row.traits["overlaps"]:  # what share of the block's cells the compute can shift while messages fly

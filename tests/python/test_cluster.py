@@ -133,6 +133,8 @@ def test_calibrate_across_nodes_measures_the_off_node_link(cluster, node_bin):
     assert doc["links"]["inter"]["hockney"][0]["alpha"] > doc["links"]["intra"]["hockney"][0]["alpha"]
     assert [(p["nodes"], p["ranks_per_node"], p["ranks"]) for p in doc["barrier_across"]["points"]] == [
         (2, 1, 2), (2, 2, 4)]
+    # The exchange's wait with one rank on each of two nodes, beside the node's own with two.
+    assert doc["exchange"]["across"]["nodes"] == 2 and [p["ranks"] for p in doc["exchange"]["points"]] == [2]
     pred = cluster["folder"] / "predict.json"
     r = checkmpi("predict", "--machine", str(out), "--procs", "2x1x1", "--local", "32x32x32", "--ranks-per-node", "1",
                  "--strategy", "step7", "--json", str(pred), "--bin", str(node_bin), cwd=cluster["folder"])

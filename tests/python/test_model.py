@@ -204,6 +204,25 @@ def test_emulated_nodes_sharing_a_machines_cpus(rows):
     assert one(rows, "step2", procs=(4, 1, 1), ranks_per_node=1, ranks_per_cpu=1.0, m=m).terms == alone.terms
 
 
+def test_one_rank_per_node_waits_as_measured_across_nodes(rows):
+    """One rank per node across nodes: each completion waits as calibrate measured with one rank on each of two
+    nodes (exchange.across), not as two ranks of a node do (on an emulated node of one CPU they take turns);
+    with two per node, the node's own; without an across point, the nearest of the node's."""
+    across = dataclasses.replace(WAITS, across=WaitPoint(1, 0.5e-6, 0.7e-6))
+    m = dataclasses.replace(machine(), exchange=across)
+    bare = dataclasses.replace(machine(), exchange=dataclasses.replace(WAITS, points=()))
+    apart = one(rows, "step2", procs=(2, 1, 1), ranks_per_node=1, m=m)
+    assert apart.terms["mpi"] - one(rows, "step2", procs=(2, 1, 1), ranks_per_node=1, m=bare).terms["mpi"] == \
+        pytest.approx(2 * 0.5e-6)  # two receives from the other node
+    assert one(rows, "step7", procs=(2, 1, 1), ranks_per_node=1, m=m).terms["mpi"] - one(
+        rows, "step7", procs=(2, 1, 1), ranks_per_node=1, m=bare).terms["mpi"] == pytest.approx(0.7e-6)
+    together = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=2, m=m)
+    assert together.terms["mpi"] - one(rows, "step2", procs=(4, 1, 1), ranks_per_node=2, m=bare).terms["mpi"] == \
+        pytest.approx(2 * 1e-6)  # the node's 2-rank wait
+    assert m.exchange_wait(1, True, 2) == 0.5e-6 and m.exchange_wait(1, True, 1) == 1e-6 and \
+        bare.exchange_wait(2, True) == 0.0
+
+
 def test_barriers_across_nodes_as_measured(rows):
     """--sync's barriers and rma-fence's fences across nodes cost what calibrate measured with ranks on several
     nodes (barrier_across), at the nearest measured ranks per node, log2-linear in the nodes, extrapolated past
