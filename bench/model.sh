@@ -21,7 +21,9 @@
 # calibration), CALIBRATE_NP (default the largest of NPS: barriers, copies
 # and exchange waits of oversubscribed ranks are measured too), CHECKMPI_BIN
 # (default build/bin), PYTHON (default .venv/bin/python), MPIEXEC (default
-# mpiexec), KEEP (a folder to keep the runs in).
+# mpiexec), KEEP (a folder to keep the runs in), STENCIL (checkmpi-halo's
+# options of a stencil for the runs, e.g. "--fields 19 --neighbours 18";
+# the calibration stays CheckMPI's).
 #
 # NODES (issue 31): node counts to run across, on as many emulated nodes as the
 # largest (scripts/cluster-local.sh start, stopped at the end; refused when a
@@ -124,7 +126,7 @@ print(",".join(ids))' "$r" $ids)
     for edge in $edges; do
       "$launcher" -n "$np" "${flags[@]}" "${place[@]}" "$bin/checkmpi-halo" --backend host --no-input \
         --local "${edge}x${edge}x${edge}" --itfin "${steps[$edge]}" --icheck "${steps[$edge]}" --warmup 3 \
-        --strategy "$order" --memcpy-probe --outdir "$out/o" \
+        --strategy "$order" --memcpy-probe --outdir "$out/o" ${STENCIL:-} \
         --json "$out/$name-e$edge-r$r.json" >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
     done
   done

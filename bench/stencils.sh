@@ -25,13 +25,17 @@
 # MPIEXEC selects the launcher; CHECKMPI_BIN the build (default build/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${CHECKMPI_BIN:-build/bin}
+bin=$(realpath "${CHECKMPI_BIN:-build/bin}")
 [ -x "$bin/checkmpi-halo" ] || { echo "bench: $bin/checkmpi-halo not found (build first)" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mode=${1:-}
 shift || true
 
 if [ "$mode" = validate ]; then
+  # halo_case.sh's launcher, as ctest gives it (tests/CMakeLists.txt).
+  export MPIEXEC=${MPIEXEC:-mpiexec} MPIEXEC_NUMPROC_FLAG=-n MPIEXEC_FLAGS=""
+  "$MPIEXEC" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && export MPIEXEC_FLAGS=--oversubscribe
+  [ -x .venv/bin/python ] && export CHECKMPI_PYTHON=${CHECKMPI_PYTHON:-$PWD/.venv/bin/python}
   failed=0 n=0
   for grid in "1 1 1 1" "2 2 1 1" "4 2 2 1" "8 2 2 2"; do
     for width in 1 2 3; do
@@ -41,7 +45,7 @@ if [ "$mode" = validate ]; then
           extra=()
           [ $((n % 2)) -eq 0 ] && extra=(--reverse)
           # shellcheck disable=SC2086
-          if line=$(CHECKMPI_BIN=$bin CHECKMPI_TEST_ROUNDS=2 bash tests/mpi/halo_case.sh $grid --halo-width "$width" \
+          if line=$(CHECKMPI_BIN=$bin CHECKMPI_TEST_ROUNDS=2 bash "$PWD/tests/mpi/halo_case.sh" $grid --halo-width "$width" \
                     --fields "$fields" --neighbours "$neighbours" "${extra[@]}" 2>&1 | tail -n 1); then
             echo "ok   np=${grid%% *} width=$width fields=$fields neighbours=$neighbours ${extra[*]}"
           else

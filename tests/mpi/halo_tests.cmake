@@ -87,6 +87,9 @@ checkmpi_script_test(halo_misroute_np2_self_x halo_misroute.sh 2 2 1 1 self:x)
 checkmpi_script_test(halo_misroute_np4_swap_x halo_misroute.sh 4 4 1 1 swap:x)
 checkmpi_script_test(halo_misroute_np4_axis_x halo_misroute.sh 4 2 2 1 axis:x)
 checkmpi_script_test(halo_misroute_np8_axis_z halo_misroute.sh 8 2 2 2 axis:z)
+# The same with edge and corner neighbours (issue 34): one field moving along a corner, 19 along D3Q19's.
+checkmpi_script_test(halo_misroute_np4_swap_x_n26 halo_misroute.sh 4 4 1 1 swap:x --neighbours 26 --fields 1)
+checkmpi_script_test(halo_misroute_np4_axis_y_n18 halo_misroute.sh 4 1 2 2 axis:y --neighbours 18 --fields 19)
 
 foreach(np 1 2 4)
   checkmpi_script_test(halo_errors_np${np} halo_errors.sh ${np})
