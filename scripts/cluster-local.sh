@@ -279,14 +279,12 @@ EOF
   sed 's/^/export /' "$dir/env"
 }
 
-tc_burst() {  # 1 ms of RATE in bytes, at least 64 KiB
-  python3 - "$1" <<'EOF'
-import re, sys
-m = re.fullmatch(r"([0-9.]+)(bit|kbit|mbit|gbit|bps|kbps|mbps|gbps)", sys.argv[1])
-v = float(m[1]) * {"bit": 1 / 8, "kbit": 125, "mbit": 125e3, "gbit": 125e6,
-                   "bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}[m[2]]
-print(max(65536, int(v / 1000)))
-EOF
+tc_burst() {  # 1 ms of RATE in bytes, at least 64 KiB (awk: no interpreter to start while a link is changed mid-run)
+  echo "$1" | awk '{
+    match($0, /^[0-9.]+/); v = substr($0, 1, RLENGTH); u = substr($0, RLENGTH + 1)
+    f["bit"] = 1 / 8; f["kbit"] = 125; f["mbit"] = 125e3; f["gbit"] = 125e6
+    f["bps"] = 1; f["kbps"] = 1e3; f["mbps"] = 1e6; f["gbps"] = 1e9
+    b = int(v * f[u] / 1000); print (b > 65536 ? b : 65536) }'
 }
 
 reach() {  # NODE ADDRESS: a TCP connection from NODE to ADDRESS is refused or accepted, not lost (no ping here)
