@@ -61,6 +61,9 @@ class Case:
     self_copy: bool = False
     backend: str = "host"
     copy_bandwidth: float | None = None  # per rank, measured at this block (a halo run's memcpy probe)
+    # The busiest CPU's share of ranks as checkmpi-halo found it (context.ranks_per_cpu; None: not known, as for a
+    # projection): above rpn / cores where emulated nodes share one machine's CPUs.
+    ranks_per_cpu: float | None = None
 
     @property
     def nprocs(self) -> int:
@@ -69,6 +72,10 @@ class Case:
     @property
     def rpn(self) -> int:
         return min(self.ranks_per_node or self.nprocs, self.nprocs)
+
+    @property
+    def nodes(self) -> int:
+        return math.ceil(self.nprocs / self.rpn)
 
 
 @dataclass(frozen=True)
@@ -178,24 +185,30 @@ def predict(rows: list[Row], case: Case, machine: Machine) -> list[Prediction]:
 
 def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int, int], str]) -> Prediction:
     cores = int(m.context.get("cores_per_node") or case.rpn)
-    share = max(1.0, case.rpn / cores)  # oversubscribed: each core runs rpn/cores ranks in turn
+    # Oversubscribed: each core runs rpn/cores ranks in turn, or, where emulated nodes share a machine's CPUs, the
+    # ranks of several nodes.
+    share = max(1.0, case.rpn / cores, case.ranks_per_cpu or 0.0)
     # Rates as measured with the node's rpn ranks at once: their working sets share the caches and memory
-    # (and, where they outnumber the cores, the cores in turn).
+    # (and, where they outnumber the cores, the cores in turn). Where other nodes' ranks share the cores, as many
+    # ranks as take turns on them: `load` ranks of a node of the profile's cores.
+    load = max(case.rpn, math.ceil((case.ranks_per_cpu or 0.0) * cores - 1e-9))
     kind = kernel_of(row, case.compute)
-    pack_bw = _pack_for(m, case.backend, case.rpn)
+    pack_bw = _pack_for(m, case.backend, load)
     hides = 1.0  # the part of what an overlap could hide that it does
     waits: dict[str, float] = {}  # per completion, measured at the run's working set
     if m.blocks is not None and case.backend == "host":
         # Measured at blocks around the run's: the rates for its working set, where it sits in the caches.
-        at = m.blocks.at(case.geometry.field_bytes, case.rpn)
+        at = m.blocks.at(case.geometry.field_bytes, load)
         copy_bw, compute_bw = at.copy, at.compute[kind]
-        wait = at.window_wait if at.window_wait is not None else pack_bw.window_wait
+        # The window's node barrier waits for the node's own ranks: measured with rpn of them.
+        wait = m.blocks.at(case.geometry.field_bytes, case.rpn).window_wait if load != case.rpn else at.window_wait
+        wait = wait if wait is not None else pack_bw.window_wait
         pack_bw = dataclasses.replace(pack_bw, x=at.x, y=at.y, z=at.z, window_wait=wait)
         hides = at.overlap.get(row.parts["overlap"], 1.0)
         waits = at.waits
     else:
-        copy_bw = m.memory.bandwidth(case.rpn)
-        compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
+        copy_bw = m.memory.bandwidth(load)
+        compute_bw = m.compute.bandwidth(kind, load) if m.compute is not None else copy_bw
     if m.blocks is None and case.copy_bandwidth and tuple(case.local) != pack_bw.local:
         # Copies at another block than the profile's run from where it fits: packing and compute speed up alike.
         factor = case.copy_bandwidth / copy_bw
@@ -254,7 +267,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     node_wait = pack_bw.window_wait if pack_bw.window_wait is not None else m.barrier_seconds(case.rpn)  # each
     t["barrier"] = row.traits["node_barriers"][case.compute] * node_wait
     if case.sync == "barrier":
-        t["barrier"] += row.traits["barriers"] * m.barrier_seconds(case.nprocs)
+        t["barrier"] += row.traits["barriers"] * m.barrier_seconds(case.nprocs, case.nodes)
 
     passes = row.traits["kernel_passes"][case.compute]
     t["compute"] = passes * case.geometry.shift_bytes / compute_bw  # read + write every field per pass
@@ -262,9 +275,9 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging;
     # a fence is a barrier of all ranks, measured as it is (a wait, not work: the others' turns are in it).
     schedule = "by_direction" if by_direction else "all_at_once"
-    wait = waits[schedule] if schedule in waits else m.exchange_wait(case.rpn, by_direction)
+    wait = waits[schedule] if schedule in waits else m.exchange_wait(load, by_direction, case.nodes)
     t["mpi"] += completions(row, msgs) * wait
-    t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs)
+    t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs, case.nodes)
     if row.traits["overlaps"]:  # what share of the block's cells the compute can shift while messages fly
         cells = math.prod(case.local)
         if passes == 2:  # the copy into the temporaries runs while the messages fly
@@ -279,9 +292,11 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         t["hidden"] = hides * min(t["mpi"] + t["self"], overlappable)
     turns = 0.0
     # While it waits in MPI, its core runs the other ranks' work; a node barrier timed with rpn ranks holds it.
-    measured_wait = row.traits["node_barriers"][case.compute] > 0 and pack_bw.window_wait is not None
+    # (Not where the ranks sharing its core are other nodes': its node barrier does not wait for them.)
+    measured_wait = (row.traits["node_barriers"][case.compute] > 0 and pack_bw.window_wait is not None
+                     and load == case.rpn)
     if share > 1 and not measured_wait:
-        f = m.turns.factor(case.rpn, _turn_kind(row, kind)) if m.turns is not None else None
+        f = m.turns.factor(load, _turn_kind(row, kind)) if m.turns is not None else None
         if row.traits["mpi"]:
             turns = (share - 1.0 if f is None else f) * work
             t["mpi"] += turns

@@ -52,9 +52,10 @@ unsigned long long run_seed(const HaloConfig& cfg, MPI_Comm comm) {
 // rounds are independent samples of each (docs/halo.md, "How checkmpi
 // decides"). A strategy that fails a check is not run again.
 std::vector<StrategyResult> run_rounds(const std::vector<const StrategyInfo*>& chosen, const Decomposition& dec,
-                                       const HaloConfig& cfg, const BackendChoice& backend, PendingFiles& files) {
+                                       const HaloConfig& cfg, const BackendChoice& backend, PendingFiles& files,
+                                       const RunContext& ctx) {
   const int rank = dec.rank;
-  const auto runner = make_round_runner(dec, cfg, backend);
+  const auto runner = make_round_runner(dec, cfg, backend, ctx.hostnames);
   std::vector<StrategyResult> results(chosen.size());
   for (size_t i = 0; i < chosen.size(); ++i) results[i].info = chosen[i];
   const long long total = cfg.repeat * cfg.rounds * static_cast<long long>(chosen.size());
@@ -223,7 +224,7 @@ int halo_main(int argc, char** argv) {
     }
 
     PendingFiles files;  // every rank's profiles and task logs, renamed into place at the end
-    std::vector<StrategyResult> results = run_rounds(chosen, dec, cfg, backend, files);
+    std::vector<StrategyResult> results = run_rounds(chosen, dec, cfg, backend, files, ctx);
     if (rank == 0 && !cfg.samples.empty()) add_launches(results, earlier);
     for (auto& r : results) {
       summarise(r, dec.comm);
