@@ -155,10 +155,11 @@ void Engine<Real>::setup(HaloState<Real>& s) {
     if (!through_mpi(c) || !transport_.measured) continue;
     traits_.messages += !transport_.bundles_fields || !neighbour_counted[std::size_t(c.neighbour)];
     neighbour_counted[std::size_t(c.neighbour)] = true;
-    traits_.mpi_bytes[c.dir] += (c.field < 0 ? std::size_t(fields_) : 1) * send_planes_[std::size_t(c.neighbour)].count() *
-                                sizeof(Real);
-    if (!c.face()) traits_.diagonal_bytes += (c.field < 0 ? std::size_t(fields_) : 1) *
-                                             send_planes_[std::size_t(c.neighbour)].count() * sizeof(Real);
+    // The payload (MPI_Pack's own bytes aside): the channel's fields' blocks.
+    const std::size_t bytes =
+        (c.field < 0 ? std::size_t(fields_) : 1) * send_planes_[std::size_t(c.neighbour)].count() * sizeof(Real);
+    traits_.mpi_bytes[c.dir] += bytes;
+    if (!c.face()) traits_.diagonal_bytes += bytes;
   }
 }
 
