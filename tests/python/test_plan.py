@@ -34,6 +34,17 @@ def plan_error(*options: str) -> str:
     return lines[0].removeprefix("checkmpi-halo: error: ")
 
 
+def run_two_ranks(options: list[str], folder) -> object:
+    """checkmpi-halo OPTIONS on two ranks, its results loaded."""
+    run = folder / "r.json"
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    done = subprocess.run(["mpiexec", "--oversubscribe", "-n", "2", HALO, *options, "--outdir", str(folder / "o"),
+                           "--json", str(run)], capture_output=True, text=True, timeout=MPI_TIMEOUT, env=env,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return load(run)
+
+
 def test_plan_decomposes_as_mpi_dims_create(halo_bin):
     grids = {n: tuple(plan("--no-input", "--local", "4x4x4", "--np", str(n), "-s", "step0")["procs"])
              for n in (1, 2, 7, 8, 12, 64)}
@@ -56,13 +67,7 @@ def test_plan_sizes_messages_and_memory_as_the_run_does(halo_bin, tmp_path):
     counts one set of fields when every strategy shifts in place, two otherwise."""
     options = ["--no-input", "--local", "6x5x8", "--procs", "2x1x1", "--self-copy", "--iters", "2", "--icheck", "2"]
     doc = plan(*options, "--np", "2")
-    run = tmp_path / "r.json"
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    done = subprocess.run(["mpiexec", "--oversubscribe", "-n", "2", HALO, *options, "--outdir", str(tmp_path / "o"),
-                           "--json", str(run)], capture_output=True, text=True, timeout=MPI_TIMEOUT, env=env,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    measured = load(run)
+    measured = run_two_ranks(options, tmp_path)
     by_id = {s["catalog"]["id"]: s for s in doc["strategies"]}
     assert [s.id for s in measured.ran()] == list(by_id)
     for s in measured.ran():
@@ -97,13 +102,7 @@ def test_plan_of_a_stencil_is_the_run(halo_bin, tmp_path):
     assert doc["face_elements"] == {"x": 2 * 5 * 4, "y": 2 * 6 * 4, "z": 2 * 6 * 5}  # the interior beside a face
     assert doc["diagonal_elements"]["xy+-"] == 2 * 2 * 4 and doc["diagonal_elements"]["xyz---"] == 8
     assert len(doc["diagonal_elements"]) == 20
-    run = tmp_path / "r.json"
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    done = subprocess.run(["mpiexec", "--oversubscribe", "-n", "2", HALO, *options, "--outdir", str(tmp_path / "o"),
-                           "--json", str(run)], capture_output=True, text=True, timeout=MPI_TIMEOUT, env=env,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    measured = load(run)
+    measured = run_two_ranks(options, tmp_path)
     assert all(s.valid for s in measured.ran())
     by_id = {s["catalog"]["id"]: s for s in doc["strategies"]}
     for s in measured.ran():
