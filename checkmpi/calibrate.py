@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from checkmpi import __version__, bounds, catalog, placement
+from checkmpi.calibrate_nodes import Nodes, barriers_across, doubling, nodes_of
 from checkmpi import tables as T
 from checkmpi.atomic import refuse_odd_target, write_json, write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
@@ -99,6 +100,8 @@ class Runner:
         except ValueError as e:
             raise CheckmpiError(f"--mpi-args: {e}") from None
         self.deadline = time.monotonic() + args.timeout if args.timeout else None
+        # On other nodes /tmp is each node's own: the jobs' temporary files (--events) go to the results' folder.
+        self.scratch = folder if nodes_of(args.hosts, getattr(args, "hostfile", None)).named else None
 
     def _left(self) -> float | None:
         if self.deadline is None:
@@ -114,7 +117,7 @@ class Runner:
         path = self.folder / f"{name}.json"
         exe = self.p2p_exe if tool == "checkmpi-p2p" else self.halo_exe
         job = Job(self.launcher, np, [str(exe), *argv, "--json", str(path)],
-                  tuple((extra_launcher or []) + self.launcher_args), per_node=per_node)
+                  tuple((extra_launcher or []) + self.launcher_args), per_node=per_node, scratch=self.scratch)
         with ProgressLine(f"{what} ({tool} on {np} rank{'s' if np > 1 else ''})") as progress:
             done = job.run(self._left(), progress.update)
         write_text(self.folder / f"{name}.log", done.stdout + "\n".join(done.stderr_tail) + "\n")
@@ -135,9 +138,10 @@ def calibrate(args: argparse.Namespace) -> int:
         raise CheckmpiError(f"--np must be at least 2 (a ping-pong needs two ranks), got {args.np}")
     bounds.at_most(args.np, "--np", bounds.MAX_NP)
     local = parse_triple(args.local, "--local") if args.local else sizes.local
-    hosts = _hosts(args.hosts)
+    where = nodes_of(args.hosts, getattr(args, "hostfile", None))
+    blocks = _blocks(args.blocks) if getattr(args, "blocks", None) else sizes.blocks
     np = args.np or max(2, physical_cores())
-    nodes = max(1, len(hosts) if hosts else _slurm_nodes())
+    nodes = where.count
     most = RANKS_PER_CPU * (os.cpu_count() or 1) * nodes  # the barrier runs every count up to np
     if np > most and not args.force:
         raise CheckmpiError(f"--np {np} is more ranks than {nodes} node(s) of {os.cpu_count() or 1} CPUs place: at "
@@ -152,27 +156,28 @@ def calibrate(args: argparse.Namespace) -> int:
     except OSError as e:
         raise CheckmpiError(f"cannot create folder '{folder}': {e.strerror}", EXIT_FAILED) from None
     runner = Runner(args, folder)
-    nodes_allocated = len(hosts) if hosts else _slurm_nodes()
-    pair_per_node = 2 if nodes_allocated > 1 and not hosts else None
+    nodes_allocated = where.count
+    launcher = runner.launcher
+    pair_at, pair_per_node = where.on_one(launcher, 2)  # everything measured on one node: on the first
+    one_at, _ = where.on_one(launcher, 1)
 
     # The GPU first: with one, messages go from device buffers, as the cuda backend's halo exchange sends them.
     steps = halo_steps(sizes, local)
-    pack_cuda, cuda_note = _pack(runner, "cuda", local, steps)
+    pack_cuda, cuda_note = _pack(runner, "cuda", local, steps, one_at)
     backend = "cuda" if pack_cuda else "host"
     buffer = ["--buffer", "cuda"] if backend == "cuda" else []
 
     ping, ping_src, _ = runner.run("checkmpi-p2p", 2, ["pingpong", *sizes.p2p["pingpong"], *buffer], "pingpong",
-                                   "intra-node ping-pong", per_node=pair_per_node)
+                                   "intra-node ping-pong", pair_per_node, pair_at)
     loggp, loggp_src, _ = runner.run("checkmpi-p2p", 2, ["loggp", *sizes.p2p["loggp"], *buffer], "loggp",
-                                     "intra-node LogGP", per_node=pair_per_node)
+                                     "intra-node LogGP", pair_per_node, pair_at)
     _same_node(ping, True)
     _same_node(loggp, True)
     notes: list[str] = []
     intra = _link(ping, loggp, f"{ping_src}; {loggp_src}", notes, "links.intra")
     inter = None
     if nodes_allocated > 1:
-        launch = _two_nodes(runner.launcher, hosts)
-        per_node = None if hosts else 1
+        launch, per_node = where.across(launcher, 2, 1)
         iping, iping_src, _ = runner.run("checkmpi-p2p", 2, ["pingpong", *sizes.p2p["pingpong"], *buffer],
                                          "inter-pingpong", "inter-node ping-pong", per_node, launch)
         ilog, ilog_src, _ = runner.run("checkmpi-p2p", 2, ["loggp", *sizes.p2p["loggp"], *buffer], "inter-loggp",
@@ -181,16 +186,20 @@ def calibrate(args: argparse.Namespace) -> int:
         _same_node(ilog, False)
         inter = _link(iping, ilog, f"{iping_src}; {ilog_src}", notes, "links.inter")
     dt, dt_src, _ = runner.run("checkmpi-p2p", 2, ["datatype", *sizes.p2p["datatype"], *buffer], "datatype",
-                               "derived datatypes", per_node=pair_per_node)
+                               "derived datatypes", pair_per_node, pair_at)
     selfx, self_src, _ = runner.run("checkmpi-p2p", 1, ["self", *sizes.p2p["self"], *buffer], "self",
-                                    "self-exchange")
+                                    "self-exchange", extra_launcher=one_at)
     barriers = []  # each on k ranks with no others: idle ranks would take their cores' time
-    for k in _doubling(np)[1:]:
+    for k in doubling(np)[1:]:
+        at, per_node = where.on_one(launcher, k)
         barrier, bar_src, _ = runner.run("checkmpi-p2p", k, ["barrier", *sizes.p2p["barrier"]], f"barrier-{k}",
-                                         "barrier")
+                                         "barrier", per_node, at)
         r = next(r for r in barrier.results if int(r["nprocs"]) == k)
         barriers.append({"ranks": k, "seconds": float(r["latency"]["median"]), "source": bar_src})
-    ranks_per_node, nodes = int(barrier.context["ranks_per_node"]), int(barrier.context["nodes"])
+    ranks_per_node = int(barrier.context["ranks_per_node"])
+    # Named nodes may have other CPUs than this one (an emulated node has one): the node's, as its ranks saw them.
+    cores = int(barrier.context["cpus_per_node"][0]) if where.named else physical_cores()
+    across = barriers_across(runner, where, np, sizes.p2p["barrier"]) if nodes_allocated > 1 else None
 
     copies, pack_host, packs, halo_runs = [], None, [], {}
     kernels: dict[str, list[dict[str, Any]]] = {kind: [] for kind in COMPUTE_STRATEGIES}
@@ -200,8 +209,8 @@ def calibrate(args: argparse.Namespace) -> int:
     # a third off the others' for its whole life. Slow spells last seconds to a minute, so the rounds go over
     # every block and rank count in turn: a spell hits one round of a case, not all of them. A block the node's
     # memory cannot hold with that many ranks (checkmpi-halo refuses it) is left out at that rank count.
-    counts = _doubling(ranks_per_node)
-    blocks = sorted({*sizes.blocks, local}, key=math.prod)
+    counts = doubling(ranks_per_node)
+    blocks = sorted({*blocks, local}, key=math.prod)
     runs: dict[tuple[Triple, int], list[tuple[HaloRun, str]]] = {(b, k): [] for b in blocks for k in counts}
     for i in range(1, sizes.halo_runs + 1):
         for block in blocks:
@@ -211,9 +220,10 @@ def calibrate(args: argparse.Namespace) -> int:
                 name = "x".join(map(str, block))
                 argv = _halo_argv("host", k, block, halo_steps(sizes, block), folder, HALO_STRATEGIES,
                                   f"halo-{name}-{i}") + ["--memcpy-probe"]
+                at, per_node = where.on_one(launcher, k)
                 halo, src, code = runner.run("checkmpi-halo", k, argv, f"halo-host-{name}-{k}-{i}",
                                              f"memory, compute and packing, {name}, {k} rank{'s' if k > 1 else ''} "
-                                             f"at once, run {i}", per_node=k if nodes_allocated > 1 else None,
+                                             f"at once, run {i}", per_node, at,
                                              allowed=(0,) if block == local else (0, EXIT_USAGE))
                 if code != 0:
                     notes.append(f"blocks: {name} on {k} ranks left out: {src}")
@@ -257,13 +267,14 @@ def calibrate(args: argparse.Namespace) -> int:
         "tool": {"name": "checkmpi calibrate", "version": __version__},
         "context": {"host": socket.gethostname(), "mpi_library": str(ping.context.get("mpi_library", "")),
                     "nodes": nodes, "ranks": np, "ranks_per_node": ranks_per_node,
-                    "cores_per_node": physical_cores(), "backend": backend,
+                    "cores_per_node": cores, "backend": backend,
                     "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                     "command": _command(args), "quick": bool(args.quick), "cuda": cuda_note,
                     "results": str(folder)},
         "links": {"intra": intra, "inter": inter},
         "self": _self(selfx, self_src, notes),
         "barrier": barriers,
+        **({"barrier_across": across} if across else {}),
         "datatype": _datatype(dt, dt_src, notes),
         "memory": {"copy": copies, "source": mem_src},
         "compute": {**kernels, "local": list(local), "source": mem_src},
@@ -273,9 +284,9 @@ def calibrate(args: argparse.Namespace) -> int:
         "notes": notes,
     }
     base = machine_of(doc, out)  # no waits in it yet: each wait is what the rest leaves unexplained
-    doc["exchange"] = _exchange(runner, base, ranks_per_node, nodes_allocated > 1, sizes)
+    doc["exchange"] = _exchange(runner, base, ranks_per_node, where, sizes)
     _block_waits(doc, base, runs)
-    doc["turns"] = _turns(halo_runs, machine_of(doc, out), physical_cores(), list(local))
+    doc["turns"] = _turns(halo_runs, machine_of(doc, out), cores, list(local))
     write_json(out, doc)
     machine = load_machine(out)  # what predict will read: refuse to leave a profile it cannot
     T.render(machine_table(machine), T.console())
@@ -283,10 +294,19 @@ def calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _blocks(text: str) -> tuple[Triple, ...]:
+    """--blocks LxMxN,...: the blocks the rates that depend on the caches are measured at."""
+    blocks = tuple(parse_triple(b, "--blocks") for b in text.split(","))
+    if len(blocks) > 16:
+        raise CheckmpiError(f"--blocks names {len(blocks)} blocks; at most 16")
+    return blocks
+
+
 def _command(args: argparse.Namespace) -> str:
     """The command line that made the profile, from its options."""
     argv = ["checkmpi", "calibrate"]
-    for option, value in (("--np", args.np), ("--local", args.local), ("--hosts", args.hosts), ("-o", args.json),
+    for option, value in (("--np", args.np), ("--local", args.local), ("--blocks", getattr(args, "blocks", None)),
+                          ("--hosts", args.hosts), ("--hostfile", getattr(args, "hostfile", None)), ("-o", args.json),
                           ("--bin", args.bin), ("--launcher", args.launcher if args.launcher != "mpirun" else None),
                           ("--mpi-args", args.mpi_args or None), ("--timeout", args.timeout)):
         if value is not None:
@@ -306,29 +326,6 @@ def measurement_folder(profile: Path) -> Path:
     return folder
 
 
-def _hosts(text: str | None) -> list[str]:
-    if text is None:
-        return []
-    hosts = [h for h in text.split(",") if h]
-    if len(hosts) != 2 or hosts[0] == hosts[1]:
-        raise CheckmpiError(f"--hosts needs two different node names, H1,H2, got '{text}'")
-    return hosts
-
-
-def _slurm_nodes() -> int:
-    value = os.environ.get("SLURM_JOB_NUM_NODES", "")
-    return int(value) if value.isdigit() and int(value) > 0 else 1
-
-
-def _two_nodes(launcher: Launcher, hosts: list[str]) -> list[str]:
-    """Launcher options putting the two ranks on the two --hosts (Slurm: mpi_command's one per node)."""
-    if not hosts:
-        return []
-    if launcher.kind == "srun":
-        return ["--nodelist", ",".join(hosts)]
-    return ["--host" if launcher.flavor == "openmpi" else "-hosts", ",".join(hosts)]
-
-
 def _same_node(run: P2PRun, want: bool) -> None:
     if run.context.get("same_node") is not want:
         where = "one node" if want else "two nodes"
@@ -336,27 +333,25 @@ def _same_node(run: P2PRun, want: bool) -> None:
                             "(see its placement); check --hosts or the allocation", EXIT_FAILED)
 
 
-def _doubling(n: int) -> list[int]:
-    """1, 2, 4, ... below n, then n."""
-    ks, k = [], 1
-    while k < n:
-        ks.append(k)
-        k *= 2
-    return ks + [n]
-
-
-def _exchange(runner: Runner, base: Machine, ranks_per_node: int, several_nodes: bool,
+def _exchange(runner: Runner, base: Machine, ranks_per_node: int, where: Nodes,
               sizes: Sizes) -> dict[str, Any] | None:
     """Per-completion waits: with k = 2, 4, ... ranks of one node exchanging (every rank, a tiny
     block, no barriers), each schedule's MPI time per step (mean over ranks) less what the link, self
-    and barrier terms of `base` predict for it, per completion (model.completions)."""
+    and barrier terms of `base` predict for it, per completion (model.completions). Across nodes also
+    `across`: the same with one rank on each of two nodes, whose partner is on another node (and CPU): a
+    node's 2 ranks wait for each other's turns on a CPU they share (an emulated node has one), which one rank
+    per node does not."""
     points = []
     source = ""
-    for k in _doubling(ranks_per_node)[1:]:
+    cases = [(f"exchange-{k}", k, *where.on_one(runner.launcher, k)) for k in doubling(ranks_per_node)[1:]]
+    if where.count > 1:
+        cases.append(("exchange-2n", 2, *where.across(runner.launcher, 2, 1)))
+    across = None
+    for name, k, at, per_node in cases:
         argv = _halo_argv("host", k, EXCHANGE_LOCAL, sizes.exchange_steps, runner.folder,
                           ",".join(EXCHANGE_STRATEGIES.values()), "exchange") + ["--sync", "none"]
-        run, src, _ = runner.run("checkmpi-halo", k, argv, f"exchange-{k}", f"neighbour exchange, {k} ranks",
-                                 per_node=k if several_nodes else None)
+        what = f"neighbour exchange, {k} ranks" + (" on 2 nodes" if name.endswith("n") else "")
+        run, src, _ = runner.run("checkmpi-halo", k, argv, name, what, per_node, at)
         source += ("; " if source else "") + src
         rows = catalog.rows_of_run(run)
         point: dict[str, Any] = {"ranks": k}
@@ -364,8 +359,17 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, several_nodes:
             if sid not in rows:
                 raise CheckmpiError(f"no {sid} result in '{run.path}'", EXIT_FAILED)
             point[schedule] = {"strategy": sid, **_wait(run, sid, rows[sid], base)}
-        points.append(point)
-    return {"local": list(EXCHANGE_LOCAL), "points": points, "source": source} if points else None
+        if name.endswith("n"):
+            if int(run.context["nodes"]) != 2:
+                raise CheckmpiError(f"the exchange of '{run.path}' was meant to span 2 nodes but ran on "
+                                    f"{run.context['nodes']}; check the nodes given", EXIT_FAILED)
+            across = {"nodes": 2, "ranks_per_node": 1, **{s: point[s] for s in EXCHANGE_STRATEGIES}}
+        else:
+            points.append(point)
+    if not points and across is None:
+        return None
+    return {"local": list(EXCHANGE_LOCAL), "points": points, "source": source,
+            **({"across": across} if across else {})}
 
 
 def _wait(run: HaloRun, sid: str, row: catalog.Row, base: Machine) -> dict[str, float]:
@@ -375,7 +379,8 @@ def _wait(run: HaloRun, sid: str, row: catalog.Row, base: Machine) -> dict[str, 
     case = case_of(run)
     seconds = _result(run, sid).per_step("mpi", "mean")
     links = predict([row], case, base)[0].visible_mpi
-    n = completions(row, messages(row, case, placement.busiest(case.procs, case.rpn)[1]))
+    rank, kinds = placement.busiest(case.procs, case.rpn)
+    n = completions(row, messages(row, case, kinds, rank))
     return {"seconds": seconds, "links": links, "completions": n, "wait": max(0.0, seconds - links) / n if n else 0.0}
 
 
@@ -436,10 +441,12 @@ def _halo_argv(backend: str, np: int, local: Triple, steps: int, folder: Path, s
             "--warmup", str(max(1, steps // 10)), "--outdir", str(folder / f"{name}-{backend}-{np}")]
 
 
-def _pack(runner: Runner, backend: str, local: Triple, steps: int) -> tuple[dict | None, str | None]:
+def _pack(runner: Runner, backend: str, local: Triple, steps: int,
+          at: list[str]) -> tuple[dict | None, str | None]:
     """The cuda backend's pack entry (one rank: one per GPU), or None and why not (no CUDA in the build, no GPU)."""
     halo, src, code = runner.run("checkmpi-halo", 1, _halo_argv(backend, 1, local, steps, runner.folder, "step3"),
-                                 f"halo-{backend}", f"packing on the {backend} backend", allowed=(0, EXIT_USAGE))
+                                 f"halo-{backend}", f"packing on the {backend} backend", extra_launcher=at,
+                                 allowed=(0, EXIT_USAGE))
     if code != 0:
         return None, src
     return _pack_entry(halo, src), None

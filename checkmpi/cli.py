@@ -203,8 +203,14 @@ def build_parser() -> Parser:
                      "copy memory at once (default one per core)")
     cal.add_argument("--local", metavar="LxMxN", help="block per rank of the pack and unpack measurement "
                      "(default 128x128x128; --quick 16x16x16)")
-    cal.add_argument("--hosts", metavar="H1,H2", help="two nodes for the inter-node link (else Slurm's allocation "
-                     "when it has several nodes; one node: links.inter is null)")
+    cal.add_argument("--blocks", metavar="LxMxN,...", help="blocks per rank the rates that depend on the caches are "
+                     "measured at, besides --local (default 32x32x32,64x64x64,128x128x128,256x256x256)")
+    nodes = cal.add_mutually_exclusive_group()
+    nodes.add_argument("--hosts", metavar="H1,H2,...", help="nodes to calibrate across: on-node measurements on the "
+                       "first, the off-node link between the first two, barriers across 2, 4, ... of them (else "
+                       "Slurm's allocation when it has several nodes; one node: links.inter is null)")
+    nodes.add_argument("--hostfile", metavar="FILE", help="as --hosts, the nodes a hostfile names in order (e.g. "
+                       "scripts/cluster-local.sh's)")
     cal.add_argument("--quick", action="store_true", help="tiny sweeps (seconds): for tests, not for predictions")
     cal.add_argument("-o", "--json", metavar="FILE", help="the profile (default results/machine-<time>.json); "
                      "the tools' results go to the folder of the same name without .json (or, when that "

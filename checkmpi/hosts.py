@@ -16,8 +16,8 @@ from checkmpi.native import Launcher
 MAX_HOSTS = 1 << 16  # names in --hosts
 MAX_HOSTFILE_BYTES = 1 << 20
 # A host name (RFC 1123 labels, dots between them) with an optional slot count, as both launchers read it.
-_HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
-                   r"(:[1-9][0-9]{0,6})?")
+HOST_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
+_HOST = re.compile(HOST_NAME.pattern + r"(:[1-9][0-9]{0,6})?")
 # The launchers' own options that name hosts: given in --mpi-args beside --hostfile or --hosts, they would contradict.
 HOST_OPTIONS = {"--hostfile", "--machinefile", "--default-hostfile", "--host", "-H", "-hostfile", "-machinefile",
                 "-f", "-hosts", "-host"}

@@ -89,6 +89,15 @@ class BarrierPoint:
 
 
 @dataclass(frozen=True)
+class AcrossPoint:
+    """MPI_Barrier with `ranks_per_node` ranks on each of `nodes` nodes."""
+
+    nodes: int
+    ranks_per_node: int
+    seconds: float
+
+
+@dataclass(frozen=True)
 class WaitPoint:
     """With `ranks` ranks of a node exchanging at once, what one completion (a blocking receive by
     direction, the Waitall all at once) costs beyond the link, self and barrier terms: the wait for a
@@ -103,14 +112,18 @@ class WaitPoint:
 class Exchange:
     """Per-completion waits measured by calibrate on a tiny block, every rank exchanging."""
 
-    points: tuple[WaitPoint, ...]  # sorted by ranks, at least one
+    points: tuple[WaitPoint, ...]  # sorted by ranks; empty where calibrated with one rank per node
     source: str
+    across: WaitPoint | None = None  # one rank on each of two nodes (ranks: 1 per node); None: one node
 
-    def wait(self, ranks: int, by_direction: bool) -> float:
-        """Seconds per completion with `ranks` ranks on the node: linear in log2(ranks) between measured
-        points, the nearest point outside them (a node holds no more ranks than were measured)."""
+    def wait(self, ranks: int, by_direction: bool, nodes: int = 1) -> float:
+        """Seconds per completion with `ranks` ranks on the node (of `nodes`): one rank per node across nodes
+        as measured so where it was; else linear in log2(ranks) between measured points, the nearest point
+        outside them (a node holds no more ranks than were measured); 0 without points."""
         value = (lambda p: p.by_direction) if by_direction else (lambda p: p.all_at_once)
-        return _between(self.points, ranks, value, log=True)
+        if ranks <= 1 and nodes > 1 and self.across is not None:
+            return value(self.across)
+        return _between(self.points, ranks, value, log=True) if self.points else 0.0
 
 
 @dataclass(frozen=True)
@@ -284,7 +297,7 @@ class Pack:
 STAND_IN_NOTE = "off-node link not measured: the on-node link times the messages between nodes"
 STAND_IN_WARNING = ("the prediction crosses nodes, but the machine profile has no off-node link: its messages between "
                     "nodes are timed as on-node ones, which a network is slower than (calibrate across two nodes: "
-                    "checkmpi calibrate --hosts H1,H2, or in a Slurm allocation of two nodes)")
+                    "checkmpi calibrate --hostfile FILE or --hosts H1,H2, or in a Slurm allocation of two nodes)")
 
 
 @dataclass(frozen=True)
@@ -304,6 +317,7 @@ class Machine:
     compute: Kernels | None = None  # None: not measured: compute streams at the copy bandwidth
     turns: Turns | None = None  # None: not measured: a rank waits through its core's other ranks' work once each
     blocks: Blocks | None = None  # None (a profile from p2p results): the rates of `memory`, `compute`, `pack`
+    barrier_across: tuple[AcrossPoint, ...] = ()  # sorted by nodes, then ranks per node; () on one node
 
     @property
     def ranks_per_node(self) -> int:
@@ -324,13 +338,24 @@ class Machine:
     def pack(self, backend: str) -> Pack | None:
         return self.pack_host if backend == "host" else self.pack_cuda if backend == "cuda" else None
 
-    def exchange_wait(self, ranks: int, by_direction: bool) -> float:
-        """What one completion waits for its partners with `ranks` ranks on a node; 0 where not measured."""
-        return self.exchange.wait(ranks, by_direction) if self.exchange is not None else 0.0
+    def exchange_wait(self, ranks: int, by_direction: bool, nodes: int = 1) -> float:
+        """What one completion waits for its partners with `ranks` ranks on a node (of `nodes`); 0 where not
+        measured."""
+        return self.exchange.wait(ranks, by_direction, nodes) if self.exchange is not None else 0.0
 
-    def barrier_seconds(self, ranks: int) -> float:
-        """MPI_Barrier on `ranks` ranks: linear in log2(ranks) between measured points, the first point
-        below them, and past the last the last per-doubling step extrapolated."""
+    def barrier_seconds(self, ranks: int, nodes: int = 1) -> float:
+        """MPI_Barrier on `ranks` ranks over `nodes` nodes. On one node (or a profile measured on one): linear in
+        log2(ranks) between measured points, the first point below them, and past the last the last per-doubling
+        step extrapolated. Across nodes, from `barrier_across`: at the measured ranks per node nearest the case's
+        (in log2; the fewer on a tie), the same in log2(nodes), plus what the node's own barrier adds from those
+        ranks per node to the case's (at least 0)."""
+        if nodes > 1 and self.barrier_across:
+            per = math.ceil(ranks / nodes)
+            measured = sorted({p.ranks_per_node for p in self.barrier_across})
+            near = min(measured, key=lambda k: (abs(math.log2(per / k)), k))
+            pts = [p for p in self.barrier_across if p.ranks_per_node == near]
+            across = _extrapolated([(p.nodes, p.seconds) for p in pts], nodes)
+            return across + max(0.0, self.barrier_seconds(per) - self.barrier_seconds(near))
         pts = self.barrier
         if ranks <= 1 and pts[0].ranks > 1:
             return 0.0
@@ -339,6 +364,20 @@ class Machine:
         lo, hi = pts[-2], pts[-1]
         step = (hi.seconds - lo.seconds) / math.log2(hi.ranks / lo.ranks)
         return hi.seconds + max(step, 0.0) * math.log2(ranks / hi.ranks)
+
+
+def _extrapolated(pts: list[tuple[int, float]], n: int) -> float:
+    """(count, seconds) points sorted by count, at `n`: linear in log2(n) between them, the first below them, past
+    the last the last per-doubling step extrapolated (at least flat)."""
+    if n <= pts[0][0] or len(pts) == 1 and n <= pts[-1][0]:
+        return pts[0][1]
+    for (k0, v0), (k1, v1) in zip(pts, pts[1:]):
+        if n <= k1:
+            return v0 + math.log2(n / k0) / math.log2(k1 / k0) * (v1 - v0)
+    if len(pts) == 1:
+        return pts[0][1]
+    (k0, v0), (k1, v1) = pts[-2], pts[-1]
+    return v1 + max(0.0, (v1 - v0) / math.log2(k1 / k0)) * math.log2(n / k1)
 
 
 def _between(pts: Sequence[Any], ranks: int, value: Callable[[Any], float], log: bool) -> float:
@@ -380,6 +419,9 @@ def machine_of(doc: Any, p: Path) -> Machine:
     for where, items, key in (("links.intra.hockney", doc["links"]["intra"]["hockney"], "min_size"),
                               ("links.inter.hockney", (doc["links"]["inter"] or {}).get("hockney", []), "min_size"),
                               ("barrier", doc["barrier"], "ranks"), ("memory.copy", doc["memory"]["copy"], "ranks"),
+                              ("barrier_across.points", [{"(nodes, ranks_per_node)": (p["nodes"], p["ranks_per_node"])}
+                                                         for p in (doc.get("barrier_across") or {}).get("points", [])],
+                               "(nodes, ranks_per_node)"),
                               ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks"),
                               ("turns.points", (doc.get("turns") or {}).get("points", []), "ranks"),
                               *((f"compute.{k}", (doc.get("compute") or {}).get(k, []), "ranks") for k in KERNELS),
@@ -439,7 +481,9 @@ def _machine(p: Path, doc: dict[str, Any]) -> Machine:
         memory=Memory(tuple(CopyPoint(int(c["ranks"]), float(c["bandwidth"])) for c in doc["memory"]["copy"]),
                       doc["memory"]["source"]),
         pack_host=host, pack_cuda=_pack(doc["pack"]["cuda"]), raw=doc, exchange=_exchange(doc.get("exchange")),
-        compute=_kernels(doc.get("compute")), turns=_turns(doc.get("turns")), blocks=_blocks(doc["blocks"]))
+        compute=_kernels(doc.get("compute")), turns=_turns(doc.get("turns")), blocks=_blocks(doc["blocks"]),
+        barrier_across=tuple(AcrossPoint(int(b["nodes"]), int(b["ranks_per_node"]), float(b["seconds"]))
+                             for b in (doc.get("barrier_across") or {}).get("points", [])))
 
 
 def _direction(e: dict[str, Any]) -> Direction:
@@ -470,8 +514,10 @@ def _kernels(d: dict[str, Any] | None) -> Kernels | None:
 def _exchange(d: dict[str, Any] | None) -> Exchange | None:
     if d is None:
         return None
+    a = d.get("across")
+    across = None if a is None else WaitPoint(1, float(a["by_direction"]["wait"]), float(a["all_at_once"]["wait"]))
     return Exchange(tuple(WaitPoint(int(p["ranks"]), float(p["by_direction"]["wait"]),
-                                    float(p["all_at_once"]["wait"])) for p in d["points"]), d["source"])
+                                    float(p["all_at_once"]["wait"])) for p in d["points"]), d["source"], across)
 
 
 def _turns(d: dict[str, Any] | None) -> Turns | None:

@@ -26,16 +26,26 @@ XYZ = "xyz"
 class Geometry:
     """What the block is in bytes, as checkmpi-halo works it out (a plan, or a run's config): never computed here."""
 
-    plane_elements: Triple  # one field's halo plane per direction, halo rows included
+    plane_elements: Triple  # one field's whole halo face per direction (its layers, halo rows included)
     real_bytes: int  # bytes of one number
-    field_bytes: int  # the three fields' arrays of a rank, halos included: a step's working set
-    shift_bytes: int  # what a step's shift reads and writes (each interior cell of three fields, each way)
+    field_bytes: int  # the fields' arrays of a rank, halos included: a step's working set
+    shift_bytes: int  # what a step's shift reads and writes (each interior cell of every field, each way)
+    fields: int = 3  # the stencil (issue 34): CheckMPI's three fields, one-cell halo, six neighbours by default
+    width: int = 1
+    neighbours: int = 6
+    face_elements: Triple | None = None  # 18 or 26: one field's face where edges and corners go direct
+    diagonal_elements: dict[str, int] = field(default_factory=dict)  # 18 or 26: per edge and corner ('xy+-')
 
     @classmethod
     def of(cls, doc: dict) -> Geometry:
-        """From a plan (checkmpi.plan/1) or a halo run's config (checkmpi.halo/5): the same keys."""
+        """From a plan (checkmpi.plan/1) or a halo run's config (checkmpi.halo/5): the same keys (the
+        stencil's absent in files from before issue 34: CheckMPI's)."""
         planes = doc["plane_elements"]
-        return cls((planes["x"], planes["y"], planes["z"]), doc["real_bytes"], doc["field_bytes"], doc["shift_bytes"])
+        faces = doc.get("face_elements")
+        return cls((planes["x"], planes["y"], planes["z"]), doc["real_bytes"], doc["field_bytes"], doc["shift_bytes"],
+                   int(doc.get("fields", 3)), int(doc.get("halo_width", 1)), int(doc.get("neighbours", 6)),
+                   (faces["x"], faces["y"], faces["z"]) if faces else None,
+                   {str(k): int(v) for k, v in (doc.get("diagonal_elements") or {}).items()})
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,9 @@ class Case:
     self_copy: bool = False
     backend: str = "host"
     copy_bandwidth: float | None = None  # per rank, measured at this block (a halo run's memcpy probe)
+    # The busiest CPU's share of ranks as checkmpi-halo found it (context.ranks_per_cpu; None: not known, as for a
+    # projection): above rpn / cores where emulated nodes share one machine's CPUs.
+    ranks_per_cpu: float | None = None
 
     @property
     def nprocs(self) -> int:
@@ -60,10 +73,15 @@ class Case:
     def rpn(self) -> int:
         return min(self.ranks_per_node or self.nprocs, self.nprocs)
 
+    @property
+    def nodes(self) -> int:
+        return math.ceil(self.nprocs / self.rpn)
+
 
 @dataclass(frozen=True)
 class Message:
-    """The messages of one direction and sign on one rank."""
+    """The messages to one neighbour on one rank: a face (direction and sign), or an edge or corner (timed,
+    and packed, in its last direction)."""
 
     dir: int
     sign: int
@@ -78,37 +96,63 @@ class Message:
         return self.how in ("intra", "inter", "self")
 
 
-def messages(row: Row, case: Case, kinds: dict[tuple[int, int], str]) -> list[Message]:
-    """What one rank sends per step, given its neighbours' placement `kinds`."""
+def direct(row: Row, geometry: Geometry) -> bool:
+    """Whether the row sends edges and corners to their neighbours (all at once with 18 or 26), rather than
+    relaying them through whole faces (checkmpi-halo's direct_messages)."""
+    return geometry.neighbours > 6 and row.traits.get("edges_and_corners", "direct") == "direct" and \
+        row.parts["schedule"] == "all-at-once"
+
+
+def messages(row: Row, case: Case, kinds: dict[tuple[int, int], str], rank: int = 0) -> list[Message]:
+    """What rank `rank` sends per step, given its face neighbours' placement `kinds` (its edge and corner
+    neighbours' from the same grid, where the row sends to them): the faces first."""
     t = row.traits
-    out = []
-    for (d, sign), kind in kinds.items():
-        dt = t["directions"][XYZ[d]]
+    g = case.geometry
+
+    def how_for(kind: str) -> str:
         if not t["mpi"]:
-            how = "none"
-        elif kind == "self":
-            how = {"message": "copy" if case.self_copy else "self"}.get(t["self"], t["self"])
-        elif kind == "intra":
-            how = "intra" if t["on_node"] == "message" else t["on_node"]
-        else:
-            how = "inter"
-        size = dt["fields_per_message"] * case.geometry.plane_elements[d] * case.geometry.real_bytes
-        out.append(Message(d, sign, how, dt["messages_per_sign"], size, dt["datatype"], dt["packed"]))
+            return "none"
+        if kind == "self":
+            return {"message": "copy" if case.self_copy else "self"}.get(t["self"], t["self"])
+        if kind == "intra":
+            return "intra" if t["on_node"] == "message" else t["on_node"]
+        return "inter"
+
+    def message(d: int, sign: int, kind: str, elements: int) -> Message:
+        dt = t["directions"][XYZ[d]]
+        per_message = 1 if dt["fields_per_message"] == 1 else g.fields  # one field, or all of them
+        return Message(d, sign, how_for(kind), g.fields // per_message, per_message * elements * g.real_bytes,
+                       dt["datatype"], dt["packed"])
+
+    sends_diagonals = direct(row, g)
+    faces = g.face_elements if sends_diagonals and g.face_elements else g.plane_elements
+    out = [message(d, sign, kind, faces[d]) for (d, sign), kind in kinds.items()]
+    if sends_diagonals:
+        for offset, kind in placement.offset_kinds(rank, case.procs, case.rpn, g.neighbours).items():
+            last = max(a for a in range(3) if offset[a])
+            out.append(message(last, offset[last], kind, g.diagonal_elements[placement.offset_name(offset)]))
     return out
 
 
 def engine_traits(row: Row, case: Case, rank: int = 0) -> dict:
     """What checkmpi-halo's results report as `traits` for `rank` (the engine's
     own count): the catalog traits applied to a grid and a placement."""
-    msgs = messages(row, case, placement.link_kinds(rank, case.procs, case.rpn))
+    kinds = placement.link_kinds(rank, case.procs, case.rpn)
+    msgs = messages(row, case, kinds, rank)
+    faces = msgs[:len(kinds)]
     mpi_bytes = {a: 0 for a in XYZ}
-    for m in msgs:
+    diagonal_bytes = 0
+    for i, m in enumerate(msgs):
         if m.through_mpi:
             mpi_bytes[XYZ[m.dir]] += m.count * m.size
+            diagonal_bytes += m.count * m.size if i >= len(kinds) else 0
     passes = row.traits["kernel_passes"][case.compute]
-    return {"messages": sum(m.count for m in msgs if m.through_mpi), "mpi_bytes": mpi_bytes,
-            "message_bytes": {XYZ[m.dir]: m.size for m in msgs}, "kernel_passes": passes,
-            "overlaps": row.traits["overlaps"]}
+    out = {"messages": sum(m.count for m in msgs if m.through_mpi), "mpi_bytes": mpi_bytes,
+           "message_bytes": {XYZ[m.dir]: m.size for m in faces}, "kernel_passes": passes,
+           "overlaps": row.traits["overlaps"]}
+    if case.geometry.neighbours > 6 or case.geometry.fields != 3 or case.geometry.width != 1:
+        out["diagonal_bytes"] = diagonal_bytes
+    return out
 
 
 @dataclass
@@ -141,31 +185,37 @@ def predict(rows: list[Row], case: Case, machine: Machine) -> list[Prediction]:
 
 def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int, int], str]) -> Prediction:
     cores = int(m.context.get("cores_per_node") or case.rpn)
-    share = max(1.0, case.rpn / cores)  # oversubscribed: each core runs rpn/cores ranks in turn
+    # Oversubscribed: each core runs rpn/cores ranks in turn, or, where emulated nodes share a machine's CPUs, the
+    # ranks of several nodes.
+    share = max(1.0, case.rpn / cores, case.ranks_per_cpu or 0.0)
     # Rates as measured with the node's rpn ranks at once: their working sets share the caches and memory
-    # (and, where they outnumber the cores, the cores in turn).
+    # (and, where they outnumber the cores, the cores in turn). Where other nodes' ranks share the cores, as many
+    # ranks as take turns on them: `load` ranks of a node of the profile's cores.
+    load = max(case.rpn, math.ceil((case.ranks_per_cpu or 0.0) * cores - 1e-9))
     kind = kernel_of(row, case.compute)
-    pack_bw = _pack_for(m, case.backend, case.rpn)
+    pack_bw = _pack_for(m, case.backend, load)
     hides = 1.0  # the part of what an overlap could hide that it does
     waits: dict[str, float] = {}  # per completion, measured at the run's working set
     if m.blocks is not None and case.backend == "host":
         # Measured at blocks around the run's: the rates for its working set, where it sits in the caches.
-        at = m.blocks.at(case.geometry.field_bytes, case.rpn)
+        at = m.blocks.at(case.geometry.field_bytes, load)
         copy_bw, compute_bw = at.copy, at.compute[kind]
-        wait = at.window_wait if at.window_wait is not None else pack_bw.window_wait
+        # The window's node barrier waits for the node's own ranks: measured with rpn of them.
+        wait = m.blocks.at(case.geometry.field_bytes, case.rpn).window_wait if load != case.rpn else at.window_wait
+        wait = wait if wait is not None else pack_bw.window_wait
         pack_bw = dataclasses.replace(pack_bw, x=at.x, y=at.y, z=at.z, window_wait=wait)
         hides = at.overlap.get(row.parts["overlap"], 1.0)
         waits = at.waits
     else:
-        copy_bw = m.memory.bandwidth(case.rpn)
-        compute_bw = m.compute.bandwidth(kind, case.rpn) if m.compute is not None else copy_bw
+        copy_bw = m.memory.bandwidth(load)
+        compute_bw = m.compute.bandwidth(kind, load) if m.compute is not None else copy_bw
     if m.blocks is None and case.copy_bandwidth and tuple(case.local) != pack_bw.local:
         # Copies at another block than the profile's run from where it fits: packing and compute speed up alike.
         factor = case.copy_bandwidth / copy_bw
         pack_bw = _scaled(pack_bw, factor)
         compute_bw *= factor
         copy_bw = case.copy_bandwidth
-    msgs = messages(row, case, kinds)
+    msgs = messages(row, case, kinds, rank)
     t = dict.fromkeys(PHASES, 0.0)
 
     def dtype_extra(size: int, d: int) -> float:
@@ -217,17 +267,17 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     node_wait = pack_bw.window_wait if pack_bw.window_wait is not None else m.barrier_seconds(case.rpn)  # each
     t["barrier"] = row.traits["node_barriers"][case.compute] * node_wait
     if case.sync == "barrier":
-        t["barrier"] += row.traits["barriers"] * m.barrier_seconds(case.nprocs)
+        t["barrier"] += row.traits["barriers"] * m.barrier_seconds(case.nprocs, case.nodes)
 
     passes = row.traits["kernel_passes"][case.compute]
-    t["compute"] = passes * case.geometry.shift_bytes / compute_bw  # read + write three fields per pass
+    t["compute"] = passes * case.geometry.shift_bytes / compute_bw  # read + write every field per pass
     work = sum(t[phase] for phase in ("pack", "unpack", "mpi", "self", "compute"))
     # Each completion waits for partners that are late or descheduled, as measured with rpn ranks exchanging;
     # a fence is a barrier of all ranks, measured as it is (a wait, not work: the others' turns are in it).
     schedule = "by_direction" if by_direction else "all_at_once"
-    wait = waits[schedule] if schedule in waits else m.exchange_wait(case.rpn, by_direction)
+    wait = waits[schedule] if schedule in waits else m.exchange_wait(load, by_direction, case.nodes)
     t["mpi"] += completions(row, msgs) * wait
-    t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs)
+    t["mpi"] += row.traits["fences"] * m.barrier_seconds(case.nprocs, case.nodes)
     if row.traits["overlaps"]:  # what share of the block's cells the compute can shift while messages fly
         cells = math.prod(case.local)
         if passes == 2:  # the copy into the temporaries runs while the messages fly
@@ -237,14 +287,16 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
             in_flight = [math.prod(k - (b if d == f and kind == "masked" else 2 * b) for d, k in enumerate(case.local))
                          for f in range(3)] if all(k > 2 * b for k in case.local) else [0]
             overlappable = t["compute"] * sum(in_flight) / 3 / cells
-        else:  # the cells that need no halo
-            overlappable = t["compute"] * math.prod(k - 1 for k in case.local) / cells
+        else:  # the cells that need no halo (a halo's width from each face)
+            overlappable = t["compute"] * math.prod(max(0, k - case.geometry.width) for k in case.local) / cells
         t["hidden"] = hides * min(t["mpi"] + t["self"], overlappable)
     turns = 0.0
     # While it waits in MPI, its core runs the other ranks' work; a node barrier timed with rpn ranks holds it.
-    measured_wait = row.traits["node_barriers"][case.compute] > 0 and pack_bw.window_wait is not None
+    # (Not where the ranks sharing its core are other nodes': its node barrier does not wait for them.)
+    measured_wait = (row.traits["node_barriers"][case.compute] > 0 and pack_bw.window_wait is not None
+                     and load == case.rpn)
     if share > 1 and not measured_wait:
-        f = m.turns.factor(case.rpn, _turn_kind(row, kind)) if m.turns is not None else None
+        f = m.turns.factor(load, _turn_kind(row, kind)) if m.turns is not None else None
         if row.traits["mpi"]:
             turns = (share - 1.0 if f is None else f) * work
             t["mpi"] += turns

@@ -227,6 +227,16 @@ class NativeRun:
     stderr_tail: list[str] = field(default_factory=list)
     seconds: float = 0.0
     timed_out: bool = False  # stopped at its timeout (only returned with raise_on_timeout=False)
+    # A rank's watchdog aborted the job, and the launcher had not ended WATCHDOG_GRACE s later (a node it cannot
+    # reach to end its ranks): checkmpi stopped it.
+    stopped_after_watchdog: bool = False
+
+
+# A tool's watchdog line on stderr (tagged with its rank by --tag-output, -prepend-rank or --label, or not).
+WATCHDOG_LINE = re.compile(r"^(\[[^\]]*\]<stderr>:|\[\d+\]\s|\d+:\s)?\s*checkmpi-(halo|p2p): watchdog: ")
+# After a watchdog line, how long the launcher may take to end the job its MPI_Abort asked it to end: Open MPI's
+# mpirun waits for every node's daemon, and one behind a cut link never answers.
+WATCHDOG_GRACE = 10.0
 
 
 def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
@@ -324,15 +334,21 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float | None, raise_on_ti
         proc.communicate()
         raise CheckmpiError(f"cannot start {cmd[0]}: {why}", EXIT_FAILED)
     stderr_lines: deque[str] = deque(maxlen=stderr_lines_kept)
+    job = _Job(proc)
+    aborted: list[threading.Timer] = []  # the watchdog's follow-up, once a rank printed its line
 
     def drain_stderr() -> None:
         assert proc.stderr is not None
         for raw in proc.stderr:
-            stderr_lines.append(raw.decode(errors="replace").rstrip("\n"))
+            line = raw.decode(errors="replace").rstrip("\n")
+            stderr_lines.append(line)
+            if not aborted and WATCHDOG_LINE.match(line):
+                aborted.append(threading.Timer(WATCHDOG_GRACE, job.stop, (signal.SIGTERM, "watchdog")))
+                aborted[0].daemon = True
+                aborted[0].start()
 
     reader = threading.Thread(target=drain_stderr, daemon=True)
     reader.start()
-    job = _Job(proc)
     timer = threading.Timer(timeout, job.stop, (signal.SIGTERM, "timeout")) if timeout else None
     if timer:
         timer.start()
@@ -348,6 +364,8 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float | None, raise_on_ti
             if timer:
                 timer.cancel()
     reader.join(timeout=5)
+    for t in aborted:
+        t.cancel()
     elapsed = time.monotonic() - start
     timed_out = job.reason == "timeout"
     if timed_out and raise_on_timeout:
@@ -362,7 +380,11 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float | None, raise_on_ti
         name = signal.Signals(job.signum).name
         raise CheckmpiError(f"stopped by {name}: the MPI job ({Path(cmd[0]).name}) was ended; files of earlier "
                             "runs are as they were", 128 + job.signum)
-    return NativeRun(proc.returncode, out.decode(errors="replace"), list(stderr_lines), elapsed, timed_out)
+    if job.reason == "watchdog":
+        stderr_lines.append(f"checkmpi: the job did not end within {WATCHDOG_GRACE:g} s of a rank's watchdog "
+                            "(its launcher waited for a node it cannot reach): stopped")
+    return NativeRun(proc.returncode, out.decode(errors="replace"), list(stderr_lines), elapsed, timed_out,
+                     job.reason == "watchdog")
 
 
 class _Job:
@@ -376,7 +398,7 @@ class _Job:
     def __init__(self, proc: subprocess.Popen):
         self.proc = proc
         self.ranks: list[int] = []
-        self.reason = ""  # "timeout" or "signal"
+        self.reason = ""  # "timeout", "signal" or "watchdog"
         self.signum = 0
         self.previous: dict = {}  # the handlers replaced while the job runs
         self.lock = threading.Lock()
@@ -472,7 +494,7 @@ def failure(tool: str, run: NativeRun) -> CheckmpiError:
     otherwise fill the tail.
     """
     lines = [line for line in run.stderr_tail if line.strip() and not re.fullmatch(r"-+", line.strip())]
-    own = [line for line in lines if line.startswith(f"{tool}:")]
+    own = [line for line in lines if line.startswith((f"{tool}:", "checkmpi: the job did not end"))]
     tail = own[-4:] if own else lines[-6:]
     return CheckmpiError(f"{tool} failed with exit code {run.returncode}" + (":" if tail else " (no stderr)"),
                          EXIT_FAILED, tail)

@@ -42,6 +42,37 @@ def link_kinds(rank: int, dims: Triple, ranks_per_node: int) -> dict[tuple[int, 
     return out
 
 
+def offset_name(offset: Triple) -> str:
+    """checkmpi-halo's name of an offset: its axes, then their signs ('xy+-': +x, -y)."""
+    axes = [a for a in range(3) if offset[a]]
+    return "".join("xyz"[a] for a in axes) + "".join("+" if offset[a] > 0 else "-" for a in axes)
+
+
+# checkmpi-halo's edge and corner neighbours (stencil.cpp), each followed by its opposite.
+_EDGES = [(1, 1, 0), (1, -1, 0), (1, 0, 1), (1, 0, -1), (0, 1, 1), (0, 1, -1)]
+_CORNERS = [(1, 1, 1), (1, 1, -1), (1, -1, 1), (-1, 1, 1)]
+
+
+def diagonal_offsets(neighbours: int) -> list[Triple]:
+    """The edge (18, 26) and corner (26) neighbours of a stencil of `neighbours`."""
+    half = (_EDGES if neighbours >= 18 else []) + (_CORNERS if neighbours >= 26 else [])
+    out: list[Triple] = []
+    for o in half:
+        out += [o, (-o[0], -o[1], -o[2])]
+    return out
+
+
+def offset_kinds(rank: int, dims: Triple, ranks_per_node: int, neighbours: int) -> dict[Triple, str]:
+    """Edge and corner offset -> 'self', 'intra' or 'inter' for the messages `rank` sends to them."""
+    here = coords(rank, dims)
+    out = {}
+    for o in diagonal_offsets(neighbours):
+        peer = rank_of((int((here[0] + o[0]) % dims[0]), int((here[1] + o[1]) % dims[1]),
+                        int((here[2] + o[2]) % dims[2])), dims)
+        out[o] = "self" if peer == rank else "intra" if peer // ranks_per_node == rank // ranks_per_node else "inter"
+    return out
+
+
 def busiest(dims: Triple, ranks_per_node: int) -> tuple[int, dict[tuple[int, int], str]]:
     """The rank with the most off-node neighbours (then on-node ones), first
     in rank order, and its link kinds: the rank a step waits for."""

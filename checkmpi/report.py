@@ -91,7 +91,8 @@ def case_of(run: HaloRun, ranks_per_node: int | None = None) -> Case:
                 int(run.config.get("border", 10)), ranks_per_node or int(run.context.get("ranks_per_node") or 0)
                 or None, str(run.config.get("compute", "one-pass")), bool(run.config.get("self_copy", False)),
                 str(run.context.get("backend", "host")),
-                run.memcpy_bandwidth.mean if run.memcpy_bandwidth and run.memcpy_bandwidth.mean > 0 else None)
+                run.memcpy_bandwidth.mean if run.memcpy_bandwidth and run.memcpy_bandwidth.mean > 0 else None,
+                float(run.context["ranks_per_cpu"]) if run.context.get("ranks_per_cpu") else None)
 
 
 def _machine_for(run: HaloRun | None, p2ps: list[P2PRun], inputs: ModelInputs,

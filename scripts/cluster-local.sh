@@ -3,10 +3,12 @@
 # node a network namespace joined to the others by a bridge, and, at launch,
 # its own UTS (hostname) and mount namespace (its own /dev/shm and /tmp).
 #
-#   scripts/cluster-local.sh start --nodes N [--rate RATE] [DIR]   # prints the environment to use
+#   scripts/cluster-local.sh start --nodes N [--rate RATE] [--share PATH]... [DIR]   # prints the environment to use
 #   scripts/cluster-local.sh status [DIR]                           # exit 0 when up, 3 when not
 #   scripts/cluster-local.sh stop [DIR]                             # removes all it made; idempotent
 #   scripts/cluster-local.sh exec NODE COMMAND...                   # COMMAND on NODE, as a launcher does
+#   scripts/cluster-local.sh link NODE down|up [DIR]                # a node's link to the others cut or restored
+#   scripts/cluster-local.sh rate RATE|none NODE...|all [DIR]       # a live link's shaping changed (faults)
 #
 # Needs root, iproute2 (ip, tc), util-linux (unshare, taskset). Nodes
 # cmpi-n0 .. cmpi-n(N-1) (N at most 16) are network namespaces of those
@@ -23,6 +25,8 @@
 #   OMPI_MCA_plm_rsh_agent=DIR/rsh          Open MPI starts its daemons through the wrapper (no sshd)
 #   OMPI_MCA_btl=self,vader,tcp ...         TCP between nodes, on this subnet only (shared memory within one)
 #   OMPI_MCA_osc=^ucx                       one-sided through pt2pt where rdma has no BTL for TCP
+#   OMPI_MCA_mpi_yield_when_idle=1          a rank waiting in MPI yields its CPU: a node has one, which two ranks
+#                                           of it, or other nodes, may share (busy polling: 4-16 ms a step)
 #   UCX_TLS=self,tcp UCX_NET_DEVICES=eth0   MPICH (Debian's runs on UCX, which takes the nodes for one host and
 #                                           would read the other node's memory, bypassing the network)
 #   CHECKMPI_CLUSTER_MPICH='-launcher ssh -launcher-exec DIR/rsh -iface cmpi-br0 -bind-to none'   for hydra
@@ -30,7 +34,9 @@
 # DIR/hostfile names the nodes for Open MPI (`cmpi-n0 slots=1`: a node has one
 # CPU), DIR/hostfile.mpich for MPICH's hydra (`cmpi-n0:1`).
 # Each node has its own /tmp: the job's working folder and output files must
-# lie outside /tmp and /dev/shm (DIR too), e.g. under /var/tmp.
+# lie outside /tmp and /dev/shm (DIR too), e.g. under /var/tmp, or be shared:
+# `--share PATH` (a folder under /tmp, e.g. a checkout there) is bound into
+# every node's /tmp at the same path.
 #
 # The wrapper enters the node's network namespace, then new UTS and mount
 # namespaces (and IPC), sets the hostname, mounts a private tmpfs on /dev/shm and /tmp,
@@ -50,7 +56,8 @@ MAX_NODES=16
 say() { echo "cluster-local: $*" >&2; }
 die() { say "error: $*"; exit 2; }
 usage() {
-  echo "usage: $0 start --nodes N [--rate RATE] [DIR] | status [DIR] | stop [DIR] | exec NODE COMMAND..." >&2
+  echo "usage: $0 start --nodes N [--rate RATE] [DIR] | status [DIR] | stop [DIR] | exec NODE COMMAND..." \
+    "| link NODE down|up [DIR] | rate RATE|none NODE...|all [DIR]" >&2
   exit 2
 }
 [ $# -ge 1 ] || usage
@@ -77,19 +84,30 @@ if [ "$action" = exec ]; then
   line=$(awk -v n="$node" '$1 == n || $2 == n' "$dir/nodes" 2>/dev/null | head -n 1)
   [ -n "$line" ] || { echo "cluster-local exec: '$node' is no node of the cluster in $dir" >&2; exit 255; }
   read -r name addr cpu <<<"$line"
+  # The node's /tmp: a tmpfs made aside (in DIR/stage, seen by this mount namespace alone), the shared folders
+  # (start --share) bound into it, then moved over /tmp.
   exec ip netns exec "$name" unshare --uts --ipc --mount --propagation private -- taskset -c "$cpu" \
     /bin/sh -c 'hostname "$1" && mount --bind "$2" /etc/hosts && mount -t tmpfs -o mode=1777,size=50% "tmpfs-$1" /dev/shm &&
-      mount -t tmpfs -o mode=1777 "tmpfs-$1" /tmp && shift 2 && exec /bin/sh -c "$*"' \
-    cluster-local "$name" "$dir/hosts" "$*"
+      mount -t tmpfs -o mode=1777 "tmpfs-$1" "$3" &&
+      { [ ! -s "$4" ] || while read -r p; do mkdir -p "$3${p#/tmp}" && mount --rbind "$p" "$3${p#/tmp}" || exit 1; done <"$4"; } &&
+      mount --move "$3" /tmp && shift 4 && exec /bin/sh -c "$*"' \
+    cluster-local "$name" "$dir/hosts" "$dir/stage" "$dir/share" "$*"
 fi
 
 nodes=""
 rate=""
+shares=()
 dir=${CHECKMPI_CLUSTER_DIR:-/run/checkmpi-cluster}
+targets=()  # link and rate: the nodes (and link's state, rate's rate first)
+case $action in
+  link) [ $# -ge 2 ] || usage; targets=("$1" "$2"); shift 2 ;;
+  rate) [ $# -ge 2 ] || usage; rate=$1; shift; while [ $# -gt 0 ] && [[ $1 == cmpi-n* || $1 == all ]]; do targets+=("$1"); shift; done ;;
+esac
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) [ $# -ge 2 ] || usage; nodes=$2; shift 2 ;;
     --rate) [ $# -ge 2 ] || usage; rate=$2; shift 2 ;;
+    --share) [ $# -ge 2 ] || usage; shares+=("$2"); shift 2 ;;
     -*) usage ;;
     *) dir=$1; shift ;;
   esac
@@ -137,7 +155,9 @@ stop() {
   links=$(ip -o link show 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print $2}' |
     grep -E "^(${VETH}[0-9]+|${BRIDGE})$" || true)
   for link in $links; do ip link delete "$link" 2>/dev/null || true; done
-  rm -f "$dir/env" "$dir/hostfile" "$dir/hostfile.mpich" "$dir/hosts" "$dir/nodes" "$dir/rsh" "$dir/rate"
+  rm -f "$dir/env" "$dir/hostfile" "$dir/hostfile.mpich" "$dir/hosts" "$dir/nodes" "$dir/rsh" "$dir/rate" \
+    "$dir/share"
+  rmdir "$dir/stage" 2>/dev/null || true
   rmdir "$dir" 2>/dev/null || true
   local left
   left=$(ours)
@@ -160,15 +180,22 @@ start() {
     [[ $rate =~ ^[1-9][0-9]*(\.[0-9]+)?(bit|kbit|mbit|gbit|bps|kbps|mbps|gbps)$ ]] ||
       die "--rate '$rate': a rate in tc's units, e.g. 500mbit or 1gbit"
   fi
+  local p resolved=()
+  for p in "${shares[@]}"; do
+    [ -d "$p" ] && [[ $(realpath "$p") =~ ^/tmp/[A-Za-z0-9_./-]+$ ]] ||
+      die "--share '$p': a folder under /tmp (letters, digits, '_', '.', '-' and '/'), which the nodes would not see"
+    resolved+=("$(realpath "$p")")
+  done
   if [ -n "$(ours)" ]; then
     say "a cluster is already up; stopping it first"
     stop
   fi
   subnet_free || die "$NET.0/24 is already used on this machine ($(ip -4 -o addr show | awk '{print $2, $4}' |
     grep " ${NET//./\\.}\." | head -n 1)); stop whatever uses it"
-  mkdir -p "$dir"
+  mkdir -p "$dir" "$dir/stage"
   chmod 755 "$dir"
   trap 'say "error: start failed; removing what it made"; stop' ERR
+  printf '%s\n' "${resolved[@]}" | sed '/^$/d' >"$dir/share"
   local cpus k name addr burst
   cpus=$(nproc)
   ip link add "$BRIDGE" type bridge
@@ -226,6 +253,7 @@ OMPI_MCA_btl_tcp_if_include=$NET.0/24
 OMPI_MCA_oob_tcp_if_include=$NET.0/24
 OMPI_MCA_hwloc_base_binding_policy=none
 OMPI_MCA_rmaps_base_oversubscribe=1
+OMPI_MCA_mpi_yield_when_idle=1
 UCX_TLS=self,tcp
 UCX_NET_DEVICES=eth0
 CHECKMPI_CLUSTER_HOSTFILE='$dir/hostfile'
@@ -251,14 +279,12 @@ EOF
   sed 's/^/export /' "$dir/env"
 }
 
-tc_burst() {  # 1 ms of RATE in bytes, at least 64 KiB
-  python3 - "$1" <<'EOF'
-import re, sys
-m = re.fullmatch(r"([0-9.]+)(bit|kbit|mbit|gbit|bps|kbps|mbps|gbps)", sys.argv[1])
-v = float(m[1]) * {"bit": 1 / 8, "kbit": 125, "mbit": 125e3, "gbit": 125e6,
-                   "bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}[m[2]]
-print(max(65536, int(v / 1000)))
-EOF
+tc_burst() {  # 1 ms of RATE in bytes, at least 64 KiB (awk: no interpreter to start while a link is changed mid-run)
+  echo "$1" | awk '{
+    match($0, /^[0-9.]+/); v = substr($0, 1, RLENGTH); u = substr($0, RLENGTH + 1)
+    f["bit"] = 1 / 8; f["kbit"] = 125; f["mbit"] = 125e3; f["gbit"] = 125e6
+    f["bps"] = 1; f["kbps"] = 1e3; f["mbps"] = 1e6; f["gbps"] = 1e9
+    b = int(v * f[u] / 1000); print (b > 65536 ? b : 65536) }'
 }
 
 reach() {  # NODE ADDRESS: a TCP connection from NODE to ADDRESS is refused or accepted, not lost (no ping here)
@@ -269,6 +295,50 @@ reach() {  # NODE ADDRESS: a TCP connection from NODE to ADDRESS is refused or a
     sleep 0.2
   done
   return 1
+}
+
+node_index() {  # NODE -> K, from the cluster's table; exit 2 naming it when it is none of its nodes
+  local k
+  k=$(awk -v n="$1" '$1 == n {print NR - 1}' "$dir/nodes" 2>/dev/null)
+  [ -n "$k" ] || die "'$1' is no node of the cluster in $dir (its nodes: $(awk '{print $1}' "$dir/nodes" 2>/dev/null | paste -sd' '))"
+  echo "$k"
+}
+
+link() {  # NODE down|up: the bridge's port of the node's link, so that nothing reaches it or leaves it
+  need_root
+  local k
+  k=$(node_index "${targets[0]}")
+  case ${targets[1]} in
+    down | up) ip link set "$VETH$k" "${targets[1]}" ;;
+    *) die "link ${targets[0]} '${targets[1]}': down or up" ;;
+  esac
+  say "${targets[0]}: link ${targets[1]}"
+}
+
+rerate() {  # RATE|none NODE...|all: each node's shaping (both ways) replaced, or removed with none
+  need_root
+  [ "$rate" = none ] || [[ $rate =~ ^[1-9][0-9]*(\.[0-9]+)?(bit|kbit|mbit|gbit|bps|kbps|mbps|gbps)$ ]] ||
+    die "rate '$rate': a rate in tc's units, e.g. 500mbit or 1gbit, or none"
+  [ ${#targets[@]} -ge 1 ] || die "rate $rate: name the nodes (cmpi-n0 ...) or all"
+  local names=() name k burst
+  if [ "${targets[*]}" = all ]; then
+    mapfile -t names < <(awk '{print $1}' "$dir/nodes" 2>/dev/null)
+    [ ${#names[@]} -ge 1 ] || die "no cluster in $dir"
+  else
+    names=("${targets[@]}")
+  fi
+  for name in "${names[@]}"; do
+    k=$(node_index "$name")
+    tc -n "$name" qdisc del dev eth0 root 2>/dev/null || true
+    tc qdisc del dev "$VETH$k" root 2>/dev/null || true
+    if [ "$rate" != none ]; then
+      burst=$(tc_burst "$rate")
+      tc -n "$name" qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 50ms
+      tc qdisc add dev "$VETH$k" root tbf rate "$rate" burst "$burst" latency 50ms
+    fi
+  done
+  [ "${targets[*]}" != all ] || echo "$rate" >"$dir/rate"
+  say "${names[*]}: link rate $([ "$rate" = none ] && echo 'not shaped' || echo "$rate")"
 }
 
 status() {
@@ -294,5 +364,7 @@ case $action in
   start) start ;;
   stop) need_root; stop; say "stopped; nothing of the cluster is left" ;;
   status) status ;;
+  link) link ;;
+  rate) rerate ;;
   *) usage ;;
 esac

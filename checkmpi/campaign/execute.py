@@ -24,7 +24,7 @@ from checkmpi.campaign.sharing import expand_hostlist
 from checkmpi.campaign.spec import Spec
 from checkmpi.errors import EXIT_INVALID, CheckmpiError
 from checkmpi.jobs import HaloPlan, halo_argv
-from checkmpi.native import Executable, NativeRun
+from checkmpi.native import WATCHDOG_LINE, Executable, NativeRun
 from checkmpi.results import HaloRun, load, x_join
 
 ERROR_LINES = 10  # kept per rank that printed any
@@ -137,6 +137,10 @@ def classify(done: NativeRun, results: HaloRun | None, problem: str | None) -> t
     if done.returncode != 0:
         sig = _signal_of(done)
         what = f"killed by signal {sig} ({_signal_name(sig)})" if sig else f"exit code {done.returncode}"
+        dog = next((m.string[m.end():] for line in done.stderr_tail if (m := WATCHDOG_LINE.match(line))), None)
+        if dog is not None:  # the tool's own diagnosis first: who made no progress, waiting for whom
+            what = f"the watchdog aborted the job ({dog})" + (
+                "; its launcher did not end it, checkmpi stopped it" if done.stopped_after_watchdog else f"; {what}")
         return "crashed", what
     if results is None:
         return "crashed", problem or "exit code 0 but no results written"

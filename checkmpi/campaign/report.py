@@ -207,11 +207,14 @@ def _ok_loops(spec: Spec, cells: dict[str, Cell], p: Point, strategy: str, every
 
 
 def scaleup(spec: Spec, cells: dict[str, Cell], sweep: Sweep) -> list[dict[str, Any]]:
-    """Per point: median loop time of every strategy and weak-scaling efficiency T(first point) / T."""
+    """Per point: the nodes its runs ran on (their results' context; the most where they differ, None without a
+    run's results), median loop time of every strategy and weak-scaling efficiency T(first point) / T."""
     rows = []
     base: dict[str, float] = {}
     for p in sweep_points(sweep):
-        row: dict[str, Any] = {"point": p.id, "np": p.np, "procs": list(p.procs), "strategies": {}}
+        ran = [int(c.context["nodes"]) for c in cells.values() if c.run.point == p and c.context.get("nodes")]
+        row: dict[str, Any] = {"point": p.id, "np": p.np, "procs": list(p.procs), "nodes": max(ran, default=None),
+                               "strategies": {}}
         for s in spec.strategies:
             med = point_stats(_ok_loops(spec, cells, p, s))["median_s"]
             if med is not None and s not in base:
@@ -223,23 +226,28 @@ def scaleup(spec: Spec, cells: dict[str, Cell], sweep: Sweep) -> list[dict[str, 
 
 
 def scaleup_table(spec: Spec, cells: dict[str, Cell], sweep: Sweep) -> T.Table:
-    """Table 4: time per strategy against ranks, with parallel (weak-scaling) efficiency."""
+    """Table 4: time per strategy against ranks (and the nodes they ran on, where any ran on several), with parallel
+    (weak-scaling) efficiency."""
     rows = scaleup(spec, cells, sweep)
     unit, scale = T.pick_unit(max((r["strategies"][s]["median_s"] or 0.0 for r in rows for s in spec.strategies),
                                   default=0.0))
-    headers = ["ranks", "grid"]
+    nodes = any((r["nodes"] or 1) > 1 for r in rows)
+    headers = ["ranks", "grid"] + (["nodes"] if nodes else [])
     for s in spec.strategies:
         headers += [f"{s} ({unit})", f"{s} eff."]
-    table = T.Table(f"Scale-up, {sweep.name}", headers, left_columns=2)
+    table = T.Table(f"Scale-up, {sweep.name}", headers, left_columns=3 if nodes else 2)
     for row in rows:
         cells_out = [str(row["np"]), x_join(row["procs"])]
+        if nodes:
+            cells_out.append(str(row["nodes"]) if row["nodes"] is not None else "-")
         for s in spec.strategies:
             v = row["strategies"][s]
             cells_out += [TIME.format(v["median_s"] * scale) if v["median_s"] is not None else "-",
                           f"{100 * v['efficiency']:.3g}%" if v["efficiency"] is not None else "-"]
         table.rows.append(cells_out)
     table.caption = ("median loop time over the submissions' ok runs; the size per rank is fixed, so ideal is a "
-                     "flat time; efficiency = time at the first point / time at this one")
+                     "flat time; efficiency = time at the first point / time at this one" +
+                     ("; nodes: where the point's runs ran (their results)" if nodes else ""))
     if any(c.left_out for c in cells.values() if c.run.point in sweep_points(sweep)):
         table.caption += f"; runs that shared a node ({SHARED} in the tables below) are left out"
     return table

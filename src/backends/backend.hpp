@@ -18,27 +18,12 @@
 
 namespace checkmpi {
 
+// The fields of a rank, one array each. Kernels take the ones they only
+// read the same way: the names say which.
 template <class Real>
-using FieldPtrs = std::array<Real*, 3>;
-
-// A box of cells, bounds inclusive, in the 0..l+1 x 0..m+1 x 0..n+1 index
-// space of Grid.
-struct Box {
-  std::array<int, 3> lo{1, 1, 1}, hi{0, 0, 0};
-  bool empty() const { return hi[0] < lo[0] || hi[1] < lo[1] || hi[2] < lo[2]; }
-  std::size_t cells() const {
-    if (empty()) return 0;
-    return std::size_t(hi[0] - lo[0] + 1) * std::size_t(hi[1] - lo[1] + 1) * std::size_t(hi[2] - lo[2] + 1);
-  }
-};
-
-// Which fields a kernel works on: `count` fields from `first`.
-struct FieldRange {
-  int first = 0, count = 3;
-};
-
-inline Box interior_box(const Grid& g) { return Box{{1, 1, 1}, {g.l, g.m, g.n}}; }
-inline Box whole_box(const Grid& g) { return Box{{0, 0, 0}, {g.l + 1, g.m + 1, g.n + 1}}; }
+using FieldPtrs = std::vector<Real*>;
+// One box per field.
+using Boxes = std::vector<Box>;
 
 // The slabs of `core` below and above `inner` in direction d, into `out`
 // (the empty ones left out); then `core` narrowed to `inner` in d.
@@ -65,13 +50,14 @@ inline std::vector<Box> shell_boxes(const Grid& g, const Box& inner) {
 }
 
 // For the in-place shift: the interior minus `done` (cells of a field moving
-// along `axis` already shifted in place), as boxes that each hold whole
-// stretches of the lines along `axis`: slabs across the other two directions
-// first (whole lines), then, within done's cross-section, the stretch
-// upstream of it. `done` must reach the interior's downstream end along
-// `axis` (the cells beyond it would read its cells after they changed);
-// std::logic_error otherwise.
-inline std::vector<Box> in_place_shell_boxes(const Grid& g, const Box& done, int axis, bool reverse) {
+// `step` cells along `axis` already shifted in place), as boxes that each
+// hold whole stretches of the lines along `axis`: slabs across the other two
+// directions first (whole lines), then, within done's cross-section, the
+// stretch upstream of it. `done` must reach the interior's downstream end
+// along `axis` (the cells beyond it would read its cells after they
+// changed); std::logic_error otherwise.
+inline std::vector<Box> in_place_shell_boxes(const Grid& g, const Box& done, int axis, int step) {
+  const bool reverse = step < 0;
   const Box all = interior_box(g);
   if (done.empty()) return {all};
   std::vector<Box> out;
@@ -132,88 +118,78 @@ class Backend {
   // `queue` has finished.
   // Copies n elements; either side may be backend or host-from-allocate_host memory.
   virtual void copy(Real* dst, const Real* src, std::size_t n, int queue) = 0;
-  // The plane `p` of the fields in `which`, into buf: field f's plane goes to
-  // buf + f * p.count() (a message holds the three fields one after another;
-  // a partial range fills only its sections).
-  virtual void pack(const Grid& g, FieldPtrs<const Real> fields, const Plane& p, Real* buf, int queue,
+  // The block `p` of the fields in `which`, into buf: field f's block goes
+  // to buf + f * p.count() (a message holds the fields one after another; a
+  // partial range fills only its sections).
+  virtual void pack(const Grid& g, const FieldPtrs<Real>& fields, const Plane& p, Real* buf, int queue,
                     FieldRange which = {}) = 0;
-  virtual void unpack(const Grid& g, const Real* buf, const Plane& p, FieldPtrs<Real> fields, int queue,
+  virtual void unpack(const Grid& g, const Real* buf, const Plane& p, const FieldPtrs<Real>& fields, int queue,
                       FieldRange which = {}) = 0;
-  // Plane `to` of dst takes plane `from` of src (same shape), every field.
-  virtual void copy_plane(const Grid& g, FieldPtrs<Real> dst, const Plane& to, FieldPtrs<const Real> src,
+  // Block `to` of dst takes block `from` of src (same shape), every field.
+  virtual void copy_plane(const Grid& g, const FieldPtrs<Real>& dst, const Plane& to, const FieldPtrs<Real>& src,
                           const Plane& from, int queue) = 0;
   // dst = src over `box`, every field.
-  virtual void copy_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& box,
+  virtual void copy_box(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Box& box,
                         int queue) = 0;
-  // The one-cell shift, in one pass: for each field f and every cell of
-  // boxes[f], dst_f(c) = src_f(upstream c): field1 from i-1, field2 from j-1,
-  // field3 from k-1 (i+1, j+1, k+1 in reverse). dst and src differ. Interior
-  // cells of dst outside the boxes keep their values; halo cells of dst may
-  // be overwritten (the next exchange refreshes them before anything reads
-  // them), which lets a backend copy long contiguous runs.
-  virtual void shift(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const std::array<Box, 3>& boxes,
-                     bool reverse, int queue) = 0;
-  void shift(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& box, bool reverse,
-             int queue) {
-    shift(g, dst, src, {box, box, box}, reverse, queue);
+  // The motion of one step, in one pass: for each field f and every cell c
+  // of boxes[f], dst_f(c) = src_f(c - m.v[f]) (CheckMPI's fields: field1
+  // from i-1, field2 from j-1, field3 from k-1; i+1, j+1, k+1 in reverse).
+  // dst and src differ. Interior cells of dst outside the boxes keep their
+  // values; halo cells of dst may be overwritten (the next exchange
+  // refreshes them before anything reads them), which lets a backend copy
+  // long contiguous runs.
+  virtual void shift(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Boxes& boxes,
+                     const Motion& m, int queue) = 0;
+  void shift(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Box& box,
+             const Motion& m, int queue) {
+    shift(g, dst, src, Boxes(dst.size(), box), m, queue);
   }
-  // The same shift over every interior cell of field f outside inner[f]
-  // (what an overlapped step does once the halos are in, after the cells of
-  // inner[f] were updated while messages flew: step10's shell, step8's
-  // planes next to the halos; an empty box: the whole interior), with the
-  // same licence on dst's halo cells. By default one shift per shell box.
-  virtual void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src,
-                           const std::array<Box, 3>& inner, bool reverse, int queue) {
-    std::array<std::vector<Box>, 3> shells;
+  // The same over every interior cell of field f outside inner[f] (what an
+  // overlapped step does once the halos are in, after the cells of inner[f]
+  // were updated while messages flew: step10's shell, step8's layers next
+  // to the halos; an empty box: the whole interior), with the same licence
+  // on dst's halo cells. By default one shift per shell box.
+  virtual void shift_shell(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src,
+                           const Boxes& inner, const Motion& m, int queue) {
+    std::vector<std::vector<Box>> shells(inner.size());
     std::size_t most = 0;
-    for (int f = 0; f < 3; ++f) most = std::max(most, (shells[f] = shell_boxes(g, inner[f])).size());
+    for (std::size_t f = 0; f < inner.size(); ++f) most = std::max(most, (shells[f] = shell_boxes(g, inner[f])).size());
     for (std::size_t i = 0; i < most; ++i) {
-      std::array<Box, 3> boxes{};  // empty where a field has fewer
-      for (int f = 0; f < 3; ++f)
+      Boxes boxes(inner.size());  // empty where a field has fewer
+      for (std::size_t f = 0; f < inner.size(); ++f)
         if (i < shells[f].size()) boxes[f] = shells[f][i];
-      shift(g, dst, src, boxes, reverse, queue);
+      shift(g, dst, src, boxes, m, queue);
     }
   }
-  void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& inner, bool reverse,
-                   int queue) {
-    shift_shell(g, dst, src, {inner, inner, inner}, reverse, queue);
+  void shift_shell(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Box& inner,
+                   const Motion& m, int queue) {
+    shift_shell(g, dst, src, Boxes(dst.size(), inner), m, queue);
   }
-  // The shift in place, on host memory only (a GPU's threads cannot keep
+  // The motion in place, on host memory only (a GPU's threads cannot keep
   // the order it needs; the cuda backend throws std::logic_error): for each
   // field f, every cell of boxes[f] takes the value its upstream cell had
-  // before the call, each field swept against its direction. Interior cells
+  // before the call, each field swept against its velocity. Interior cells
   // outside the boxes keep their values; halo cells may be overwritten, as
   // with shift.
-  virtual void shift_in_place(const Grid& g, FieldPtrs<Real> f, const std::array<Box, 3>& boxes, bool reverse,
+  virtual void shift_in_place(const Grid& g, const FieldPtrs<Real>& f, const Boxes& boxes, const Motion& m,
                               int queue) {
-    (void)g, (void)f, (void)boxes, (void)reverse, (void)queue;
+    (void)g, (void)f, (void)boxes, (void)m, (void)queue;
     throw std::logic_error(describe() + ": no in-place shift on this backend");
   }
-  // After done[f] was shifted in place, every other interior cell of field f
-  // (in_place_shell_boxes: done[f] must reach the downstream end; an empty
-  // box: the whole interior). By default one shift_in_place per shell box.
-  virtual void shift_shell_in_place(const Grid& g, FieldPtrs<Real> f, const std::array<Box, 3>& done, bool reverse,
+  // After done[f] was shifted in place, every other interior cell of field
+  // f. done[f] must be closed downstream: with a cell, the interior cells its
+  // value moves to, else they would read it after it changed (an empty box:
+  // the whole interior).
+  virtual void shift_shell_in_place(const Grid& g, const FieldPtrs<Real>& f, const Boxes& done, const Motion& m,
                                     int queue) {
-    std::array<std::vector<Box>, 3> shells;
-    std::size_t most = 0;
-    for (int k = 0; k < 3; ++k) most = std::max(most, (shells[k] = in_place_shell_boxes(g, done[k], k, reverse)).size());
-    for (std::size_t i = 0; i < most; ++i) {
-      std::array<Box, 3> boxes{};
-      for (int k = 0; k < 3; ++k)
-        if (i < shells[k].size()) boxes[k] = shells[k][i];
-      shift_in_place(g, f, boxes, reverse, queue);
-    }
+    (void)g, (void)f, (void)done, (void)m, (void)queue;
+    throw std::logic_error(describe() + ": no in-place shift on this backend");
   }
   virtual void wait(int queue) = 0;
   void wait_all() {
     for (int q = 0; q < kQueues; ++q) wait(q);
   }
 };
-
-template <class Real>
-FieldPtrs<const Real> as_const(FieldPtrs<Real> f) {
-  return {f[0], f[1], f[2]};
-}
 
 // The host backend: OpenMP-parallel loops over host memory.
 template <class Real>

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "backends/cuda.hpp"
 #include "backends/plane_kernels.hpp"
@@ -31,22 +32,30 @@ void check(cudaError_t err, const char* call, int line) {
 }
 #define CHECKMPI_CUDA(call) check((call), #call, __LINE__)
 
-// The three fields' pointers in a form a kernel can take by value and index
-// on the device (std::array's operator[] is host code).
+// Up to kGroup fields' pointers, fields first .. first + count - 1, in a
+// form a kernel can take by value and index on the device (std::vector's
+// operator[] is host code). Kernels run over the fields a group at a time:
+// CheckMPI's three in one launch.
+constexpr int kGroup = 3;
 template <class T>
-struct Three {
-  T* p[3];
+struct Group {
+  T* p[kGroup];
+  int first, count;
 };
 template <class T>
-Three<T> three(const std::array<T*, 3>& f) {
-  return {{f[0], f[1], f[2]}};
+Group<T> group(const std::vector<T*>& f, int first, int end) {
+  Group<T> g{};
+  g.first = first;
+  g.count = std::min(kGroup, end - first);
+  for (int i = 0; i < g.count; ++i) g.p[i] = f[std::size_t(first + i)];
+  return g;
 }
 
 // Every kernel works on rows: x (a row's cells, or a plane's columns) runs
 // across the threads of a block, so a warp touches 32 consecutive elements;
 // rows are blockIdx.y and layers blockIdx.z, each looping over the grid so
 // any size fits the 65535 limit of those two. Each thread moves its cell of
-// all three fields (three independent loads in flight, no index division).
+// a group's fields (three independent loads in flight).
 struct Launch {
   dim3 grid, threads;
 };
@@ -58,60 +67,60 @@ Launch rows_launch(long long x, long long y, long long z) {
           dim3(tx)};
 }
 
-// A message buffer holds the three fields' plane one after another, each
-// row by row, columns fastest (the host backend's layout). The buffer side
-// is always coalesced; the field side is too for y and z planes (col_stride
-// 1), and strided by a row length for x planes, which no layout avoids.
+// A message buffer holds the fields' blocks one after another, each layer
+// by layer, row by row, columns fastest (the host backend's layout). The
+// buffer side is always coalesced; the field side is too for y and z planes
+// (col_stride 1), and strided by a row length for x planes, which no layout
+// avoids.
 template <class Real>
-__global__ void pack_kernel(Three<const Real> f, Plane p, Real* buf, FieldRange which) {
+__global__ void pack_kernel(Group<Real> f, Plane p, Real* buf) {
   const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (c >= p.cols) return;
-  for (std::size_t r = blockIdx.y; r < p.rows; r += gridDim.y)
-    for (int field = which.first; field < which.first + which.count; ++field)
-      pack_columns(f.p[field], p, buf, field, r, c, c + 1);
+  for (std::size_t r = blockIdx.y; r < p.layers * p.rows; r += gridDim.y)
+    for (int i = 0; i < f.count; ++i) pack_columns<Real>(f.p[i], p, buf, f.first + i, r, c, c + 1);
 }
 
 template <class Real>
-__global__ void unpack_kernel(const Real* buf, Plane p, Three<Real> f, FieldRange which) {
+__global__ void unpack_kernel(const Real* buf, Plane p, Group<Real> f) {
   const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (c >= p.cols) return;
-  for (std::size_t r = blockIdx.y; r < p.rows; r += gridDim.y)
-    for (int field = which.first; field < which.first + which.count; ++field)
-      unpack_columns(buf, p, f.p[field], field, r, c, c + 1);
+  for (std::size_t r = blockIdx.y; r < p.layers * p.rows; r += gridDim.y)
+    for (int i = 0; i < f.count; ++i) unpack_columns(buf, p, f.p[i], f.first + i, r, c, c + 1);
 }
 
-// Plane `to` of dst takes plane `from` of src, every field.
+// Block `to` of dst takes block `from` of src, a group's fields.
 template <class Real>
-__global__ void plane_kernel(Three<Real> dst, Plane to, Three<const Real> src, Plane from) {
+__global__ void plane_kernel(Group<Real> dst, Plane to, Group<Real> src, Plane from) {
   const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (c >= from.cols) return;
-  for (std::size_t r = blockIdx.y; r < from.rows; r += gridDim.y)
-    for (int field = 0; field < 3; ++field) copy_plane_columns(dst.p[field], to, src.p[field], from, r, c, c + 1);
+  for (std::size_t r = blockIdx.y; r < from.layers * from.rows; r += gridDim.y)
+    for (int i = 0; i < dst.count; ++i) copy_plane_columns(dst.p[i], to, src.p[i], from, r, c, c + 1);
 }
 
-// Boxes of cells, one per field, and where each field's source is:
-// dst_f(c) = src_f(c + offset[f]) (0 for copy_box, minus or plus one stride
-// for shift; the shift's one-cell offset in x only moves a warp's read
-// window). The grid covers the largest box; each thread moves its cell of
-// every field whose box holds it (three independent loads in flight when the
-// boxes are equal, as in a plain one-pass shift).
+// Boxes of cells, one per field of a group, and where each field's source
+// is: dst_f(c) = src_f(c + offset[f]) (0 for copy_box, the motion's offset
+// for shift; a one-cell offset in x only moves a warp's read window). The
+// grid covers the largest box; each thread moves its cell of every field
+// whose box holds it (three independent loads in flight when the boxes are
+// equal, as in a plain one-pass shift). `base` is the index of cell
+// (0, 0, 0) of the field's index space: lo holds coordinates.
 struct BoxArgs {
-  long long lo[3][3];  // [field][direction]
-  long long n[3][3];   // cells along x, y, z
-  long long sy, sz;    // strides of j and k
-  long long offset[3];
+  long long lo[kGroup][3];  // [field][direction]
+  long long n[kGroup][3];   // cells along x, y, z
+  long long base, sy, sz;   // index of (0, 0, 0); strides of j and k
+  long long offset[kGroup];
 };
 
 template <class Real>
-__global__ void box_kernel(Three<Real> dst, Three<const Real> src, BoxArgs a, long long nx, long long ny,
+__global__ void box_kernel(Group<Real> dst, Group<Real> src, BoxArgs a, long long nx, long long ny,
                            long long nz) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i >= nx) return;
   for (long long j = blockIdx.y; j < ny; j += gridDim.y)
     for (long long k = blockIdx.z; k < nz; k += gridDim.z)
-      for (int f = 0; f < 3; ++f) {
+      for (int f = 0; f < dst.count; ++f) {
         if (i >= a.n[f][0] || j >= a.n[f][1] || k >= a.n[f][2]) continue;
-        const long long c = (a.lo[f][0] + i) + (a.lo[f][1] + j) * a.sy + (a.lo[f][2] + k) * a.sz;
+        const long long c = a.base + (a.lo[f][0] + i) + (a.lo[f][1] + j) * a.sy + (a.lo[f][2] + k) * a.sz;
         dst.p[f][c] = src.p[f][c + a.offset[f]];
       }
 }
@@ -172,40 +181,52 @@ class CudaBackend final : public Backend<Real> {
     if (dst != src) CHECKMPI_CUDA(cudaMemcpyAsync(dst, src, bytes(n), cudaMemcpyDefault, stream(queue)));
   }
 
-  void pack(const Grid&, FieldPtrs<const Real> f, const Plane& p, Real* buf, int queue, FieldRange which) override {
-    const Launch l = rows_launch((long long)p.cols, (long long)p.rows, 1);
-    pack_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(three(f), p, buf, which);
-    CHECKMPI_CUDA(cudaGetLastError());
+  void pack(const Grid&, const FieldPtrs<Real>& f, const Plane& p, Real* buf, int queue, FieldRange which) override {
+    const Launch l = rows_launch((long long)p.cols, (long long)(p.layers * p.rows), 1);
+    const int end = which.end(int(f.size()));
+    for (int first = which.first; first < end; first += kGroup) {
+      pack_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(group(f, first, end), p, buf);
+      CHECKMPI_CUDA(cudaGetLastError());
+    }
   }
 
-  void unpack(const Grid&, const Real* buf, const Plane& p, FieldPtrs<Real> f, int queue, FieldRange which) override {
-    const Launch l = rows_launch((long long)p.cols, (long long)p.rows, 1);
-    unpack_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(buf, p, three(f), which);
-    CHECKMPI_CUDA(cudaGetLastError());
+  void unpack(const Grid&, const Real* buf, const Plane& p, const FieldPtrs<Real>& f, int queue,
+              FieldRange which) override {
+    const Launch l = rows_launch((long long)p.cols, (long long)(p.layers * p.rows), 1);
+    const int end = which.end(int(f.size()));
+    for (int first = which.first; first < end; first += kGroup) {
+      unpack_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(buf, p, group(f, first, end));
+      CHECKMPI_CUDA(cudaGetLastError());
+    }
   }
 
-  void copy_plane(const Grid&, FieldPtrs<Real> dst, const Plane& to, FieldPtrs<const Real> src, const Plane& from,
-                  int queue) override {
-    const Launch l = rows_launch((long long)from.cols, (long long)from.rows, 1);
-    plane_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(three(dst), to, three(src), from);
-    CHECKMPI_CUDA(cudaGetLastError());
+  void copy_plane(const Grid&, const FieldPtrs<Real>& dst, const Plane& to, const FieldPtrs<Real>& src,
+                  const Plane& from, int queue) override {
+    const Launch l = rows_launch((long long)from.cols, (long long)(from.layers * from.rows), 1);
+    const int end = int(dst.size());
+    for (int first = 0; first < end; first += kGroup) {
+      plane_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(group(dst, first, end), to, group(src, first, end),
+                                                                    from);
+      CHECKMPI_CUDA(cudaGetLastError());
+    }
   }
 
-  void copy_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b, int queue) override {
+  void copy_box(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Box& b,
+                int queue) override {
     const Box whole = whole_box(g);
     if (b.lo == whole.lo && b.hi == whole.hi) {  // the whole array: one long copy per field
-      for (int f = 0; f < 3; ++f) copy(dst[f], src[f], g.cells(), queue);
+      for (std::size_t f = 0; f < dst.size(); ++f) copy(dst[f], src[f], g.cells(), queue);
       return;
     }
-    launch_box(g, dst, src, {b, b, b}, {0, 0, 0}, queue);
+    launch_box(g, dst, src, Boxes(dst.size(), b), std::vector<long long>(dst.size(), 0), queue);
   }
 
   // Exact boxes: no halo cell is written or read beyond what the boxes name.
-  void shift(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const std::array<Box, 3>& boxes,
-             bool reverse, int queue) override {
-    const auto st = g.stride();
-    const long long s = reverse ? 1 : -1;
-    launch_box(g, dst, src, boxes, {s * (long long)st[0], s * (long long)st[1], s * (long long)st[2]}, queue);
+  void shift(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Boxes& boxes,
+             const Motion& m, int queue) override {
+    std::vector<long long> offsets;
+    for (const Offset& v : m.v) offsets.push_back(g.offset(v));
+    launch_box(g, dst, src, boxes, offsets, queue);
   }
 
   void wait(int queue) override { CHECKMPI_CUDA(cudaStreamSynchronize(stream(queue))); }
@@ -220,24 +241,31 @@ class CudaBackend final : public Backend<Real> {
     CHECKMPI_CUDA(cudaDeviceSynchronize());
   }
 
-  void launch_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const std::array<Box, 3>& boxes,
-                  std::array<long long, 3> offset, int queue) {
+  void launch_box(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Boxes& boxes,
+                  const std::vector<long long>& offset, int queue) {
     const auto st = g.stride();
-    BoxArgs a{};
-    long long most[3] = {0, 0, 0};
-    for (int f = 0; f < 3; ++f)
-      for (int d = 0; d < 3; ++d) {
-        a.lo[f][d] = boxes[f].lo[d];
-        a.n[f][d] = boxes[f].empty() ? 0 : boxes[f].hi[d] - boxes[f].lo[d] + 1;
-        most[d] = std::max(most[d], a.n[f][d]);
+    const int fields = int(dst.size());
+    for (int first = 0; first < fields; first += kGroup) {
+      const Group<Real> to = group(dst, first, fields), from = group(src, first, fields);
+      BoxArgs a{};
+      long long most[3] = {0, 0, 0};
+      for (int f = 0; f < to.count; ++f) {
+        const Box& b = boxes[std::size_t(first + f)];
+        for (int d = 0; d < 3; ++d) {
+          a.lo[f][d] = b.lo[d];
+          a.n[f][d] = b.empty() ? 0 : b.hi[d] - b.lo[d] + 1;
+          most[d] = std::max(most[d], a.n[f][d]);
+        }
+        a.offset[f] = offset[std::size_t(first + f)];
       }
-    if (most[0] == 0 || most[1] == 0 || most[2] == 0) return;
-    for (int f = 0; f < 3; ++f) a.offset[f] = offset[f];
-    a.sy = (long long)st[1];
-    a.sz = (long long)st[2];
-    const Launch l = rows_launch(most[0], most[1], most[2]);
-    box_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(three(dst), three(src), a, most[0], most[1], most[2]);
-    CHECKMPI_CUDA(cudaGetLastError());
+      if (most[0] == 0 || most[1] == 0 || most[2] == 0) continue;
+      a.base = (long long)g.index(0, 0, 0);
+      a.sy = (long long)st[1];
+      a.sz = (long long)st[2];
+      const Launch l = rows_launch(most[0], most[1], most[2]);
+      box_kernel<Real><<<l.grid, l.threads, 0, stream(queue)>>>(to, from, a, most[0], most[1], most[2]);
+      CHECKMPI_CUDA(cudaGetLastError());
+    }
   }
 
   int device_;

@@ -327,49 +327,48 @@ class HostBackend final : public Backend<Real> {
 
   // The plane kernels: each iteration runs a row of the bodies the CUDA
   // backend runs a column of per thread (plane_kernels.hpp).
-  void pack(const Grid&, FieldPtrs<const Real> f, const Plane& p, Real* buf, int, FieldRange which) override {
-    const long rows = long(p.rows);
-    const int last = which.first + which.count;
+  void pack(const Grid&, const FieldPtrs<Real>& f, const Plane& p, Real* buf, int, FieldRange which) override {
+    const long rows = long(p.layers * p.rows);
+    const int last = which.end(int(f.size()));
     const bool prefetch = host_tuning();
-#pragma omp parallel for collapse(2) schedule(static) if (threads_pay(p, which.count))
+#pragma omp parallel for collapse(2) schedule(static) if (threads_pay(p, last - which.first))
     for (int field = which.first; field < last; ++field)
       for (long r = 0; r < rows; ++r) pack_columns(f[field], p, buf, field, std::size_t(r), 0, p.cols, prefetch);
   }
 
-  void unpack(const Grid&, const Real* buf, const Plane& p, FieldPtrs<Real> f, int, FieldRange which) override {
-    const long rows = long(p.rows);
-    const int last = which.first + which.count;
+  void unpack(const Grid&, const Real* buf, const Plane& p, const FieldPtrs<Real>& f, int, FieldRange which) override {
+    const long rows = long(p.layers * p.rows);
+    const int last = which.end(int(f.size()));
     const bool prefetch = host_tuning();
-#pragma omp parallel for collapse(2) schedule(static) if (threads_pay(p, which.count))
+#pragma omp parallel for collapse(2) schedule(static) if (threads_pay(p, last - which.first))
     for (int field = which.first; field < last; ++field)
       for (long r = 0; r < rows; ++r) unpack_columns(buf, p, f[field], field, std::size_t(r), 0, p.cols, prefetch);
   }
 
-  void copy_plane(const Grid&, FieldPtrs<Real> dst, const Plane& to, FieldPtrs<const Real> src, const Plane& from,
-                  int) override {
-    const long rows = long(from.rows);
-#pragma omp parallel for collapse(2) schedule(static) if (threads_pay(from, 3))
-    for (int field = 0; field < 3; ++field)
+  void copy_plane(const Grid&, const FieldPtrs<Real>& dst, const Plane& to, const FieldPtrs<Real>& src,
+                  const Plane& from, int) override {
+    const long rows = long(from.layers * from.rows);
+    const int fields = int(dst.size());
+#pragma omp parallel for collapse(2) schedule(static) if (threads_pay(from, fields))
+    for (int field = 0; field < fields; ++field)
       for (long r = 0; r < rows; ++r) copy_plane_columns(dst[field], to, src[field], from, std::size_t(r), 0, from.cols);
   }
 
-  void copy_box(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const Box& b, int) override {
+  void copy_box(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Box& b, int) override {
     const Box whole = whole_box(g);
     const bool all = b.lo == whole.lo && b.hi == whole.hi;  // the whole array: one run per field
     const Runs rs = all ? Runs{0, g.cells(), 1, 0, 1, 0} : rows_of(g, b);
-    const bool streaming = streams(rs.total() * 3);
+    const bool streaming = streams(rs.total() * dst.size());
 #pragma omp parallel
-    for (int f = 0; f < 3; ++f) copy_runs(dst[f], src[f], 0, rs, streaming);
+    for (std::size_t f = 0; f < dst.size(); ++f) copy_runs(dst[f], src[f], 0, rs, streaming);
   }
 
-  void shift(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const std::array<Box, 3>& boxes,
-             bool reverse, int) override {
-    // Field d reads one cell upstream along direction d: a fixed offset.
-    const auto st = g.stride();
-    const long s = reverse ? 1 : -1;
-    std::array<Runs, 3> rs;
+  void shift(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Boxes& boxes,
+             const Motion& m, int) override {
+    // Field f reads a fixed offset away.
+    std::vector<Runs> rs(boxes.size());
     std::size_t cells = 0;
-    for (int f = 0; f < 3; ++f) {
+    for (std::size_t f = 0; f < boxes.size(); ++f) {
       rs[f] = joined_runs(g, boxes[f]);
       cells += rs[f].total();
     }
@@ -377,39 +376,51 @@ class HostBackend final : public Backend<Real> {
     // One field at a time: two memory streams per thread, not six, keep the
     // hardware prefetchers on track.
 #pragma omp parallel
-    for (int f = 0; f < 3; ++f) copy_runs(dst[f], src[f], s * long(st[f]), rs[f], streaming);
+    for (std::size_t f = 0; f < boxes.size(); ++f) copy_runs(dst[f], src[f], g.offset(m.v[f]), rs[f], streaming);
   }
 
-  void shift_shell(const Grid& g, FieldPtrs<Real> dst, FieldPtrs<const Real> src, const std::array<Box, 3>& inner,
-                   bool reverse, int) override {
+  void shift_shell(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Boxes& inner,
+                   const Motion& m, int) override {
+    shell_.resize(inner.size());
     std::size_t cells = 0;
-    for (int f = 0; f < 3; ++f) cells += shell_[f].around(g, inner[f]).before.back();
-    const auto st = g.stride();
-    const long s = reverse ? 1 : -1;
+    for (std::size_t f = 0; f < inner.size(); ++f) cells += shell_[f].around(g, inner[f]).before.back();
     const bool streaming = streams(cells);
 #pragma omp parallel
-    for (int f = 3; f-- > 0;) copy_spans(dst[f], src[f], s * long(st[f]), shell_[f].spans, shell_[f].before, streaming);
+    for (std::size_t f = inner.size(); f-- > 0;)
+      copy_spans(dst[f], src[f], g.offset(m.v[f]), shell_[f].spans, shell_[f].before, streaming);
   }
   using Backend<Real>::shift_shell;
 
-  void shift_in_place(const Grid& g, FieldPtrs<Real> f, const std::array<Box, 3>& boxes, bool reverse,
-                      int) override {
+  // A field with one axis takes the kernels built for its lines (each
+  // thread's pieces independent of the others'); a diagonal one the
+  // memory-order sweep, and a field at rest nothing.
+  void shift_in_place(const Grid& g, const FieldPtrs<Real>& f, const Boxes& boxes, const Motion& m, int) override {
 #pragma omp parallel
-    for (int k = 0; k < 3; ++k) shift_box_in_place(g, f[k], k, boxes[k], reverse, thread_index(), team_size());
+    for (std::size_t k = 0; k < boxes.size(); ++k) {
+      const int axis = m.axis(int(k));
+      if (axis >= 0) shift_box_in_place(g, f[k], axis, boxes[k], m.step(int(k)), thread_index(), team_size());
+      else if (order_of(m.v[k]) > 0) shift_rows_in_place(g, f[k], m.v[k], boxes[k], Box{}, thread_index(), team_size());
+    }
   }
 
-  // Every shell box of every field in one parallel region: each thread's
-  // pieces are independent of the others' in every box.
-  void shift_shell_in_place(const Grid& g, FieldPtrs<Real> f, const std::array<Box, 3>& done, bool reverse,
+  // Every shell box of every field in one parallel region.
+  void shift_shell_in_place(const Grid& g, const FieldPtrs<Real>& f, const Boxes& done, const Motion& m,
                             int) override {
-    std::array<std::vector<ShellPart>, 3> shells;
-    for (int k = 0; k < 3; ++k) shells[k] = in_place_shell_parts(g, done[k], k, reverse, host_threads());
+    std::vector<std::vector<ShellPart>> shells(done.size());
+    for (std::size_t k = 0; k < done.size(); ++k)
+      if (m.axis(int(k)) >= 0) shells[k] = in_place_shell_parts(g, done[k], m.axis(int(k)), m.step(int(k)), host_threads());
 #pragma omp parallel
-    for (int k = 0; k < 3; ++k)
-      for (const ShellPart& p : shells[k]) {
-        if (p.gap_lo > p.gap_hi) shift_box_in_place(g, f[k], k, p.box, reverse, thread_index(), team_size());
-        else shift_faces_in_place(g, f[k], k, p.box, p.gap_lo, p.gap_hi, reverse, thread_index(), team_size());
+    for (std::size_t k = 0; k < done.size(); ++k) {
+      const int axis = m.axis(int(k));
+      if (axis < 0) {
+        if (order_of(m.v[k]) > 0) shift_rows_in_place(g, f[k], m.v[k], interior_box(g), done[k], thread_index(), team_size());
+        continue;
       }
+      for (const ShellPart& p : shells[k]) {
+        if (p.gap_lo > p.gap_hi) shift_box_in_place(g, f[k], axis, p.box, m.step(int(k)), thread_index(), team_size());
+        else shift_faces_in_place(g, f[k], axis, p.box, p.gap_lo, p.gap_hi, m.step(int(k)), thread_index(), team_size());
+      }
+    }
   }
 
   void wait(int) override {}
@@ -434,7 +445,7 @@ class HostBackend final : public Backend<Real> {
       return *this;
     }
   };
-  std::array<Shell, 3> shell_;
+  std::vector<Shell> shell_;
 
   // Whether a plane kernel over `fields` fields is worth a team of threads:
   // at least 1 MiB of memory to touch per thread (a whole cache line per

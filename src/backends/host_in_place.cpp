@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "backends/host_copy.hpp"  // host_tuning
 
@@ -69,9 +70,10 @@ std::size_t extent(const Box& b, int d) { return std::size_t(b.hi[d] - b.lo[d] +
 }  // namespace
 
 template <class Real>
-void shift_box_in_place(const Grid& g, Real* a, int axis, const Box& b, bool reverse, int t, int T) {
+void shift_box_in_place(const Grid& g, Real* a, int axis, const Box& b, int step, int t, int T) {
   if (b.empty()) return;
-  const long s = (reverse ? 1L : -1L) * long(g.stride()[std::size_t(axis)]);  // where a cell's value comes from
+  const bool reverse = step < 0;
+  const long s = -long(step) * long(g.stride()[std::size_t(axis)]);  // where a cell's value comes from
   const std::size_t width = extent(b, 0), rows = extent(b, 1), planes = extent(b, 2);
   const bool wide = b.lo[0] == 1 && b.hi[0] == g.l;  // a plane's rows are one run but for halo cells
   // The n-th of `count` items in the order of the sweep: down the addresses forward, up in reverse.
@@ -154,10 +156,11 @@ void shift_box_in_place(const Grid& g, Real* a, int axis, const Box& b, bool rev
 bool faces_fit(const Box& box, int axis, int T) { return axis == 2 || int(extent(box, 2)) >= T; }
 
 template <class Real>
-void shift_faces_in_place(const Grid& g, Real* a, int axis, const Box& b, int gap_lo, int gap_hi, bool reverse,
+void shift_faces_in_place(const Grid& g, Real* a, int axis, const Box& b, int gap_lo, int gap_hi, int step,
                           int t, int T) {
   if (b.empty()) return;
-  const long s = (reverse ? 1L : -1L) * long(g.stride()[std::size_t(axis)]);
+  const bool reverse = step < 0;
+  const long s = -long(step) * long(g.stride()[std::size_t(axis)]);
   const std::size_t rows = extent(b, 1), planes = extent(b, 2);
   const auto nth = [reverse](std::size_t n, std::size_t begin, std::size_t end) {
     return reverse ? begin + n : end - 1 - n;
@@ -202,8 +205,8 @@ void shift_faces_in_place(const Grid& g, Real* a, int axis, const Box& b, int ga
   }
 }
 
-std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int axis, bool reverse, int T) {
-  const std::vector<Box> boxes = in_place_shell_boxes(g, done, axis, reverse);
+std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int axis, int step, int T) {
+  const std::vector<Box> boxes = in_place_shell_boxes(g, done, axis, step);
   std::vector<ShellPart> out;
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     const Box& b = boxes[i];
@@ -225,9 +228,95 @@ std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int 
   return out;
 }
 
-template void shift_faces_in_place<float>(const Grid&, float*, int, const Box&, int, int, bool, int, int);
-template void shift_faces_in_place<double>(const Grid&, double*, int, const Box&, int, int, bool, int, int);
-template void shift_box_in_place<float>(const Grid&, float*, int, const Box&, bool, int, int);
-template void shift_box_in_place<double>(const Grid&, double*, int, const Box&, bool, int, int);
+template <class Real>
+void shift_rows_in_place(const Grid& g, Real* a, const Offset& v, const Box& b, const Box& hole, int t, int T) {
+  if (b.empty()) return;  // the same for every thread: none waits at the barriers below
+  const long d = g.offset(v);  // a cell takes the value at c + d
+  const bool down = d < 0;     // sources below: walk down the addresses
+  // The box's cells as pieces of memory in ascending order: its rows (two where the hole cuts one); a box as
+  // wide as the interior one piece per plane, its rows joined across the halo cells between them, or one piece
+  // in all when it spans the interior's rows too. Halo cells inside a piece are overwritten, which the kernel
+  // API allows; every cell of a piece still takes the value its source had, as memmove's do: the sweep reads
+  // each source before it writes it.
+  struct Piece {
+    std::size_t first, n;
+  };
+  static thread_local std::vector<Piece> pieces;
+  pieces.clear();
+  const bool wide = hole.empty() && b.lo[0] == 1 && b.hi[0] == g.l;
+  const bool whole = wide && b.lo[1] == 1 && b.hi[1] == g.m;
+  const auto add = [&](std::size_t first, std::size_t last) { pieces.push_back({first, last + 1 - first}); };
+  if (whole) {
+    add(g.index(b.lo[0], b.lo[1], b.lo[2]), g.index(b.hi[0], b.hi[1], b.hi[2]));
+  } else {
+    for (int k = b.lo[2]; k <= b.hi[2]; ++k) {
+      if (wide) {
+        add(g.index(b.lo[0], b.lo[1], k), g.index(b.hi[0], b.hi[1], k));
+        continue;
+      }
+      for (int j = b.lo[1]; j <= b.hi[1]; ++j) {
+        const bool holed = !hole.empty() && j >= hole.lo[1] && j <= hole.hi[1] && k >= hole.lo[2] && k <= hole.hi[2];
+        const int left = holed ? std::min(b.hi[0], hole.lo[0] - 1) : b.hi[0];
+        if (left >= b.lo[0]) add(g.index(b.lo[0], j, k), g.index(left, j, k));
+        const int right = holed ? std::max(b.lo[0], hole.hi[0] + 1) : b.hi[0] + 1;
+        if (holed && right <= b.hi[0]) add(g.index(right, j, k), g.index(b.hi[0], j, k));
+      }
+    }
+  }
+  // This thread's share: the cells [begin, end) of the pieces laid end to end, in memory [lo, hi].
+  std::size_t total = 0;
+  for (const Piece& p : pieces) total += p.n;
+  const Range mine = share(total, t, T);
+  std::size_t at = 0, first_piece = 0;
+  while (first_piece < pieces.size() && at + pieces[first_piece].n <= mine.begin) at += pieces[first_piece++].n;
+  const std::size_t skip = mine.begin - at;  // cells of the first piece that are another thread's
+  std::size_t lo = 0, hi = 0;
+  const bool any = mine.end > mine.begin;
+  if (any) {
+    lo = pieces[first_piece].first + skip;
+    std::size_t left = mine.end - mine.begin, p = first_piece, from = skip;
+    while (left > pieces[p].n - from) left -= pieces[p].n - from, from = 0, ++p;
+    hi = pieces[p].first + from + left - 1;
+  }
+  // The sources beyond this thread's end upstream (below lo going down, above hi going up) may be another
+  // thread's cells, written by it after the barrier: a copy is kept first.
+  static thread_local std::vector<Real> kept;
+  const std::size_t span = std::size_t(down ? -d : d);
+  const std::size_t kept_from = down ? std::size_t(long(lo) + d) : hi + 1;  // kept[i] = a[kept_from + i]
+  if (T > 1) {
+#pragma omp barrier
+    if (any) kept.assign(a + kept_from, a + kept_from + span);
+#pragma omp barrier
+  }
+  if (!any) return;
+  const bool shared = T > 1;
+  // One run [first, last] of this thread's: the cells whose source is its own (or no one's) region, then
+  // those whose source was kept, in the sweep's order.
+  const auto run = [&](std::size_t first, std::size_t last) {
+    std::size_t own_first = first, own_last = last;
+    if (shared && down && long(first) + d < long(lo)) own_first = std::min(last + 1, std::size_t(long(lo) - d));
+    if (shared && !down && last + std::size_t(d) > hi)
+      own_last = hi >= std::size_t(d) + first ? hi - std::size_t(d) : first - 1;
+    if (own_last + 1 > own_first) move(a, own_first, own_last - own_first + 1, d);
+    if (down)
+      for (std::size_t c = own_first; c-- > first;) a[c] = kept[std::size_t(long(c) + d) - kept_from];
+    else
+      for (std::size_t c = own_last + 1; c <= last; ++c) a[c] = kept[c + std::size_t(d) - kept_from];
+  };
+  // The thread's runs: its pieces clipped to [lo, hi], walked against the velocity.
+  std::size_t last_piece = first_piece;
+  while (last_piece + 1 < pieces.size() && pieces[last_piece + 1].first <= hi) ++last_piece;
+  for (std::size_t n = 0; n <= last_piece - first_piece; ++n) {
+    const Piece& p = pieces[down ? last_piece - n : first_piece + n];
+    run(std::max(p.first, lo), std::min(p.first + p.n - 1, hi));
+  }
+}
+
+template void shift_faces_in_place<float>(const Grid&, float*, int, const Box&, int, int, int, int, int);
+template void shift_faces_in_place<double>(const Grid&, double*, int, const Box&, int, int, int, int, int);
+template void shift_box_in_place<float>(const Grid&, float*, int, const Box&, int, int, int);
+template void shift_box_in_place<double>(const Grid&, double*, int, const Box&, int, int, int);
+template void shift_rows_in_place<float>(const Grid&, float*, const Offset&, const Box&, const Box&, int, int);
+template void shift_rows_in_place<double>(const Grid&, double*, const Offset&, const Box&, const Box&, int, int);
 
 }  // namespace checkmpi

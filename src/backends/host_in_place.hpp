@@ -9,7 +9,8 @@
 namespace checkmpi {
 
 // Thread t of T's share of the in-place shift of the cells of `box` in one
-// field `a` moving along `axis` (field1: 0, from i-1; reverse from i+1).
+// field `a` moving `step` cells along `axis` (field1: 0 and 1, from i-1;
+// reverse -1, from i+1).
 // Inside a parallel region, every thread with the same arguments; no thread
 // waits for another. The pieces are independent by construction: field1's
 // rows, field2's planes (or columns of them when threads outnumber planes),
@@ -18,7 +19,7 @@ namespace checkmpi {
 // overwritten (they are copied across as one run); interior cells outside
 // the box keep their values.
 template <class Real>
-void shift_box_in_place(const Grid& g, Real* a, int axis, const Box& box, bool reverse, int t, int T);
+void shift_box_in_place(const Grid& g, Real* a, int axis, const Box& box, int step, int t, int T);
 
 // The same over the two x faces of a box's rows, x < gap_lo and x > gap_hi,
 // for field2 or field3 (axis 1 or 2; the faces' lines along the axis are
@@ -28,7 +29,7 @@ void shift_box_in_place(const Grid& g, Real* a, int axis, const Box& box, bool r
 // `faces_fit`), field3's runs.
 bool faces_fit(const Box& box, int axis, int T);
 template <class Real>
-void shift_faces_in_place(const Grid& g, Real* a, int axis, const Box& box, int gap_lo, int gap_hi, bool reverse,
+void shift_faces_in_place(const Grid& g, Real* a, int axis, const Box& box, int gap_lo, int gap_hi, int step,
                           int t, int T);
 
 // An in-place shell (in_place_shell_boxes) as the host sweeps it: a box, or
@@ -38,6 +39,15 @@ struct ShellPart {
   Box box;
   int gap_lo = 1, gap_hi = 0;
 };
-std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int axis, bool reverse, int T);
+std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int axis, int step, int T);
+
+// The in-place motion of a field whose velocity `v` is no single axis's (an
+// edge or corner of a D3Q19/D3Q27 lattice): the cells of `box` but those of
+// `hole` (empty: none), in memory order against the velocity, cut into one
+// piece per thread; before any thread writes, each keeps a copy of the cells
+// below (or above) its piece that it reads and another thread may write
+// (an orphaned barrier: every thread of the team must call it).
+template <class Real>
+void shift_rows_in_place(const Grid& g, Real* a, const Offset& v, const Box& box, const Box& hole, int t, int T);
 
 }  // namespace checkmpi

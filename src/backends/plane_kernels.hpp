@@ -22,13 +22,16 @@ namespace checkmpi {
 // element waits for its own line from memory.
 inline constexpr std::size_t kPrefetchAhead = 16;
 
-// Element (r, c) of plane p: its place in the field, and in a message (the
-// fields' planes one after another, each row by row, columns fastest).
+// Element (r, c) of block p, r counting the rows of all its layers (layer
+// r / rows, row r % rows): its place in the field, and in a message (the
+// fields' blocks one after another, each layer by layer, row by row,
+// columns fastest).
 CHECKMPI_HOST_DEVICE inline std::size_t in_field(const Plane& p, std::size_t r, std::size_t c) {
-  return p.offset + r * p.row_stride + c * p.col_stride;
+  const std::size_t layer = p.layers == 1 ? 0 : r / p.rows, row = p.layers == 1 ? r : r % p.rows;
+  return p.offset + layer * p.layer_stride + row * p.row_stride + c * p.col_stride;
 }
 CHECKMPI_HOST_DEVICE inline std::size_t in_message(const Plane& p, int field, std::size_t r, std::size_t c) {
-  return (std::size_t(field) * p.rows + r) * p.cols + c;
+  return (std::size_t(field) * p.layers * p.rows + r) * p.cols + c;
 }
 
 // A run of n contiguous elements (a row of a y or z plane): memcpy on the
@@ -42,7 +45,7 @@ CHECKMPI_HOST_DEVICE inline void copy_run(Real* to, const Real* from, std::size_
 #endif
 }
 
-// Columns [c0, c1) of row r of `field`'s plane p into message `buf`. On the
+// Columns [c0, c1) of row r (of all the layers' rows) of `field`'s block p into message `buf`. On the
 // host, with `prefetch` (its tuning), a strided row reads kPrefetchAhead
 // columns ahead.
 template <class Real>

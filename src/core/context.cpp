@@ -105,11 +105,28 @@ void add_cpus(RunContext& c, MPI_Comm comm) {
     c.online_cpus_per_node[n] = onlines[size_t(r)];
   }
   for (const auto& m : node) c.cpus_per_node.push_back(CPU_COUNT(&m));
+  // The machine each rank's kernel runs: its boot id (the same in every namespace of one kernel), else its host.
+  std::string boot;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+  const std::vector<std::string> boots = allgather_strings(comm, boot);
+  std::map<std::string, int> machine_of;
+  std::map<std::pair<int, int>, double> load;  // (machine, CPU) -> ranks' shares
+  for (int r = 0; r < c.nprocs; ++r) {
+    const std::string& key = boots[size_t(r)].empty() ? "host:" + c.hostnames[size_t(r)] : boots[size_t(r)];
+    const int m = machine_of.emplace(key, int(machine_of.size())).first->second;
+    const int count = CPU_COUNT(&all[size_t(r)]);
+    for (int cpu = 0; count > 0 && cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &all[size_t(r)])) load[{m, cpu}] += 1.0 / count;
+  }
+  c.machines = std::max(1, int(machine_of.size()));
+  for (const auto& [where, share] : load) c.ranks_per_cpu = std::max(c.ranks_per_cpu, share);
 }
 
 }  // namespace
 
 bool oversubscribed(const RunContext& c, int threads_per_rank) {
+  // Emulated nodes of one machine share its CPUs: the busiest CPU's share of ranks says it across them.
+  if (c.ranks_per_cpu * threads_per_rank > 1.0 + 1e-9) return true;
   for (size_t n = 0; n < c.cpus_per_node.size(); ++n)
     if (c.cpus_per_node[n] > 0 && c.ranks_on_node[n] * threads_per_rank > c.cpus_per_node[n]) return true;
   return false;
@@ -126,6 +143,12 @@ std::string cpus_text(const RunContext& c, int threads_per_rank) {
   std::string text = plural(c.ranks_on_node[worst], "rank") + " x " + plural(threads_per_rank, "thread") + " on " +
                      plural(c.cpus_per_node[worst], "CPU") +
                      (c.nodes > 1 ? " (the busiest node, " + std::to_string(worst) + ")" : "");
+  if (c.machines < c.nodes) {  // emulated nodes: their CPUs are some machine's, shared between them
+    char share[32];
+    std::snprintf(share, sizeof share, "%.3g", c.ranks_per_cpu);
+    text += "; the " + std::to_string(c.nodes) + " nodes run on " + plural(c.machines, "machine") + ": " + share +
+            " ranks per CPU";
+  }
   if (oversubscribed(c, threads_per_rank)) text += ": OVERSUBSCRIBED, timings include the scheduler's time slices";
   return text;
 }
@@ -216,6 +239,8 @@ Json context_json(const RunContext& c) {
   j["ranks_on_node"] = Json::array_of(c.ranks_on_node);
   j["online_cpus_per_node"] = Json::array_of(c.online_cpus_per_node);
   j["binding"] = binding_text(c);
+  j["machines"] = c.machines;
+  j["ranks_per_cpu"] = c.ranks_per_cpu;
   Json cpu = Json::object();
   cpu["model"] = c.cpu_model;
   Json caches = Json::array();

@@ -35,6 +35,12 @@ struct RunContext {
   std::vector<int> cpus_per_node;     // by node: CPUs its ranks may use between them (union of the above)
   std::vector<int> ranks_on_node;     // by node
   std::vector<int> online_cpus_per_node;  // by node: logical CPUs online
+  // Machines (kernels: distinct boot ids) the nodes run on: fewer than `nodes` where nodes are emulated on one
+  // machine (scripts/cluster-local.sh), whose CPU numbers are then one set shared by those nodes.
+  int machines = 1;
+  // The busiest CPU's share of ranks: per machine and CPU, each rank that may run there counted as 1 / the CPUs it
+  // may run on. 2 for 4 ranks on 2 CPUs, whether of one node or of 4 emulated nodes of one CPU each on 2.
+  double ranks_per_cpu = 0.0;
   std::string cpu_model;              // rank 0's, from /proc/cpuinfo ("" if unknown)
   std::vector<CacheLevel> caches;     // rank 0's, by level: host results depend on them
   std::string date;                   // UTC, ISO 8601

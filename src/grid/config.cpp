@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -21,6 +22,11 @@ const std::vector<std::string>& halo_keys() {
   return keys;
 }
 
+const std::vector<std::string>& stencil_keys() {
+  static const std::vector<std::string> keys{"halo_width", "fields", "neighbours"};
+  return keys;
+}
+
 CommandLine halo_command_line() {
   std::vector<OptionSpec> specs{
       {"input", 0, true, "namelist input file (default file.input)", false, "FILE"},
@@ -32,6 +38,12 @@ CommandLine halo_command_line() {
       {"iters", 0, true, "timed steps (CheckMPI's key: --itfin; default 100000)", false, "N"},
       {"icheck", 0, true, "steps between validations and profile dumps (default 100)", false, "N"},
       {"border", 0, true, "overlap=masked's border in cells (default 10)", false, "N"},
+      {"halo-width", 0, true, "halo cells on each side, 1 to 4; every field then moves W cells per step "
+                              "(namelist key halo_width; default 1)", false, "W"},
+      {"fields", 0, true, "fields per rank, 1 to 1024 (namelist key fields; default 3)", false, "F"},
+      {"neighbours", 0, true, "neighbours each rank exchanges with: faces (6), and edges (18), and corners (26); "
+                              "the fields then move along a D3Q19 or D3Q27 lattice's velocities (namelist key "
+                              "neighbours; default 6)", false, "6|18|26"},
       {"strategy", 's', true, "comma-separated ids, aliases or numbers, 'all' (default), or compositions of "
                               "parts such as pack=kernel,transport=persistent (see --list-strategies)", false, "LIST"},
       {"list-strategies", 0, false, "list the strategies and exit"},
@@ -156,6 +168,29 @@ long long* key_slot(HaloConfig& c, const std::string& key) {
   return &c.border;
 }
 
+// halo_width, fields, neighbours: from the namelist, then --halo-width,
+// --fields, --neighbours; an error names the spelling the value came in.
+void apply_stencil(HaloConfig& c, const std::map<std::string, long long>& keys, const CommandLine& cli) {
+  long long v[3] = {c.stencil.width, c.stencil.fields, c.stencil.neighbours};
+  std::string named[3];
+  const char* options[3] = {"halo-width", "fields", "neighbours"};
+  for (int i = 0; i < 3; ++i) {
+    named[i] = stencil_keys()[std::size_t(i)];
+    if (auto it = keys.find(named[i]); it != keys.end()) v[i] = it->second;
+    if (auto text = cli.value(options[i])) {
+      named[i] = std::string("--") + options[i];
+      v[i] = parse_integer(*text, named[i]);
+    }
+  }
+  if (v[0] < 1 || v[0] > kMaxHaloWidth)
+    throw UsageError(named[0] + " must be 1 to " + std::to_string(kMaxHaloWidth) + ", got " + std::to_string(v[0]));
+  if (v[1] < 1 || v[1] > kMaxFields)
+    throw UsageError(named[1] + " must be 1 to " + std::to_string(kMaxFields) + ", got " + std::to_string(v[1]));
+  if (v[2] != 6 && v[2] != 18 && v[2] != 26)
+    throw UsageError(named[2] + " must be 6, 18 or 26, got " + std::to_string(v[2]));
+  c.stencil = Stencil{int(v[0]), int(v[1]), int(v[2])};
+}
+
 void check_config(const HaloConfig& c, const std::set<std::string>& given) {
   const std::pair<const char*, long long> sizes[] = {{"lx", c.lx}, {"ly", c.ly}, {"lz", c.lz}};
   for (const auto& [name, v] : sizes) {
@@ -271,13 +306,20 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   HaloConfig c;
   c.input = cli.has("no-input") ? "" : cli.get("input", "file.input");
   std::set<std::string> given;
+  std::map<std::string, long long> stencil;
   if (!c.input.empty()) {
-    const std::set<std::string> allowed(halo_keys().begin(), halo_keys().end());
+    std::set<std::string> allowed(halo_keys().begin(), halo_keys().end());
+    allowed.insert(stencil_keys().begin(), stencil_keys().end());
     for (const auto& [key, value] : parse_namelist(input_text, "parameters", allowed, c.input, &c.warnings)) {
+      if (std::find(stencil_keys().begin(), stencil_keys().end(), key) != stencil_keys().end()) {
+        stencil[key] = value;
+        continue;
+      }
       *key_slot(c, key) = value;
       given.insert(key);
     }
   }
+  apply_stencil(c, stencil, cli);
   for (const auto& key : halo_keys()) {
     if (auto v = cli.value(key)) {
       *key_slot(c, key) = parse_integer(*v, "--" + key);

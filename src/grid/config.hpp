@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cli.hpp"
+#include "grid/stencil.hpp"
 
 namespace checkmpi {
 
@@ -38,6 +39,8 @@ struct HaloConfig {
   long long itfin = 100000;
   long long icheck = 100;
   long long border = 10;
+  // halo_width, fields, neighbours (checkmpi's keys, issue 34): CheckMPI's 1, 3, 6 by default.
+  Stencil stencil;
   // --local LxMxN: the size per rank; lx, ly, lz follow from it and the grid
   // (resolve_local_size). 0: not given.
   std::array<long long, 3> local{0, 0, 0};
@@ -86,6 +89,9 @@ constexpr long long kMaxSteps = 1000000000000LL, kMaxRepeat = 1000000;
 
 // The namelist keys, in CheckMPI's order.
 const std::vector<std::string>& halo_keys();
+// checkmpi's own namelist keys (halo_width, fields, neighbours), also
+// --halo-width, --fields and --neighbours.
+const std::vector<std::string>& stencil_keys();
 
 // checkmpi-halo's command line description.
 CommandLine halo_command_line();

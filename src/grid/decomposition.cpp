@@ -1,6 +1,7 @@
 #include "grid/decomposition.hpp"
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,36 @@ std::optional<std::array<int, 3>> fitting_dims(const long long (&asked)[3], cons
     }
   }
   return best;
+}
+
+// The ranks at every offset around this one, the offsets first mapped by
+// the misrouting hook (dir < 0: none). The map is linear, so a message sent
+// towards map(o) is received from map(-o) = -map(o): every message still
+// finds its receive.
+void fill_around(Decomposition& d, int dir, const std::string& kind) {
+  for (int z = -1; z <= 1; ++z)
+    for (int y = -1; y <= 1; ++y)
+      for (int x = -1; x <= 1; ++x) {
+        std::array<int, 3> o{x, y, z};
+        if (dir >= 0) {
+          const int along = o[std::size_t(dir)];
+          if (kind == "self") o[std::size_t(dir)] = 0;
+          else if (kind == "swap") o[std::size_t(dir)] = -along;
+          else if (kind == "axis") o[std::size_t(dir)] = 0, o[std::size_t((dir + 1) % 3)] += along;
+        }
+        // MPI_Cart_create (not reordered) numbers the ranks row-major, z fastest.
+        int rank = 0;
+        for (std::size_t a = 0; a < 3; ++a)
+          rank = rank * d.dims[a] + ((d.coords[a] + o[a]) % d.dims[a] + d.dims[a]) % d.dims[a];
+        d.around[std::size_t(9 * (z + 1) + 3 * (y + 1) + x + 1)] = rank;
+      }
+  for (int a = 0; a < 3; ++a) {
+    std::array<int, 3> o{0, 0, 0};
+    o[std::size_t(a)] = -1;
+    d.neighbour[std::size_t(a)][0] = d.at(o);
+    o[std::size_t(a)] = 1;
+    d.neighbour[std::size_t(a)][1] = d.at(o);
+  }
 }
 
 }  // namespace
@@ -114,18 +145,32 @@ Decomposition make_decomposition(const HaloConfig& c, MPI_Comm world) {
   MPI_Comm_rank(d.comm, &d.rank);
   MPI_Comm_size(d.comm, &d.size);
   MPI_Cart_coords(d.comm, d.rank, 3, d.coords.data());
-  for (int dir = 0; dir < 3; ++dir)
-    MPI_Cart_shift(d.comm, dir, 1, &d.neighbour[dir][0], &d.neighbour[dir][1]);
+  set_neighbours(d);
+  int cart = MPI_PROC_NULL;  // the numbering assumed above, checked once
+  MPI_Cart_rank(d.comm, d.coords.data(), &cart);
+  if (cart != d.at({0, 0, 0})) throw std::logic_error("MPI_Cart_create numbered its ranks in an unexpected order");
   if (c.misroute_dir >= 0) misroute(d, c.misroute_kind, c.misroute_dir);
-  d.grid = Grid{int(c.lx / d.dims[0]), int(c.ly / d.dims[1]), int(c.lz / d.dims[2])};
+  d.grid = Grid{int(c.lx / d.dims[0]), int(c.ly / d.dims[1]), int(c.lz / d.dims[2]), c.stencil.width};
+  try {
+    check_block(d.grid);
+  } catch (...) {
+    free_decomposition(d);
+    throw;
+  }
   return d;
 }
 
-void misroute(Decomposition& d, const std::string& kind, int dir) {
-  auto& n = d.neighbour[size_t(dir)];
-  if (kind == "self") n = {d.rank, d.rank};
-  else if (kind == "swap") std::swap(n[0], n[1]);
-  else if (kind == "axis") n = d.neighbour[size_t((dir + 1) % 3)];
+void misroute(Decomposition& d, const std::string& kind, int dir) { fill_around(d, dir, kind); }
+
+void set_neighbours(Decomposition& d) { fill_around(d, -1, ""); }
+
+void check_block(const Grid& g) {
+  const auto n = g.interior();
+  for (int d = 0; d < 3; ++d)
+    if (n[std::size_t(d)] < g.h)
+      throw UsageError("local block " + std::to_string(g.l) + "x" + std::to_string(g.m) + "x" + std::to_string(g.n) +
+                       " is thinner than the halo width " + std::to_string(g.h) + " in " + "xyz"[d] +
+                       ": every direction needs at least that many cells per rank");
 }
 
 void free_decomposition(Decomposition& d) {

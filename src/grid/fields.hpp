@@ -1,5 +1,6 @@
-// The three fields of one rank, their initial condition, and the exact check
-// of the result of the rigid one-cell shift.
+// The fields of one rank, their initial condition, and the exact check of
+// the result of their rigid motion (CheckMPI's: three fields, one cell per
+// step along x, y and z).
 #pragma once
 
 #include <array>
@@ -10,21 +11,30 @@
 #include <vector>
 
 #include "grid/decomposition.hpp"
+#include "grid/stencil.hpp"
 
 namespace checkmpi {
 
 template <class Real>
 struct Fields {
   Grid grid;
-  std::array<std::vector<Real>, 3> f;  // field1 (moves in x), field2 (y), field3 (z)
+  Motion motion;                    // how each field moves per step
+  std::vector<std::vector<Real>> f;  // CheckMPI's field1 (moves in x), field2 (y), field3 (z) by default
 
-  explicit Fields(const Grid& g) : grid(g) {
+  Fields(const Grid& g, const Motion& m) : grid(g), motion(m), f(std::size_t(m.fields())) {
     for (auto& v : f) v.assign(g.cells(), Real(0));
   }
-  Real* data(int field) { return f[field].data(); }
-  const Real* data(int field) const { return f[field].data(); }
-  Real at(int field, int i, int j, int k) const { return f[field][grid.index(i, j, k)]; }
-  std::array<Real*, 3> pointers() { return {data(0), data(1), data(2)}; }
+  // CheckMPI's three fields, each moving one cell forward.
+  explicit Fields(const Grid& g) : Fields(g, Motion(Stencil{g.h, 3, 6}, false)) {}
+  int count() const { return int(f.size()); }
+  Real* data(int field) { return f[std::size_t(field)].data(); }
+  const Real* data(int field) const { return f[std::size_t(field)].data(); }
+  Real at(int field, int i, int j, int k) const { return f[std::size_t(field)][grid.index(i, j, k)]; }
+  std::vector<Real*> pointers() {
+    std::vector<Real*> p;
+    for (auto& v : f) p.push_back(v.data());
+    return p;
+  }
 };
 
 // CheckMPI's initial profile along a direction of interior size n, for indices
@@ -44,65 +54,67 @@ std::vector<Real> initial_profile(int n) {
 
 template <class Real>
 struct InitialProfiles {
-  std::array<std::vector<Real>, 3> along;  // field d varies along direction d
+  std::array<std::vector<Real>, 3> along;  // per direction, by interior index 1..n (0 and n+1 too)
   explicit InitialProfiles(const Grid& g)
       : along{initial_profile<Real>(g.l), initial_profile<Real>(g.m), initial_profile<Real>(g.n)} {}
 };
 
-// Every cell, halos included: field d takes the profile of its own direction.
-template <class Real>
-void initialise(Fields<Real>& fs, const InitialProfiles<Real>& p) {
-  const Grid& g = fs.grid;
-  for (int k = 0; k <= g.n + 1; ++k)
-    for (int j = 0; j <= g.m + 1; ++j)
-      for (int i = 0; i <= g.l + 1; ++i) {
-        const size_t c = g.index(i, j, k);
-        fs.f[0][c] = p.along[0][size_t(i)];
-        fs.f[1][c] = p.along[1][size_t(j)];
-        fs.f[2][c] = p.along[2][size_t(k)];
-      }
+// Interior index (1..n) that the value at interior index `i` came from
+// after t steps of `v` cells each (periodic within the block).
+inline int upstream(int i, long long t, int n, int v) {
+  const long long shifted = ((i - 1) - (t % n) * (v % n)) % n;
+  return int((shifted + n) % n) + 1;
 }
 
-// Interior index (1..n) that the value at `i` came from after t steps.
-inline int upstream(int i, long long t, int n, bool reverse) {
-  const long long shifted = (i - 1) + (reverse ? t : -t);
-  return int(((shifted % n) + n) % n) + 1;
-}
+// The periodic image of any index of the block (halos included) in 1..n.
+inline int image(int i, int n) { return ((i - 1) % n + n) % n + 1; }
 
-// The exact state after `t` steps (t = 0: initialise's): every interior
-// cell holds the initial value t cells upstream; a halo cell what its
-// periodic image holds (the next exchange overwrites it before any read).
+// The value a field moving by `v` holds at interior cell (i, j, k) after t
+// steps: its initial value at the cell t steps upstream. A field starts as
+// the sum of the profiles of the directions it moves along (CheckMPI's
+// fields: the profile of its own direction), one at rest as x's. Every rank
+// starts from the same periodic block, so "upstream" wraps within it.
 template <class Real>
-void initialise(Fields<Real>& fs, const InitialProfiles<Real>& p, long long t, bool reverse) {
-  if (t == 0) return initialise(fs, p);
-  const Grid& g = fs.grid;
-  const int n[3] = {g.l, g.m, g.n};
-  std::array<std::vector<Real>, 3> at;  // per direction, by index 0..n+1
-  for (int d = 0; d < 3; ++d) {
-    at[d].resize(size_t(n[d]) + 2);
-    for (int i = 0; i <= n[d] + 1; ++i) {
-      const int image = i == 0 ? n[d] : i == n[d] + 1 ? 1 : i;
-      at[d][size_t(i)] = p.along[d][size_t(upstream(image, t, n[d], reverse))];
-    }
+Real exact_value(const InitialProfiles<Real>& p, const Offset& v, const std::array<int, 3>& at,
+                 const std::array<int, 3>& n, long long t) {
+  Real sum = Real(0);
+  bool any = false;
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (v[a] == 0) continue;
+    const Real term = p.along[a][std::size_t(upstream(at[a], t, n[a], v[a]))];
+    sum = any ? sum + term : term;
+    any = true;
   }
-  for (int k = 0; k <= g.n + 1; ++k)
-    for (int j = 0; j <= g.m + 1; ++j)
-      for (int i = 0; i <= g.l + 1; ++i) {
-        const size_t c = g.index(i, j, k);
-        fs.f[0][c] = at[0][size_t(i)];
-        fs.f[1][c] = at[1][size_t(j)];
-        fs.f[2][c] = at[2][size_t(k)];
-      }
+  return any ? sum : p.along[0][std::size_t(at[0])];
 }
 
-// The working set of a step's compute: the three fields' arrays of a rank,
+// The exact state after `t` steps (t = 0: the start): every interior cell
+// holds the initial value t steps upstream; a halo cell what its periodic
+// image holds (the next exchange overwrites it before any read).
+template <class Real>
+void initialise(Fields<Real>& fs, const InitialProfiles<Real>& p, long long t = 0) {
+  const Grid& g = fs.grid;
+  const std::array<int, 3> n = g.interior();
+  for (int f = 0; f < fs.count(); ++f) {
+    const Offset& v = fs.motion.v[std::size_t(f)];
+    Real* data = fs.data(f);
+    for (int k = 1 - g.h; k <= g.n + g.h; ++k)
+      for (int j = 1 - g.h; j <= g.m + g.h; ++j)
+        for (int i = 1 - g.h; i <= g.l + g.h; ++i)
+          data[g.index(i, j, k)] = exact_value(p, v, {image(i, n[0]), image(j, n[1]), image(k, n[2])}, n, t);
+  }
+}
+
+// The working set of a step's compute: the fields' arrays of a rank,
 // halos included.
-inline std::size_t field_bytes(const Grid& g, std::size_t real) { return 3 * g.cells() * real; }
+inline std::size_t field_bytes(const Grid& g, int fields, std::size_t real) {
+  return std::size_t(fields) * g.cells() * real;
+}
 
 // Bytes a step's shift must move, what its compute is credited with: each
-// interior cell of the three fields read once and written once.
-inline std::size_t shift_bytes(const Grid& g, std::size_t real) {
-  return 2 * 3 * std::size_t(g.l) * std::size_t(g.m) * std::size_t(g.n) * real;
+// interior cell of every field read once and written once.
+inline std::size_t shift_bytes(const Grid& g, int fields, std::size_t real) {
+  return 2 * std::size_t(fields) * std::size_t(g.l) * std::size_t(g.m) * std::size_t(g.n) * real;
 }
 
 struct Mismatch {
@@ -118,28 +130,29 @@ bool same_bits(Real a, Real b) {
 }
 
 // After t steps every interior value must equal, bit for bit, the initial
-// value t cells upstream along its field's direction (every rank starts from
-// the same periodic profile, so "upstream" wraps within the local size).
+// value t steps upstream along its field's velocity.
 template <class Real>
-Mismatch validate(const Fields<Real>& fs, const InitialProfiles<Real>& p, long long t, bool reverse) {
+Mismatch validate(const Fields<Real>& fs, const InitialProfiles<Real>& p, long long t) {
   const Grid& g = fs.grid;
+  const std::array<int, 3> n = g.interior();
   Mismatch m;
-  std::vector<Real> row1(size_t(g.l) + 1);
-  for (int i = 1; i <= g.l; ++i) row1[size_t(i)] = p.along[0][size_t(upstream(i, t, g.l, reverse))];
-  for (int k = 1; k <= g.n; ++k) {
-    const Real e3 = p.along[2][size_t(upstream(k, t, g.n, reverse))];
-    for (int j = 1; j <= g.m; ++j) {
-      const Real e2 = p.along[1][size_t(upstream(j, t, g.m, reverse))];
-      const size_t c = g.index(0, j, k);
-      for (int i = 1; i <= g.l; ++i) {
-        const Real expected[3] = {row1[size_t(i)], e2, e3};
-        for (int f = 0; f < 3; ++f) {
-          const Real actual = fs.f[f][c + size_t(i)];
-          if (same_bits(actual, expected[f])) continue;
-          if (m.count++ == 0) m = Mismatch{1, f + 1, i, j, k, double(expected[f]), double(actual)};
+  for (int f = 0; f < fs.count(); ++f) {
+    const Offset& v = fs.motion.v[std::size_t(f)];
+    const Real* data = fs.data(f);
+    std::vector<Real> row(std::size_t(g.l) + 1);  // field f's expected row, where it depends on x alone
+    const bool by_row = v[1] == 0 && v[2] == 0;
+    if (by_row)
+      for (int i = 1; i <= g.l; ++i) row[std::size_t(i)] = exact_value(p, v, {i, 1, 1}, n, t);
+    for (int k = 1; k <= g.n; ++k)
+      for (int j = 1; j <= g.m; ++j) {
+        const std::size_t c = g.index(0, j, k);
+        for (int i = 1; i <= g.l; ++i) {
+          const Real expected = by_row ? row[std::size_t(i)] : exact_value(p, v, {i, j, k}, n, t);
+          const Real actual = data[c + std::size_t(i)];
+          if (same_bits(actual, expected)) continue;
+          if (m.count++ == 0) m = Mismatch{1, f + 1, i, j, k, double(expected), double(actual)};
         }
       }
-    }
   }
   return m;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "grid/decomposition.hpp"
+#include "grid/stencil.hpp"
 
 namespace checkmpi {
 
@@ -19,40 +20,89 @@ template <> inline MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
 
 // Direction d, sign s. Each step every rank exchanges both signs of every
 // direction, like CheckMPI:
-//   Up   (s=0): send interior plane N   to the neighbour above, receive halo 0   from below;
-//   Down (s=1): send interior plane 1   to the neighbour below, receive halo N+1 from above.
-// Forward propagation reads halo 0, reverse reads halo N+1; both are refreshed.
+//   Up   (s=0): send its top interior layers to the neighbour above, receive the halo below from below;
+//   Down (s=1): send its bottom interior layers to the neighbour below, receive the halo above from above.
+// Forward propagation reads the halo below, reverse the one above; both are refreshed.
+// With 18 or 26 neighbours the same holds for every offset o (stencil.hpp):
+// the cells next to side o go to the neighbour at o, and the halo on side
+// -o comes from the neighbour at -o.
 enum Sign { Up = 0, Down = 1 };
 
-inline int send_index(const Grid& g, int dir, int sign) { return sign == Up ? g.interior()[dir] : 1; }
-inline int recv_index(const Grid& g, int dir, int sign) { return sign == Up ? 0 : g.interior()[dir] + 1; }
-inline int send_peer(const Decomposition& d, int dir, int sign) { return d.neighbour[dir][sign == Up ? 1 : 0]; }
-inline int recv_peer(const Decomposition& d, int dir, int sign) { return d.neighbour[dir][sign == Up ? 0 : 1]; }
+inline Offset face_offset(int dir, int sign) {
+  Offset o{0, 0, 0};
+  o[std::size_t(dir)] = sign == Up ? 1 : -1;
+  return o;
+}
+inline Offset opposite(const Offset& o) { return {-o[0], -o[1], -o[2]}; }
 
-// Distinct tag per (field, direction, sign); field = 3 for a message that
-// carries all three fields.
-inline int halo_tag(int field, int dir, int sign) { return 1 + field + 4 * (2 * dir + sign); }
+// Distinct tag per (field, neighbour) of a stencil with `fields` fields;
+// field = fields for a message that carries them all. With the default
+// stencil: 1 + field + 4 * (2 * dir + sign), as always.
+inline int halo_tag(int field, int neighbour, int fields) { return 1 + field + (fields + 1) * neighbour; }
 
-// A whole plane normal to `dir` (halo rows and columns included) as rows x cols
-// with element strides. x: strided points, y: rows of l+2, z: contiguous.
+// The cells a rank sends towards offset o (`receive` false), or the halo
+// cells it receives from the neighbour at -o into (true): along each axis of
+// o the h layers next to that side (interior, or the halo beyond the other
+// side), along the others the interior, or with `whole` the whole extent,
+// halos included: a whole face carries the halos of the directions before
+// it, which relays edges and corners through the faces.
+inline Box region_box(const Grid& g, const Offset& o, bool receive, bool whole) {
+  const auto n = g.interior();
+  Box b;
+  for (std::size_t a = 0; a < 3; ++a) {
+    const int side = receive ? -o[a] : o[a];  // the side of this rank the cells lie on
+    if (side == 0) {
+      b.lo[a] = whole ? 1 - g.h : 1;
+      b.hi[a] = whole ? n[a] + g.h : n[a];
+    } else if (side > 0) {  // top: interior layers n-h+1..n, or the halo n+1..n+h
+      b.lo[a] = receive ? n[a] + 1 : n[a] - g.h + 1;
+      b.hi[a] = b.lo[a] + g.h - 1;
+    } else {  // bottom: interior layers 1..h, or the halo 1-h..0
+      b.lo[a] = receive ? 1 - g.h : 1;
+      b.hi[a] = b.lo[a] + g.h - 1;
+    }
+  }
+  return b;
+}
+
+// A block of cells as layers of planes of rows x cols, with element strides;
+// packed messages hold it field by field, layer by layer, row by row, columns
+// fastest. As a plane normal to `dir`: x planes are strided points (columns
+// y, rows z), y planes rows of x (rows z), z planes contiguous (rows y); the
+// layers run along `dir`.
 struct Plane {
   std::size_t offset = 0, rows = 0, cols = 0, row_stride = 0, col_stride = 0;
-  std::size_t count() const { return rows * cols; }
+  std::size_t layers = 1, layer_stride = 0;
+  std::size_t count() const { return layers * rows * cols; }
 };
 
-inline Plane plane(const Grid& g, int dir, int index) {
-  const auto e = g.extent();
+inline Plane region(const Grid& g, const Box& b, int dir) {
   const auto st = g.stride();
   // The two directions spanning the plane, the faster one as columns.
   const int c = dir == 0 ? 1 : 0;
   const int r = dir == 2 ? 1 : 2;
-  return Plane{std::size_t(index) * st[dir], e[r], e[c], st[r], st[c]};
+  const auto ext = [&](int a) { return std::size_t(b.hi[a] - b.lo[a] + 1); };
+  return Plane{g.index(b.lo[0], b.lo[1], b.lo[2]), ext(r), ext(c), st[r], st[c], ext(dir), st[dir]};
 }
 
-// Largest plane of a direction, in elements (the message size of one field).
-inline std::size_t plane_count(const Grid& g, int dir) { return plane(g, dir, 0).count(); }
+// One whole plane normal to `dir` at coordinate `index` (halo rows and columns included).
+inline Plane plane(const Grid& g, int dir, int index) {
+  Box b{{1 - g.h, 1 - g.h, 1 - g.h}, {g.l + g.h, g.m + g.h, g.n + g.h}};
+  b.lo[dir] = b.hi[dir] = index;
+  return region(g, b, dir);
+}
 
-// One row of a plane: n elements `stride` apart to or from a contiguous run.
+// A face's whole layers (halo rows and columns included): sent (receive
+// false) or received, as by-direction schedules exchange them.
+inline Plane face(const Grid& g, int dir, int sign, bool receive) {
+  return region(g, region_box(g, face_offset(dir, sign), receive, true), dir);
+}
+
+// Elements of one field's whole face in a direction (the message size of
+// one field with the default stencil: its plane).
+inline std::size_t plane_count(const Grid& g, int dir) { return face(g, dir, Up, false).count(); }
+
+// One run of a plane: n elements `stride` apart to or from a contiguous run.
 template <class Real>
 void gather_row(const Real* src, std::size_t stride, std::size_t n, Real* dst) {
   if (stride == 1) {
@@ -73,19 +123,24 @@ void scatter_row(const Real* src, std::size_t n, Real* dst, std::size_t stride) 
 
 template <class Real>
 void pack_plane(const Real* field, const Plane& p, Real* buf) {
-  for (std::size_t r = 0; r < p.rows; ++r)
-    gather_row(field + p.offset + r * p.row_stride, p.col_stride, p.cols, buf + r * p.cols);
+  for (std::size_t l = 0; l < p.layers; ++l)
+    for (std::size_t r = 0; r < p.rows; ++r)
+      gather_row(field + p.offset + l * p.layer_stride + r * p.row_stride, p.col_stride, p.cols,
+                 buf + (l * p.rows + r) * p.cols);
 }
 
 template <class Real>
 void unpack_plane(const Real* buf, const Plane& p, Real* field) {
-  for (std::size_t r = 0; r < p.rows; ++r)
-    scatter_row(buf + r * p.cols, p.cols, field + p.offset + r * p.row_stride, p.col_stride);
+  for (std::size_t l = 0; l < p.layers; ++l)
+    for (std::size_t r = 0; r < p.rows; ++r)
+      scatter_row(buf + (l * p.rows + r) * p.cols, p.cols, field + p.offset + l * p.layer_stride + r * p.row_stride,
+                  p.col_stride);
 }
 
-// The committed MPI datatype of one plane normal to `dir` (CheckMPI's yzplane,
-// xzplane, xyplane). The caller frees it.
-MPI_Datatype make_plane_datatype(const Grid& g, int dir, MPI_Datatype real);
+// The committed MPI datatype of a block of one field, from the element at
+// its offset (CheckMPI's yzplane, xzplane, xyplane for its planes). The
+// caller frees it.
+MPI_Datatype make_plane_datatype(const Plane& p, MPI_Datatype real);
 
 // Seconds accumulated by one rank over the timed loop.
 struct StepTimers {

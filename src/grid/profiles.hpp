@@ -17,8 +17,9 @@ std::string rank_file(const std::string& dir, const std::string& stem, int rank,
 // Profiles through the middle of the block: prof_i along x at j=m/2, k=n/2
 // (1-based, as CheckMPI; at least 1 so a one-cell block still shows interior
 // data), prof_j along y, prof_k along z. Each write appends one block:
-// "# t=" and the step in 7 columns, one line per interior index (I5, then the
-// three fields as E14.6 separated by one blank), then two empty lines. The
+// "# t=" and the step in 7 columns, one line per interior index (I5, then
+// every field as E14.6, separated by one blank: CheckMPI's three), then two
+// empty lines. The
 // files are pending in `files`: they replace earlier ones when the run commits.
 class ProfileFiles {
  public:
@@ -39,7 +40,7 @@ class ProfileFiles {
         int at[3] = {mid[0], mid[1], mid[2]};
         at[dir] = x;
         text += fortran_i(x, 5);
-        for (int f = 0; f < 3; ++f) {
+        for (int f = 0; f < fs.count(); ++f) {
           if (f) text += ' ';
           text += fortran_e(double(fs.at(f, at[0], at[1], at[2])));
         }

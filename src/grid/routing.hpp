@@ -89,30 +89,34 @@ void initialise_routing(Fields<Real>& fs, const Decomposition& d) {
       for (int i = 1; i <= g.l; ++i) {
         const Real code = CellCode<Real>::encode(box.index({box.origin[0] + i - 1, box.origin[1] + j - 1,
                                                             box.origin[2] + k - 1}));
-        for (int f = 0; f < 3; ++f) fs.f[f][g.index(i, j, k)] = code;
+        for (auto& v : fs.f) v[g.index(i, j, k)] = code;
       }
 }
 
 // After t steps, field f's interior cell must hold the code of the global cell
-// t cells upstream along direction f (periodic over the whole box).
+// t steps upstream along its velocity (periodic over the whole box).
 template <class Real>
-RouteMismatch check_routing(const Fields<Real>& fs, const Decomposition& d, long long t, bool reverse) {
+RouteMismatch check_routing(const Fields<Real>& fs, const Decomposition& d, long long t) {
   const GlobalBox box(d);
   const Grid& g = fs.grid;
   RouteMismatch m;
-  for (int k = 1; k <= g.n; ++k)
-    for (int j = 1; j <= g.m; ++j)
-      for (int i = 1; i <= g.l; ++i)
-        for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < fs.count(); ++f) {
+    const Offset& v = fs.motion.v[std::size_t(f)];
+    for (int k = 1; k <= g.n; ++k)
+      for (int j = 1; j <= g.m; ++j)
+        for (int i = 1; i <= g.l; ++i) {
           std::array<long long, 3> at{box.origin[0] + i - 1, box.origin[1] + j - 1, box.origin[2] + k - 1};
-          const long long n = box.size[size_t(f)];
-          at[size_t(f)] = (((at[size_t(f)] + (reverse ? t : -t)) % n) + n) % n;
-          const Real actual = fs.f[f][g.index(i, j, k)];
+          for (std::size_t a = 0; a < 3; ++a) {
+            const long long n = box.size[a];
+            at[a] = ((at[a] - (t % n) * (v[a] % n)) % n + n) % n;
+          }
+          const Real actual = fs.at(f, i, j, k);
           if (same_bits(actual, CellCode<Real>::encode(box.index(at)))) continue;
           if (m.count++ > 0) continue;
           m.field = f + 1, m.i = i, m.j = j, m.k = k, m.expected = at;
           m.decodable = CellCode<Real>::decode(actual, m.found);
         }
+  }
   return m;
 }
 

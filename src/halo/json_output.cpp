@@ -15,6 +15,7 @@ Json traits_json(const Traits& t) {
   j["mpi_bytes"] = by_direction(t.mpi_bytes);
   j["halo_bytes"] = by_direction(t.halo_bytes);
   j["message_bytes"] = by_direction(t.message_bytes);
+  j["diagonal_bytes"] = static_cast<unsigned long long>(t.diagonal_bytes);
   j["kernel_passes"] = t.kernel_passes;
   j["overlaps"] = t.overlaps;
   return j;
@@ -79,7 +80,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   config["require_gpu_aware"] = cfg.require_gpu_aware;
   config["stage"] = cfg.stage;
   config["compute"] = compute_name(cfg.compute);
-  add_geometry(config, dec.grid, cfg.precision);
+  add_geometry(config, dec.grid, cfg.stencil, cfg.precision);
   config["noise_thresholds"] = noise_thresholds_json();
   root["config"] = config;
   Json list = Json::array();
@@ -162,13 +163,27 @@ Json by_direction(const std::size_t (&v)[3]) {
   return j;
 }
 
-void add_geometry(Json& j, const Grid& g, Precision p) {
+void add_geometry(Json& j, const Grid& g, const Stencil& s, Precision p) {
   const std::size_t real = real_bytes(p);
+  j["halo_width"] = s.width;
+  j["fields"] = s.fields;
+  j["neighbours"] = s.neighbours;
   j["real_bytes"] = static_cast<unsigned long long>(real);
   const std::size_t planes[3] = {plane_count(g, 0), plane_count(g, 1), plane_count(g, 2)};
   j["plane_elements"] = by_direction(planes);
-  j["field_bytes"] = static_cast<unsigned long long>(field_bytes(g, real));
-  j["shift_bytes"] = static_cast<unsigned long long>(shift_bytes(g, real));
+  j["field_bytes"] = static_cast<unsigned long long>(field_bytes(g, s.fields, real));
+  j["shift_bytes"] = static_cast<unsigned long long>(shift_bytes(g, s.fields, real));
+  if (s.neighbours == 6) return;
+  // Where edges and corners go direct: one field's face (the interior beside
+  // it), and each edge's and corner's block.
+  const std::size_t faces[3] = {face_elements(g, 0, true), face_elements(g, 1, true), face_elements(g, 2, true)};
+  j["face_elements"] = by_direction(faces);
+  Json diagonal = Json::object();
+  for (const Offset& o : neighbour_offsets(s.neighbours))
+    if (order_of(o) > 1)
+      diagonal[offset_name(o)] =
+          static_cast<unsigned long long>(region(g, region_box(g, o, false, false), o[2] != 0 ? 2 : 1).count());
+  j["diagonal_elements"] = diagonal;
 }
 
 }  // namespace checkmpi

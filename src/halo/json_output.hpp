@@ -24,7 +24,9 @@ Json skipped_json(const std::vector<Skipped>& skipped);
 Json by_direction(const std::size_t (&v)[3]);
 
 // The block in bytes, as the results' config and a plan both give it:
-// real_bytes, plane_elements, field_bytes, shift_bytes.
-void add_geometry(Json& j, const Grid& g, Precision p);
+// the stencil (halo_width, fields, neighbours), real_bytes, plane_elements,
+// field_bytes, shift_bytes; with 18 or 26 neighbours face_elements and
+// diagonal_elements (what direct messages carry per field).
+void add_geometry(Json& j, const Grid& g, const Stencil& s, Precision p);
 
 }  // namespace checkmpi

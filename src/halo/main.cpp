@@ -52,9 +52,10 @@ unsigned long long run_seed(const HaloConfig& cfg, MPI_Comm comm) {
 // rounds are independent samples of each (docs/halo.md, "How checkmpi
 // decides"). A strategy that fails a check is not run again.
 std::vector<StrategyResult> run_rounds(const std::vector<const StrategyInfo*>& chosen, const Decomposition& dec,
-                                       const HaloConfig& cfg, const BackendChoice& backend, PendingFiles& files) {
+                                       const HaloConfig& cfg, const BackendChoice& backend, PendingFiles& files,
+                                       const RunContext& ctx) {
   const int rank = dec.rank;
-  const auto runner = make_round_runner(dec, cfg, backend);
+  const auto runner = make_round_runner(dec, cfg, backend, ctx.hostnames);
   std::vector<StrategyResult> results(chosen.size());
   for (size_t i = 0; i < chosen.size(); ++i) results[i].info = chosen[i];
   const long long total = cfg.repeat * cfg.rounds * static_cast<long long>(chosen.size());
@@ -223,7 +224,7 @@ int halo_main(int argc, char** argv) {
     }
 
     PendingFiles files;  // every rank's profiles and task logs, renamed into place at the end
-    std::vector<StrategyResult> results = run_rounds(chosen, dec, cfg, backend, files);
+    std::vector<StrategyResult> results = run_rounds(chosen, dec, cfg, backend, files, ctx);
     if (rank == 0 && !cfg.samples.empty()) add_launches(results, earlier);
     for (auto& r : results) {
       summarise(r, dec.comm);
@@ -241,7 +242,7 @@ int halo_main(int argc, char** argv) {
     Json doc = results_json(cfg, dec, ctx, backend, results, skipped, group);
     progress::at("writing the results", "all ranks (collectives)");
     if (cli.has("memcpy-probe")) {
-      const Stats bw = over_ranks({memcpy_bandwidth(dec.grid, cfg.precision, backend)}, dec.comm)[0];
+      const Stats bw = over_ranks({memcpy_bandwidth(dec.grid, cfg.stencil.fields, cfg.precision, backend)}, dec.comm)[0];
       doc["probes"]["memcpy_bandwidth"] = stats_json(bw);
       if (rank == 0)
         std::cout << (backend.kind == BackendKind::Cuda ? "device-to-device cudaMemcpy" : "memcpy")
@@ -249,8 +250,8 @@ int halo_main(int argc, char** argv) {
     }
     if (cli.has("compute-probe")) {  // every rank at once, as the strategies' compute ran
       MPI_Barrier(dec.comm);
-      const ComputeProbe probe = compute_probe(dec.grid, cfg.precision, backend, std::min(cfg.itfin, 1000LL));
-      const double bytes = double(shift_bytes(dec.grid, real_bytes(cfg.precision)));
+      const ComputeProbe probe = compute_probe(dec.grid, Motion(cfg.stencil, cfg.reverse), cfg.precision, backend, std::min(cfg.itfin, 1000LL));
+      const double bytes = double(shift_bytes(dec.grid, cfg.stencil.fields, real_bytes(cfg.precision)));
       const std::vector<Stats> st = over_ranks({probe.seconds_per_step, bytes / probe.seconds_per_step}, dec.comm);
       Json j = Json::object();
       j["compute"] = compute_name(probe.compute);

@@ -46,8 +46,9 @@ Json triple(long long a, long long b, long long c) {
 // What one strategy does per step on a rank of this block: its compute
 // resolved for the run, and per direction (both signs) the messages to one
 // neighbour, one message's payload and the halo planes it refreshes.
-Json run_json(const StrategyInfo& s, Compute run, const Grid& g, std::size_t real) {
-  const PartTraits t = part_traits(s.parts);
+Json run_json(const StrategyInfo& s, Compute run, const Grid& g, const Stencil& stencil, std::size_t real) {
+  const PartTraits t = part_traits(s.parts, stencil);
+  const bool direct = direct_messages(s.parts, stencil);
   const Compute c = resolved_compute(s.parts, run);
   Json j = Json::object();
   j["compute"] = name(c);
@@ -56,11 +57,18 @@ Json run_json(const StrategyInfo& s, Compute run, const Grid& g, std::size_t rea
   for (int d = 0; d < 3; ++d) {
     Json dj = Json::object();
     dj["messages_per_sign"] = t.dir[d].messages_per_sign;
-    dj["message_bytes"] = static_cast<unsigned long long>(message_bytes(t, g, d, real));
-    dj["halo_bytes"] = static_cast<unsigned long long>(halo_bytes(g, d, real));
+    dj["message_bytes"] = static_cast<unsigned long long>(message_bytes(t, g, d, real, direct));
+    dj["halo_bytes"] = static_cast<unsigned long long>(halo_bytes(g, d, stencil.fields, real));
     dirs[std::string(1, "xyz"[d])] = dj;
   }
   j["directions"] = dirs;
+  const DiagonalMessages diagonal = diagonal_messages(t, g, stencil, real);
+  Json dj = Json::object();
+  dj["neighbours"] = t.neighbours;
+  dj["relayed"] = std::string(t.diagonals) == "relayed";
+  dj["messages"] = diagonal.messages;
+  dj["bytes"] = static_cast<unsigned long long>(diagonal.bytes);
+  j["diagonals"] = dj;
   return j;
 }
 
@@ -69,8 +77,9 @@ Json run_json(const StrategyInfo& s, Compute run, const Grid& g, std::size_t rea
 Json plan_json(const HaloConfig& cfg, int nranks, const BackendChoice& backend,
                const std::vector<const StrategyInfo*>& chosen, const std::vector<Skipped>& skipped) {
   const std::array<int, 3> dims = choose_dims(cfg, nranks);
-  const Grid g{int(cfg.lx / dims[0]), int(cfg.ly / dims[1]), int(cfg.lz / dims[2])};
-  check_plane_sizes(g);
+  const Grid g{int(cfg.lx / dims[0]), int(cfg.ly / dims[1]), int(cfg.lz / dims[2]), cfg.stencil.width};
+  check_block(g);
+  check_plane_sizes(g, cfg.stencil);
   Json doc = Json::object();
   doc["schema"] = "checkmpi.plan/1";
   doc["ranks"] = nranks;
@@ -82,15 +91,15 @@ Json plan_json(const HaloConfig& cfg, int nranks, const BackendChoice& backend,
   doc["compute"] = compute_name(cfg.compute);
   doc["itfin"] = cfg.itfin;
   doc["icheck"] = cfg.icheck;
-  add_geometry(doc, g, cfg.precision);
-  doc["memory_per_rank"] =
-      static_cast<unsigned long long>(bytes_per_rank(g, cfg.precision, field_copies(chosen, cfg.compute)));
+  add_geometry(doc, g, cfg.stencil, cfg.precision);
+  doc["memory_per_rank"] = static_cast<unsigned long long>(
+      bytes_per_rank(g, cfg.stencil, cfg.precision, field_copies(chosen, cfg.compute)));
   doc["least_seconds"] = fastest_run_seconds(cfg, g, backend.kind, chosen.size());
   Json list = Json::array();
   for (const StrategyInfo* s : chosen) {
     Json j = Json::object();
     j["catalog"] = catalog_row_json(*s);
-    j["run"] = run_json(*s, cfg.compute, g, real_bytes(cfg.precision));
+    j["run"] = run_json(*s, cfg.compute, g, cfg.stencil, real_bytes(cfg.precision));
     list.push(j);
   }
   doc["strategies"] = list;

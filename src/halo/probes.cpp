@@ -10,8 +10,8 @@
 
 namespace checkmpi {
 
-double memcpy_bandwidth(const Grid& g, Precision p, const BackendChoice& backend) {
-  const std::size_t bytes = 3 * std::size_t(g.l) * g.m * g.n * real_bytes(p);
+double memcpy_bandwidth(const Grid& g, int fields, Precision p, const BackendChoice& backend) {
+  const std::size_t bytes = std::size_t(fields) * std::size_t(g.l) * g.m * g.n * real_bytes(p);
   if (backend.kind == BackendKind::Cuda) return cuda_memcpy_bandwidth(backend.device, bytes);
   std::vector<char> a(bytes, 1), b(bytes, 0);
   double best = 1e300;
@@ -27,24 +27,25 @@ double memcpy_bandwidth(const Grid& g, Precision p, const BackendChoice& backend
 namespace {
 
 template <class Real>
-ComputeProbe timed_compute(const Grid& g, const BackendChoice& choice, long long steps) {
+ComputeProbe timed_compute(const Grid& g, const Motion& m, const BackendChoice& choice, long long steps) {
   const auto backend = make_backend<Real>(choice);
   ComputeProbe probe;
   probe.compute = run_compute(Compute::Auto, backend->kind());
   probe.steps = steps;
-  FieldPtrs<Real> f{}, other{};
+  const std::size_t fields = std::size_t(m.fields());
+  FieldPtrs<Real> f(fields, nullptr), other(fields, nullptr);
   const std::vector<Real> start(g.cells(), Real(1));
-  for (int k = 0; k < 3; ++k) {
+  for (std::size_t k = 0; k < fields; ++k) {
     f[k] = backend->allocate(g.cells());
     backend->upload(f[k], start.data(), g.cells());
     if (probe.compute == Compute::OnePass) other[k] = backend->allocate(g.cells());
   }
-  const Box all = interior_box(g);
+  const Boxes all(fields, interior_box(g));
   const auto step = [&] {
     if (probe.compute == Compute::InPlace) {
-      backend->shift_in_place(g, f, {all, all, all}, false, kComputeQueue);
+      backend->shift_in_place(g, f, all, m, kComputeQueue);
     } else {
-      backend->shift(g, other, as_const(f), all, false, kComputeQueue);
+      backend->shift(g, other, f, all, m, kComputeQueue);
       std::swap(f, other);
     }
     backend->wait(kComputeQueue);
@@ -53,7 +54,7 @@ ComputeProbe timed_compute(const Grid& g, const BackendChoice& choice, long long
   const double t0 = MPI_Wtime();
   for (long long t = 0; t < steps; ++t) step();
   probe.seconds_per_step = (MPI_Wtime() - t0) / double(steps);
-  for (int k = 0; k < 3; ++k) {
+  for (std::size_t k = 0; k < fields; ++k) {
     backend->release(f[k]);
     if (other[k]) backend->release(other[k]);
   }
@@ -62,8 +63,9 @@ ComputeProbe timed_compute(const Grid& g, const BackendChoice& choice, long long
 
 }  // namespace
 
-ComputeProbe compute_probe(const Grid& g, Precision p, const BackendChoice& backend, long long steps) {
-  return p == Precision::Single ? timed_compute<float>(g, backend, steps) : timed_compute<double>(g, backend, steps);
+ComputeProbe compute_probe(const Grid& g, const Motion& m, Precision p, const BackendChoice& backend, long long steps) {
+  return p == Precision::Single ? timed_compute<float>(g, m, backend, steps)
+                                : timed_compute<double>(g, m, backend, steps);
 }
 
 }  // namespace checkmpi

@@ -17,11 +17,11 @@
 
 namespace checkmpi {
 
-double bytes_per_rank(const Grid& g, Precision p, int copies) {
+double bytes_per_rank(const Grid& g, const Stencil& s, Precision p, int copies) {
   const std::size_t real = real_bytes(p);
-  double halos = 0;  // every direction's halo planes, held once to send and once to receive
-  for (int d = 0; d < 3; ++d) halos += double(halo_bytes(g, d, real));
-  return double(copies) * double(field_bytes(g, real)) + 2.0 * halos;
+  double halos = 0;  // every direction's halo layers, held once to send and once to receive
+  for (int d = 0; d < 3; ++d) halos += double(halo_bytes(g, d, s.fields, real));
+  return double(copies) * double(field_bytes(g, s.fields, real)) + 2.0 * halos;
 }
 
 namespace {
@@ -48,17 +48,18 @@ int field_copies(const std::vector<const StrategyInfo*>& chosen, Compute run) {
   return 1;
 }
 
-void check_plane_sizes(const Grid& g) {
+void check_plane_sizes(const Grid& g, const Stencil& s) {
   for (int d = 0; d < 3; ++d)
-    if (3.0 * double(plane_count(g, d)) > 2147483647.0)
+    if (double(s.fields) * double(plane_count(g, d)) > 2147483647.0)
       throw UsageError("local block " + std::to_string(g.l) + "x" + std::to_string(g.m) + "x" + std::to_string(g.n) +
                        " is too large: one " + "xyz"[d] + " halo message would hold " +
-                       std::to_string(3 * plane_count(g, d)) + " elements, more than MPI's count limit 2147483647");
+                       std::to_string(std::size_t(s.fields) * plane_count(g, d)) +
+                       " elements, more than MPI's count limit 2147483647");
 }
 
 double fastest_run_seconds(const HaloConfig& cfg, const Grid& g, BackendKind kind, std::size_t strategies) {
   const double rate = kind == BackendKind::Cuda ? kFastGpuRate : kFastHostRate;
-  const double step = std::max(kFastestStep, bytes_per_rank(g, cfg.precision) / rate);
+  const double step = std::max(kFastestStep, bytes_per_rank(g, cfg.stencil, cfg.precision) / rate);
   const double steps = double(cfg.itfin) + double(cfg.warmup) * double(cfg.rounds) + kRoutingSteps;
   return double(strategies) * double(cfg.repeat) * steps * step;
 }
@@ -67,7 +68,7 @@ double watchdog_seconds(const HaloConfig& cfg, const Grid& g, int ranks_on_node)
   if (cfg.watchdog >= 0) return cfg.watchdog;
   // The longest quiet stretch of a healthy run is one step, a check or a
   // strategy's set-up: each touches every array about once.
-  return std::max(60.0, 10.0 * bytes_per_rank(g, cfg.precision) * ranks_on_node / kSlowNodeRate);
+  return std::max(60.0, 10.0 * bytes_per_rank(g, cfg.stencil, cfg.precision) * ranks_on_node / kSlowNodeRate);
 }
 
 void check_resources(const HaloConfig& cfg, const Decomposition& dec, const BackendChoice& backend,
@@ -77,9 +78,9 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
   // The estimate is made before allocating so an oversized run fails cleanly
   // rather than in the allocator.
   collectively(dec.comm, [&] {
-    check_plane_sizes(dec.grid);
+    check_plane_sizes(dec.grid, cfg.stencil);
     const int copies = field_copies(chosen, cfg.compute);
-    const double need = bytes_per_rank(dec.grid, cfg.precision, copies) * local_size;
+    const double need = bytes_per_rank(dec.grid, cfg.stencil, cfg.precision, copies) * local_size;
     const unsigned long long have = available_memory_bytes();
     if (have > 0 && need > double(have)) {
       throw UsageError("not enough memory: " + std::to_string(local_size) + " ranks on this node need " +
@@ -95,7 +96,7 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
                        " warm-up steps); --force runs it anyway");
     if (backend.kind != BackendKind::Cuda) return;
     // The same arrays in device memory, for the ranks sharing this GPU.
-    const double need_gpu = bytes_per_rank(dec.grid, cfg.precision, copies) * backend.sharing;
+    const double need_gpu = bytes_per_rank(dec.grid, cfg.stencil, cfg.precision, copies) * backend.sharing;
     const double free_gpu = double(cuda_free_memory(backend.device));
     if (need_gpu > free_gpu)
       throw UsageError("not enough GPU memory: " + std::to_string(backend.sharing) + " rank(s) on GPU " +

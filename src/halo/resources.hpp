@@ -14,7 +14,7 @@ namespace checkmpi {
 // Memory one rank needs at most: three fields, and as many again for a
 // second buffer or temporaries (`copies` 2) unless every strategy shifts in
 // place (1), plus one three-field message per direction, sign and way.
-double bytes_per_rank(const Grid& g, Precision p, int copies = 2);
+double bytes_per_rank(const Grid& g, const Stencil& s, Precision p, int copies = 2);
 
 // Sets of the three fields the chosen strategies keep with the run's
 // --compute `run` (resolved): 1 if every one shifts in place, else 2 (a
@@ -22,7 +22,7 @@ double bytes_per_rank(const Grid& g, Precision p, int copies = 2);
 int field_copies(const std::vector<const StrategyInfo*>& chosen, Compute run);
 
 // UsageError if one halo message of the block would exceed 2^31 elements.
-void check_plane_sizes(const Grid& g);
+void check_plane_sizes(const Grid& g, const Stencil& s);
 
 // Seconds the run takes at the very least (each step moving the arrays at a
 // fast machine's memory bandwidth); runs that surely take over an hour are

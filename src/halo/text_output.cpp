@@ -53,8 +53,9 @@ std::string task_log(const StrategyResult& r, const Decomposition& dec, const Ha
   ratio_line("Check (comp+diag+MPI)/loop ", t.compute + t.diag + t.comm);
   const char* names[3] = {"X", "Y", "Z"};
   for (int d = 0; d < 3; ++d) {
-    // Bytes this rank sends in direction d per step: both signs, three fields.
-    const double bytes = double(halo_bytes(dec.grid, d, real_bytes(cfg.precision))) * double(r.steps);
+    // Bytes this rank sends in direction d per step: both signs, every field.
+    const double bytes =
+        double(halo_bytes(dec.grid, d, cfg.stencil.fields, real_bytes(cfg.precision))) * double(r.steps);
     const double bw = t.dir[d] > 0 ? bytes / t.dir[d] / 1e6 : 0.0;
     out << " # " << names[d] << "-MPI time, BW (MB/s) --> " << fortran_e(t.dir[d]) << " "
         << fixed(bw, 3) << "\n";
@@ -89,6 +90,15 @@ void write_task_log(const StrategyResult& r, const Decomposition& dec, const Hal
 
 namespace {
 
+// The header's stencil line: CheckMPI's, or the fields' motion.
+std::string stencil_line(const Stencil& s) {
+  std::string line = describe(s);
+  if (s.defaults()) return line + " (CheckMPI's: field1 moves in x, field2 in y, field3 in z)";
+  if (s.neighbours == 6) return line + "; field f moves " + std::to_string(s.width) + " cell(s) per step along axis f mod 3";
+  return line + "; the fields move " + std::to_string(s.width) + " cell(s) per step along each axis of a D3Q" +
+         (s.neighbours == 18 ? "19" : "27") + " lattice's velocities, diagonal ones first";
+}
+
 // The header's compute line: the run's --compute, and the chosen strategies that run another compute.
 std::string compute_line(Compute run, const std::vector<const StrategyInfo*>& chosen) {
   std::string line = compute_name(run);
@@ -120,6 +130,7 @@ void print_header(const HaloConfig& cfg, const Decomposition& dec, const RunCont
       << "  global size    : lx=" << cfg.lx << " ly=" << cfg.ly << " lz=" << cfg.lz << "\n"
       << "  decomposition  : proc_x=" << dec.dims[0] << " proc_y=" << dec.dims[1] << " proc_z=" << dec.dims[2] << "\n"
       << "  local size     : l=" << dec.grid.l << " m=" << dec.grid.m << " n=" << dec.grid.n << "\n"
+      << "  stencil        : " << stencil_line(cfg.stencil) << "\n"
       << "  run            : itfin=" << cfg.itfin << " icheck=" << cfg.icheck << " border=" << cfg.border
       << " warmup=" << cfg.warmup << " rounds=" << cfg.rounds << (cfg.repeat > 1 ? " repeat=" + std::to_string(cfg.repeat) : "")
       << " seed=" << cfg.seed << "\n"

@@ -21,7 +21,7 @@ template <class Real>
 class BackendFields {
  public:
   BackendFields(Backend<Real>& backend, Fields<Real>& host) : backend_(backend), host_(host) {
-    for (Real*& p : ptrs) p = backend.allocate(host.grid.cells());
+    for (int f = 0; f < host.count(); ++f) ptrs.push_back(backend.allocate(host.grid.cells()));
     owned_ = ptrs;
   }
   ~BackendFields() {
@@ -33,29 +33,41 @@ class BackendFields {
 
   // Host -> `at` and back; `at` is where a strategy keeps the fields now
   // (double-buffered strategies swap them, shared memory moves them).
-  void upload(FieldPtrs<Real> at) {
-    for (int f = 0; f < 3; ++f) backend_.upload(at[f], host_.data(f), host_.grid.cells());
+  void upload(const FieldPtrs<Real>& at) {
+    for (int f = 0; f < host_.count(); ++f) backend_.upload(at[std::size_t(f)], host_.data(f), host_.grid.cells());
   }
-  void download(FieldPtrs<Real> at) {
-    for (int f = 0; f < 3; ++f) backend_.download(host_.data(f), at[f], host_.grid.cells());
+  void download(const FieldPtrs<Real>& at) {
+    for (int f = 0; f < host_.count(); ++f) backend_.download(host_.data(f), at[std::size_t(f)], host_.grid.cells());
   }
 
-  FieldPtrs<Real> ptrs{};
+  FieldPtrs<Real> ptrs;
 
  private:
   Backend<Real>& backend_;
   Fields<Real>& host_;
-  FieldPtrs<Real> owned_{};
+  FieldPtrs<Real> owned_;
 };
 
 // "its neighbours x 1/3, y 2/2, z 0/0 (below/above)", for the watchdog: the
-// exchange does not say which of them a rank waits for.
-std::string neighbours(const Decomposition& dec) {
+// exchange does not say which of them a rank waits for. With `hostnames` (by
+// rank), those on other nodes than this rank's with their node: "; on other
+// nodes: 1 (cmpi-n1), 3 (cmpi-n3)", the ones an unreachable node stalls.
+std::string neighbours(const Decomposition& dec, const std::vector<std::string>& hostnames) {
   std::string text = "one of its neighbours";
-  for (int d = 0; d < 3; ++d)
+  std::vector<int> off;
+  for (int d = 0; d < 3; ++d) {
     text += std::string(d ? ", " : " ") + "xyz"[d] + " " + std::to_string(dec.neighbour[d][0]) + "/" +
             std::to_string(dec.neighbour[d][1]);
-  return text + " (below/above)";
+    for (int peer : dec.neighbour[d])
+      if (size_t(peer) < hostnames.size() && size_t(dec.rank) < hostnames.size() &&
+          hostnames[size_t(peer)] != hostnames[size_t(dec.rank)] &&
+          std::find(off.begin(), off.end(), peer) == off.end())
+        off.push_back(peer);
+  }
+  text += " (below/above)";
+  for (size_t i = 0; i < off.size(); ++i)
+    text += (i ? ", " : "; on other nodes: ") + std::to_string(off[i]) + " (" + hostnames[size_t(off[i])] + ")";
+  return text;
 }
 
 // The untimed routing check (core/routing.hpp): kRoutingSteps steps from
@@ -72,7 +84,7 @@ std::string run_routing_check(Strategy<Real>& strategy, HaloState<Real>& state, 
   }
   on_backend.download(state.f);
   progress::at(label + ": routing check", "all ranks (MPI_Allreduce)");
-  const RouteMismatch m = check_routing(fields, dec, kRoutingSteps, state.options.reverse);
+  const RouteMismatch m = check_routing(fields, dec, kRoutingSteps);
   long long bad = 0;
   MPI_Allreduce(&m.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
   if (bad == 0) return "";
@@ -90,9 +102,11 @@ std::string run_routing_check(Strategy<Real>& strategy, HaloState<Real>& state, 
 template <class Real>
 class Runner final : public RoundRunner {
  public:
-  Runner(const Decomposition& dec, const HaloConfig& cfg, const BackendChoice& choice)
-      : dec_(dec), cfg_(cfg), initial_(dec.grid), fields_(dec.grid), backend_(make_backend<Real>(choice)),
-        on_backend_(*backend_, fields_) {}
+  Runner(const Decomposition& dec, const HaloConfig& cfg, const BackendChoice& choice,
+         const std::vector<std::string>& hostnames)
+      : dec_(dec), cfg_(cfg), motion_(cfg.stencil, cfg.reverse), initial_(dec.grid), fields_(dec.grid, motion_),
+        backend_(make_backend<Real>(choice)), on_backend_(*backend_, fields_),
+        waits_for_(neighbours(dec, hostnames)) {}
 
   void run(const StrategyInfo& info, long long first, long long last, bool first_round, StrategyRun& r,
            ProfileFiles& profiles) override;
@@ -100,10 +114,12 @@ class Runner final : public RoundRunner {
  private:
   const Decomposition& dec_;
   const HaloConfig& cfg_;
+  const Motion motion_;
   const InitialProfiles<Real> initial_;
   Fields<Real> fields_;
   std::unique_ptr<Backend<Real>> backend_;
   BackendFields<Real> on_backend_;
+  const std::string waits_for_;  // whom a stalled exchange waits for (the watchdog's line)
 };
 
 // Test hook (--inject-delay): waits `fraction` of the time since `since`
@@ -124,7 +140,7 @@ void Runner<Real>::run(const StrategyInfo& info, long long first, long long last
   progress::at(label + ": setup", "");
   StepTimers timers;
   const StepOptions options{cfg.reverse, cfg.border, cfg.sync == SyncMode::Barrier, cfg.self_copy};
-  HaloState<Real> state{dec, g, on_backend_.ptrs, options, timers, *backend_};
+  HaloState<Real> state{dec, g, on_backend_.ptrs, options, timers, *backend_, cfg.stencil, motion_};
   auto strategy = make_strategy<Real>(info, cfg.compute);
   strategy->setup(state);
   if (first_round) {
@@ -135,7 +151,7 @@ void Runner<Real>::run(const StrategyInfo& info, long long first, long long last
     r.note = !strategy->note().empty() ? strategy->note() : info.note;
     if (backend_->kind() == BackendKind::Host && !info.host_note.empty()) r.note = info.host_note;
     if (r.mpi_buffers == "staged") r.note = "staged through host memory";
-    progress::at(label + ": routing check", neighbours(dec));
+    progress::at(label + ": routing check", waits_for_);
     r.error = run_routing_check(*strategy, state, fields_, on_backend_, label);
     if (!r.error.empty()) {  // a misrouted exchange has nothing worth timing
       r.valid = false;
@@ -143,13 +159,13 @@ void Runner<Real>::run(const StrategyInfo& info, long long first, long long last
     }
   }
 
-  progress::at(label + ": warm-up", neighbours(dec));
+  progress::at(label + ": warm-up", waits_for_);
   for (long long w = 0; w < cfg.warmup; ++w) {
     progress::beat(w + 1);
     strategy->step(state);
   }
   // The timed steps start from the exact state after step `first`.
-  initialise(fields_, initial_, first, cfg.reverse);
+  initialise(fields_, initial_, first);
   on_backend_.upload(state.f);
   timers = StepTimers{};
 
@@ -159,7 +175,7 @@ void Runner<Real>::run(const StrategyInfo& info, long long first, long long last
   const double delay = cfg.inject_delay_strategy == info.id ? cfg.inject_delay : 0.0;
   Reservoir samples(samples_per_round(dec.size, cfg.rounds));  // allocated here, not in the loop
 
-  progress::at(label + ": timed loop", neighbours(dec));
+  progress::at(label + ": timed loop", waits_for_);
   MPI_Barrier(dec.comm);
   MPI_Pcontrol(1);
   const double start = MPI_Wtime();
@@ -185,7 +201,7 @@ void Runner<Real>::run(const StrategyInfo& info, long long first, long long last
       Timed diag(timers.diag);
       on_backend_.download(state.f);
       if (t % cfg.icheck == 0) profiles.write(fields_, t);
-      r.mismatch = validate(fields_, initial_, t, cfg.reverse);
+      r.mismatch = validate(fields_, initial_, t);
       long long bad = 0;
       MPI_Allreduce(&r.mismatch.count, &bad, 1, MPI_LONG_LONG, MPI_SUM, dec.comm);
       if (bad > 0) {
@@ -215,9 +231,10 @@ long long round_start(long long itfin, long long rounds, long long k) {
 }
 
 std::unique_ptr<RoundRunner> make_round_runner(const Decomposition& dec, const HaloConfig& cfg,
-                                               const BackendChoice& choice) {
-  if (cfg.precision == Precision::Single) return std::make_unique<Runner<float>>(dec, cfg, choice);
-  return std::make_unique<Runner<double>>(dec, cfg, choice);
+                                               const BackendChoice& choice,
+                                               const std::vector<std::string>& hostnames) {
+  if (cfg.precision == Precision::Single) return std::make_unique<Runner<float>>(dec, cfg, choice, hostnames);
+  return std::make_unique<Runner<double>>(dec, cfg, choice, hostnames);
 }
 
 }  // namespace checkmpi

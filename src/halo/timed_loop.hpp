@@ -8,6 +8,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/atomic_file.hpp"
 #include "grid/config.hpp"
@@ -33,8 +35,10 @@ class RoundRunner {
 };
 
 // Allocates and first-touches the fields on the backend (collective only
-// through what the backend does).
+// through what the backend does). `hostnames` (by rank, the run context's)
+// name the neighbours on other nodes in what the watchdog prints.
 std::unique_ptr<RoundRunner> make_round_runner(const Decomposition& dec, const HaloConfig& cfg,
-                                               const BackendChoice& choice);
+                                               const BackendChoice& choice,
+                                               const std::vector<std::string>& hostnames = {});
 
 }  // namespace checkmpi

@@ -1,18 +1,20 @@
-// Neighbourhood collectives on the Cartesian communicator: all six messages
-// in one MPI_Neighbor_alltoallv (blocking, or MPI_Ineighbor_alltoallv waited
-// for like a message), or MPI_Neighbor_alltoallw with derived datatypes
-// straight on the fields, no packing.
+// Neighbourhood collectives: all of a step's messages in one
+// MPI_Neighbor_alltoallv (blocking, or MPI_Ineighbor_alltoallv waited for
+// like a message), or MPI_Neighbor_alltoallw with derived datatypes straight
+// on the fields, no packing.
 //
 // The decomposition's neighbour table is where every strategy takes its
 // peers from (so the routing check and its misrouting test hook cover every
-// transport). It is the Cartesian communicator's neighbourhood, except under
-// that test hook: then the same six neighbours, in the same order, form a
-// distributed graph instead.
+// transport). With 6 neighbours it is the Cartesian communicator's
+// neighbourhood, except under that test hook; with 18 or 26 (edges and
+// corners), or under the hook, the same neighbours form a distributed graph
+// instead, each a source and a destination.
 //
-// A Cartesian communicator orders each rank's neighbours x-, x+, y-, y+, z-,
-// z+. Towards the neighbour below a rank sends its Down message (plane 1)
-// and from it receives its Up message (halo 0); towards the one above, the
-// reverse. Channels under --self-copy get zero counts (the engine copies them).
+// A slot is a neighbour at offset q: to it a rank sends its message towards
+// q, and from it receives the message the neighbour sent towards -q (the
+// halo on side q). A Cartesian communicator orders the slots x-, x+, y-, y+,
+// z-, z+; the graph takes the stencil's offsets in their order. Channels
+// under --self-copy get zero counts (the engine copies them).
 #include <array>
 #include <memory>
 #include <stdexcept>
@@ -26,25 +28,36 @@ namespace checkmpi {
 
 namespace {
 
-// The communicator whose neighbourhood is the decomposition's neighbour
-// table; a new one (to be freed) only when the table is not the Cartesian one.
+// The slots' offsets and the communicator whose neighbourhood they are; a
+// new one (to be freed) only when that is not the Cartesian one.
 class Neighbourhood {
  public:
-  explicit Neighbourhood(const Decomposition& dec) : comm_(dec.comm) {
-    std::array<int, 6> peers{};
-    int cartesian = 1;  // an int: it is reduced as MPI_INT
-    for (int d = 0; d < 3; ++d) {
-      int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
-      MPI_Cart_shift(dec.comm, d, 1, &lo, &hi);
-      peers[std::size_t(2 * d)] = dec.neighbour[std::size_t(d)][0];
-      peers[std::size_t(2 * d + 1)] = dec.neighbour[std::size_t(d)][1];
-      cartesian = cartesian && lo == peers[std::size_t(2 * d)] && hi == peers[std::size_t(2 * d + 1)] ? 1 : 0;
-    }
+  Neighbourhood(const Decomposition& dec, int neighbours) : comm_(dec.comm) {
+    std::vector<int> peers;
+    int cartesian = neighbours == 6 ? 1 : 0;  // an int: it is reduced as MPI_INT
+    for (int d = 0; d < 3; ++d)
+      for (int side = 0; side < 2; ++side) {
+        int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
+        MPI_Cart_shift(dec.comm, d, 1, &lo, &hi);
+        Offset q{0, 0, 0};
+        q[std::size_t(d)] = side == 0 ? -1 : 1;
+        if (cartesian && dec.at(q) != (side == 0 ? lo : hi)) cartesian = 0;
+      }
     int all = 0;
     MPI_Allreduce(&cartesian, &all, 1, MPI_INT, MPI_LAND, dec.comm);
-    if (all) return;
-    MPI_Dist_graph_create_adjacent(dec.comm, 6, peers.data(), MPI_UNWEIGHTED, 6, peers.data(), MPI_UNWEIGHTED,
-                                   MPI_INFO_NULL, 0, &owned_);
+    if (all) {
+      for (int d = 0; d < 3; ++d)
+        for (int side = 0; side < 2; ++side) {
+          Offset q{0, 0, 0};
+          q[std::size_t(d)] = side == 0 ? -1 : 1;
+          slots_.push_back(q);
+        }
+      return;
+    }
+    slots_ = neighbour_offsets(neighbours);
+    for (const Offset& q : slots_) peers.push_back(dec.at(q));
+    MPI_Dist_graph_create_adjacent(dec.comm, int(peers.size()), peers.data(), MPI_UNWEIGHTED, int(peers.size()),
+                                   peers.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &owned_);
     comm_ = owned_;
   }
   ~Neighbourhood() {
@@ -53,83 +66,118 @@ class Neighbourhood {
   Neighbourhood(const Neighbourhood&) = delete;
   Neighbourhood& operator=(const Neighbourhood&) = delete;
   MPI_Comm comm() const { return comm_; }
+  const std::vector<Offset>& slots() const { return slots_; }
+  int size() const { return int(slots_.size()); }
 
  private:
   MPI_Comm comm_;
   MPI_Comm owned_ = MPI_COMM_NULL;
+  std::vector<Offset> slots_;
 };
 
-// The channel sent to (way 0) or received from (way 1) neighbour slot
-// 2 * dir + side (side 0: below, 1: above).
-int slot_sign(int side, int way) { return (side == 0) == (way == 0) ? Down : Up; }
+// The channel of neighbour index `neighbour` in the engine (its first: the
+// collectives carry packed messages, all fields in one).
+template <class Real>
+const Channel& channel_to(const Engine<Real>& e, const Offset& to) {
+  for (const Channel& c : e.channels())
+    if (c.to == to) return c;
+  throw std::logic_error("no channel for a neighbour");
+}
 
-// In a direction of one or two ranks the neighbour below and the one above
-// are the same rank, and the two messages exchanged with it can only be told
-// apart by which slot they fill. Some libraries match them by position
-// instead (this rank's message to the neighbour below lands in that
-// neighbour's slot for the rank below it): Open MPI 4.1's non-blocking
-// neighbourhood collectives, MPICH 4.0's MPI_Neighbor_alltoallw. A
-// one-integer exchange at set-up finds out, per direction, how this library
-// matches; where it matches by position, the two messages are sent in each
-// other's slot, which delivers them where the standard says.
-std::array<bool, 3> matches_by_position(MPI_Comm cart, Transport kind) {
-  std::array<int, 6> out{0, 1, 2, 3, 4, 5}, in{-1, -1, -1, -1, -1, -1}, ones{1, 1, 1, 1, 1, 1}, at{0, 1, 2, 3, 4, 5};
+// Where a rank and its neighbour are the same rank through two slots (a
+// direction of one or two ranks; more with edges and corners), the messages
+// exchanged with it can only be told apart by which slot they fill. Some
+// libraries match them by position instead (this rank's message to the
+// neighbour below lands in that neighbour's slot for the rank below it):
+// Open MPI 4.1's non-blocking neighbourhood collectives, MPICH 4.0's
+// MPI_Neighbor_alltoallw. A one-integer exchange at set-up finds out how
+// this library matches: each rank sends its slot numbers, and receive slot j
+// sees which slot of the sender filled it. Slot j must receive the message
+// sent towards -q_j; the send layout returned puts in each send slot the
+// offset whose message must leave there (its own, where the library matches
+// by side, as the standard says). Every rank must see the same.
+std::vector<Offset> send_layout(const Neighbourhood& hood, Transport kind) {
+  const int n = hood.size();
+  const std::size_t slots = hood.slots().size();
+  std::vector<int> out(slots), in(slots, -1), ones(slots, 1), at(slots);
+  for (int i = 0; i < n; ++i) out[std::size_t(i)] = at[std::size_t(i)] = i;
+  MPI_Comm comm = hood.comm();
   if (kind == Transport::NeighborAlltoallw) {
-    std::array<MPI_Aint, 6> bytes;
-    std::array<MPI_Datatype, 6> ints;
-    for (int i = 0; i < 6; ++i) bytes[std::size_t(i)] = MPI_Aint(i * sizeof(int)), ints[std::size_t(i)] = MPI_INT;
+    std::vector<MPI_Aint> bytes(slots);
+    std::vector<MPI_Datatype> ints(slots, MPI_INT);
+    for (int i = 0; i < n; ++i) bytes[std::size_t(i)] = MPI_Aint(i * sizeof(int));
     MPI_Neighbor_alltoallw(out.data(), ones.data(), bytes.data(), ints.data(), in.data(), ones.data(), bytes.data(),
-                           ints.data(), cart);
+                           ints.data(), comm);
   } else if (kind == Transport::INeighborAlltoallv) {
     MPI_Request r;
     MPI_Ineighbor_alltoallv(out.data(), ones.data(), at.data(), MPI_INT, in.data(), ones.data(), at.data(), MPI_INT,
-                            cart, &r);
+                            comm, &r);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
   } else {
     MPI_Neighbor_alltoallv(out.data(), ones.data(), at.data(), MPI_INT, in.data(), ones.data(), at.data(), MPI_INT,
-                           cart);
+                           comm);
   }
-  std::array<int, 3> verdict{};  // 0: by side, 1: by position, 2: neither
-  for (int d = 0; d < 3; ++d) {
-    const bool by_side = in[2 * d] == 2 * d + 1 && in[2 * d + 1] == 2 * d;
-    const bool by_position = in[2 * d] == 2 * d && in[2 * d + 1] == 2 * d + 1;
-    verdict[d] = by_side ? 0 : by_position ? 1 : 2;
+  std::vector<int> lo(slots), hi(slots);
+  MPI_Allreduce(in.data(), lo.data(), n, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(in.data(), hi.data(), n, MPI_INT, MPI_MAX, comm);
+  const std::vector<Offset>& q = hood.slots();
+  std::vector<Offset> layout(slots);
+  std::vector<bool> filled(slots, false);
+  for (int j = 0; j < n; ++j) {
+    const int i = in[std::size_t(j)];
+    if (lo != hi || i < 0 || i >= n || filled[std::size_t(i)])
+      throw std::runtime_error("the MPI library delivers neighbourhood messages to the wrong slots");
+    layout[std::size_t(i)] = opposite(q[std::size_t(j)]);  // the message slot j must receive leaves from send slot i
+    filled[std::size_t(i)] = true;
   }
-  std::array<int, 3> all{};
-  MPI_Allreduce(verdict.data(), all.data(), 3, MPI_INT, MPI_MAX, cart);
-  std::array<bool, 3> swap{};
-  for (int d = 0; d < 3; ++d) {
-    if (all[d] == 2) throw std::runtime_error("the MPI library delivers neighbourhood messages to the wrong slots");
-    swap[d] = all[d] == 1;
-  }
-  return swap;
+  return layout;
 }
 
-std::string swap_note(const std::array<bool, 3>& swap) {
+// "" where every message leaves from its own slot; else which directions'
+// faces (and how many edge and corner slots) were sent in another's.
+std::string layout_note(const Neighbourhood& hood, const std::vector<Offset>& layout) {
   std::string dirs;
-  for (int d = 0; d < 3; ++d)
-    if (swap[std::size_t(d)]) dirs += std::string(dirs.empty() ? "" : ",") + "xyz"[d];
-  return dirs.empty() ? "" : "MPI matches a twice-neighbour's messages by position: sent swapped in " + dirs;
+  int diagonal = 0;
+  for (int d = 0; d < 3; ++d) {
+    bool moved = false;
+    for (int i = 0; i < hood.size(); ++i) {
+      const Offset& q = hood.slots()[std::size_t(i)];
+      if (order_of(q) == 1 && q[std::size_t(d)] != 0 && layout[std::size_t(i)] != q) moved = true;
+    }
+    if (moved) dirs += std::string(dirs.empty() ? "" : ",") + "xyz"[d];
+  }
+  for (int i = 0; i < hood.size(); ++i)
+    if (order_of(hood.slots()[std::size_t(i)]) > 1 && layout[std::size_t(i)] != hood.slots()[std::size_t(i)]) ++diagonal;
+  if (dirs.empty() && diagonal == 0) return "";
+  std::string note = "MPI matches a twice-neighbour's messages by position: sent swapped";
+  if (!dirs.empty()) note += " in " + dirs;
+  if (diagonal > 0) note += std::string(dirs.empty() ? " in " : " and in ") + std::to_string(diagonal) + " edge and corner slots";
+  return note;
 }
 
-// Neighbor_alltoallv on kernel-packed messages (one channel per direction and sign).
+// Neighbor_alltoallv on kernel-packed messages (one channel per neighbour).
 template <class Real>
 class AlltoallvCarrier final : public Carrier<Real> {
  public:
   explicit AlltoallvCarrier(bool nonblocking) : nonblocking_(nonblocking) {}
 
-  std::string note() const override { return swap_note(swap_); }
+  std::string note() const override { return note_; }
 
   void setup(Engine<Real>& e) override {
     if (e.block_elements() > std::size_t(2147483647))
       throw UsageError("local block too large for " + std::string(name(e.parts().transport)) +
                        ": its message displacements exceed 2^31 elements");
-    hood_ = std::make_unique<Neighbourhood>(e.state().dec);
-    swap_ = matches_by_position(hood_->comm(), e.parts().transport);
-    for (int slot = 0; slot < 6; ++slot)
+    hood_ = std::make_unique<Neighbourhood>(e.state().dec, e.direct() ? e.state().stencil.neighbours : 6);
+    const std::vector<Offset> layout = send_layout(*hood_, e.parts().transport);
+    note_ = layout_note(*hood_, layout);
+    const int n = hood_->size();
+    for (auto& way : counts_) way.assign(std::size_t(n), 0);
+    for (auto& way : displs_) way.assign(std::size_t(n), 0);
+    for (int slot = 0; slot < n; ++slot)
       for (int way = 0; way < 2; ++way) {
-        const bool swapped = way == 0 && swap_[std::size_t(slot / 2)];
-        const Channel& c = find(e, slot / 2, slot_sign(slot % 2, way) ^ int(swapped));
+        // Sent: the message the layout puts here; received: the halo on this slot's side.
+        const Offset to = way == 0 ? layout[std::size_t(slot)] : opposite(hood_->slots()[std::size_t(slot)]);
+        const Channel& c = channel_to(e, to);
         counts_[way][std::size_t(slot)] = e.through_mpi(c) ? int(e.send_wire(c).count) : 0;
         displs_[way][std::size_t(slot)] = int(e.offset(c));
       }
@@ -158,30 +206,20 @@ class AlltoallvCarrier final : public Carrier<Real> {
   }
 
  private:
-  static const Channel& find(Engine<Real>& e, int dir, int sign) {
-    for (const Channel& c : e.channels())
-      if (c.dir == dir && c.sign == sign) return c;
-    throw std::logic_error("no channel for a neighbour");
-  }
-
   bool nonblocking_;
   std::unique_ptr<Neighbourhood> hood_;
-  std::array<bool, 3> swap_{};
-  std::array<std::array<int, 6>, 2> counts_{}, displs_{};  // [send, recv][slot]
+  std::string note_;
+  std::array<std::vector<int>, 2> counts_, displs_;  // [send, recv][slot]
   MPI_Request request_ = MPI_REQUEST_NULL;
 };
 
-// Neighbor_alltoallw: per neighbour one struct datatype made of the three
-// fields' planes at their absolute addresses, sent from and received into
+// Neighbor_alltoallw: per slot one struct datatype made of the fields'
+// blocks at their absolute addresses, sent from and received into
 // MPI_BOTTOM. One set of datatypes per buffer the fields live in (one-pass
 // swaps two), chosen by the engine's parity.
 template <class Real>
 class AlltoallwCarrier final : public Carrier<Real> {
  public:
-  AlltoallwCarrier() {
-    for (auto& by_parity : types_)
-      for (auto& by_way : by_parity) by_way.fill(MPI_DATATYPE_NULL);
-  }
   ~AlltoallwCarrier() override {
     for (auto& by_parity : types_)
       for (auto& by_way : by_parity)
@@ -189,14 +227,16 @@ class AlltoallwCarrier final : public Carrier<Real> {
           if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
   }
 
-  std::string note() const override { return swap_note(swap_); }
+  std::string note() const override { return note_; }
 
   void setup(Engine<Real>& e) override {
     HaloState<Real>& s = e.state();
-    hood_ = std::make_unique<Neighbourhood>(s.dec);
-    swap_ = matches_by_position(hood_->comm(), Transport::NeighborAlltoallw);
-    describe(s, s.f, types_[0]);
-    if (e.parts().compute == Compute::OnePass) describe(s, e.second_buffer(), types_[1]);
+    hood_ = std::make_unique<Neighbourhood>(s.dec, e.direct() ? s.stencil.neighbours : 6);
+    const std::vector<Offset> layout = send_layout(*hood_, Transport::NeighborAlltoallw);
+    note_ = layout_note(*hood_, layout);
+    displs_.assign(std::size_t(hood_->size()), 0);
+    describe(e, s.f, layout, types_[0]);
+    if (e.parts().compute == Compute::OnePass) describe(e, e.second_buffer(), layout, types_[1]);
   }
 
   // A blocking call: all wait, received in place (nothing to unpack).
@@ -208,32 +248,36 @@ class AlltoallwCarrier final : public Carrier<Real> {
   }
 
  private:
-  using Types = std::array<std::array<MPI_Datatype, 6>, 2>;  // [send, recv][slot]
+  using Types = std::array<std::vector<MPI_Datatype>, 2>;  // [send, recv][slot]
 
-  void describe(const HaloState<Real>& s, const FieldPtrs<Real>& f, Types& types) {
-    for (int slot = 0; slot < 6; ++slot) {
-      const int dir = slot / 2;
-      MPI_Datatype plane_type = make_plane_datatype(s.grid, dir, mpi_type<Real>());
+  void describe(Engine<Real>& e, const FieldPtrs<Real>& f, const std::vector<Offset>& layout, Types& types) {
+    const HaloState<Real>& s = e.state();
+    const int n = hood_->size(), fields = e.fields();
+    for (auto& way : types) way.assign(std::size_t(n), MPI_DATATYPE_NULL);
+    for (auto& way : counts_) way.assign(std::size_t(n), 0);
+    for (int slot = 0; slot < n; ++slot)
       for (int way = 0; way < 2; ++way) {
-        const int sign = slot_sign(slot % 2, way) ^ int(way == 0 && swap_[std::size_t(dir)]);
-        const Plane p = plane(s.grid, dir, way == 0 ? send_index(s.grid, dir, sign) : recv_index(s.grid, dir, sign));
-        int lengths[3] = {1, 1, 1};
-        MPI_Aint where[3];
-        MPI_Datatype member[3] = {plane_type, plane_type, plane_type};
-        for (int field = 0; field < 3; ++field) MPI_Get_address(f[field] + p.offset, &where[field]);
-        MPI_Type_create_struct(3, lengths, where, member, &types[way][std::size_t(slot)]);
+        const Offset to = way == 0 ? layout[std::size_t(slot)] : opposite(hood_->slots()[std::size_t(slot)]);
+        const Channel& c = channel_to(e, to);
+        const Plane p = way == 0 ? e.send_plane(c) : e.recv_plane(c);
+        MPI_Datatype block = make_plane_datatype(p, mpi_type<Real>());
+        const std::size_t count = std::size_t(fields);
+        std::vector<int> lengths(count, 1);
+        std::vector<MPI_Aint> where(count);
+        std::vector<MPI_Datatype> member(count, block);
+        for (int field = 0; field < fields; ++field) MPI_Get_address(f[std::size_t(field)] + p.offset, &where[std::size_t(field)]);
+        MPI_Type_create_struct(fields, lengths.data(), where.data(), member.data(), &types[way][std::size_t(slot)]);
         MPI_Type_commit(&types[way][std::size_t(slot)]);
-        counts_[way][std::size_t(slot)] = s.copies_locally(dir) ? 0 : 1;
+        MPI_Type_free(&block);
+        counts_[way][std::size_t(slot)] = s.copies_locally(c.to) ? 0 : 1;
       }
-      MPI_Type_free(&plane_type);
-    }
   }
 
   std::unique_ptr<Neighbourhood> hood_;
-  std::array<bool, 3> swap_{};
+  std::string note_;
   std::array<Types, 2> types_{};  // by parity: the fields as set up, and the second buffer
-  std::array<std::array<int, 6>, 2> counts_{};
-  std::array<MPI_Aint, 6> displs_{};  // all zero: the types hold the addresses
+  std::array<std::vector<int>, 2> counts_;
+  std::vector<MPI_Aint> displs_;  // all zero: the types hold the addresses
 };
 
 }  // namespace

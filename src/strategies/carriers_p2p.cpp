@@ -14,14 +14,14 @@ template <class Real>
 void isend(Engine<Real>& e, const Channel& c, MPI_Request* req) {
   const auto w = e.send_wire(c);
   const Decomposition& dec = e.state().dec;
-  MPI_Isend(w.ptr, w.count, w.type, send_peer(dec, c.dir, c.sign), c.tag(), dec.comm, req);
+  MPI_Isend(w.ptr, w.count, w.type, send_peer(dec, c), c.tag, dec.comm, req);
 }
 
 template <class Real>
 void irecv(Engine<Real>& e, const Channel& c, MPI_Request* req) {
   const auto w = e.recv_wire(c);
   const Decomposition& dec = e.state().dec;
-  MPI_Irecv(w.ptr, w.count, w.type, recv_peer(dec, c.dir, c.sign), c.tag(), dec.comm, req);
+  MPI_Irecv(w.ptr, w.count, w.type, recv_peer(dec, c), c.tag, dec.comm, req);
 }
 
 // Schedule by-direction, on sets of the transport's grain. sendrecv (a set
@@ -46,10 +46,10 @@ class DirectionCarrier final : public Carrier<Real> {
       const auto in = e.recv_wire(c);
       if (together) {
         const auto out = e.send_wire(c);
-        MPI_Sendrecv(out.ptr, out.count, out.type, send_peer(dec, c.dir, c.sign), c.tag(), in.ptr, in.count,
-                     in.type, recv_peer(dec, c.dir, c.sign), c.tag(), dec.comm, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(out.ptr, out.count, out.type, send_peer(dec, c), c.tag, in.ptr, in.count,
+                     in.type, recv_peer(dec, c), c.tag, dec.comm, MPI_STATUS_IGNORE);
       } else {
-        MPI_Recv(in.ptr, in.count, in.type, recv_peer(dec, c.dir, c.sign), c.tag(), dec.comm, MPI_STATUS_IGNORE);
+        MPI_Recv(in.ptr, in.count, in.type, recv_peer(dec, c), c.tag, dec.comm, MPI_STATUS_IGNORE);
       }
       e.arrived(c);
     }
@@ -77,9 +77,9 @@ class RequestCarrier final : public Carrier<Real> {
     for (const Channel& c : e.channels()) {
       if (!e.through_mpi(c)) continue;
       const auto in = e.recv_wire(c), out = e.send_wire(c);
-      MPI_Recv_init(in.ptr, in.count, in.type, recv_peer(dec, c.dir, c.sign), c.tag(), dec.comm,
+      MPI_Recv_init(in.ptr, in.count, in.type, recv_peer(dec, c), c.tag, dec.comm,
                     requests_.recv(c.index));
-      MPI_Send_init(out.ptr, out.count, out.type, send_peer(dec, c.dir, c.sign), c.tag(), dec.comm,
+      MPI_Send_init(out.ptr, out.count, out.type, send_peer(dec, c), c.tag, dec.comm,
                     requests_.send(c.index));
     }
   }

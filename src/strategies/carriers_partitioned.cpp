@@ -1,5 +1,5 @@
 // MPI 4 partitioned communication: each message is made once with
-// MPI_Psend_init/MPI_Precv_init, three partitions (one per field); every step
+// MPI_Psend_init/MPI_Precv_init, one partition per field; every step
 // the send is started and each field's partition is marked ready
 // (MPI_Pready) as soon as the kernels have packed it, so the first field
 // can travel while the others are packed. MPI libraries older than MPI 4
@@ -25,10 +25,11 @@ class PartitionedCarrier final : public Carrier<Real> {
     for (const Channel& c : e.channels()) {
       if (!e.through_mpi(c)) continue;
       const auto in = e.recv_wire(c), out = e.send_wire(c);
-      const MPI_Count per_field = in.count / 3;
-      MPI_Precv_init(in.ptr, 3, per_field, in.type, recv_peer(dec, c.dir, c.sign), c.tag(), dec.comm,
+      const int fields = e.fields();
+      const MPI_Count per_field = in.count / fields;
+      MPI_Precv_init(in.ptr, fields, per_field, in.type, recv_peer(dec, c), c.tag, dec.comm,
                      MPI_INFO_NULL, requests_.recv(c.index));
-      MPI_Psend_init(out.ptr, 3, per_field, out.type, send_peer(dec, c.dir, c.sign), c.tag(), dec.comm,
+      MPI_Psend_init(out.ptr, fields, per_field, out.type, send_peer(dec, c), c.tag, dec.comm,
                      MPI_INFO_NULL, requests_.send(c.index));
     }
   }
@@ -39,7 +40,7 @@ class PartitionedCarrier final : public Carrier<Real> {
     requests_.start_sends(set);
     for (const Channel& c : set) {
       if (!e.through_mpi(c)) continue;
-      for (int f = 0; f < 3; ++f) {
+      for (int f = 0; f < e.fields(); ++f) {
         e.pack(c, /*finish=*/true, FieldRange{f, 1});  // the partition must be in place before it is ready
         MPI_Pready(f, *requests_.send(c.index));
       }

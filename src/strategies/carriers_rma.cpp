@@ -36,8 +36,8 @@ class RmaCarrier final : public Carrier<Real> {
     std::vector<int> from, to;
     for (const Channel& c : e.channels()) {
       if (!e.through_mpi(c)) continue;
-      from.push_back(recv_peer(dec, c.dir, c.sign));
-      to.push_back(send_peer(dec, c.dir, c.sign));
+      from.push_back(recv_peer(dec, c));
+      to.push_back(send_peer(dec, c));
     }
     MPI_Group all;
     MPI_Comm_group(dec.comm, &all);
@@ -59,7 +59,7 @@ class RmaCarrier final : public Carrier<Real> {
     for (const Channel& c : set) {
       if (!e.through_mpi(c)) continue;
       const auto w = e.send_wire(c);
-      MPI_Put(w.ptr, w.count, w.type, send_peer(dec, c.dir, c.sign), MPI_Aint(e.offset(c)), w.count, w.type,
+      MPI_Put(w.ptr, w.count, w.type, send_peer(dec, c), MPI_Aint(e.offset(c)), w.count, w.type,
               window_);
     }
   }

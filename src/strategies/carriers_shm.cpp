@@ -48,14 +48,19 @@ class ShmCarrier final : public Carrier<Real> {
     MPI_Comm_split_type(s.dec.comm, MPI_COMM_TYPE_SHARED, s.dec.rank, MPI_INFO_NULL, &node_);
     Real* base = nullptr;
     in_place_ = e.parts().compute == Compute::InPlace;
-    faces_at_ = (in_place_ ? 1 : 2) * 3 * cells;  // the packed x faces follow the fields
-    face_ = 3 * plane_count(s.grid, 0);
+    fields_ = std::size_t(e.fields());
+    faces_at_ = (in_place_ ? 1 : 2) * fields_ * cells;  // the packed x faces follow the fields
+    for (int sign = 0; sign < 2; ++sign) x_face_[sign] = e.send_plane(x_channel(e, sign));
+    face_ = fields_ * x_face_[0].count();
     MPI_Win_allocate_shared(MPI_Aint((faces_at_ + 4 * face_) * sizeof(Real)), int(sizeof(Real)), MPI_INFO_NULL, node_,
                             &base, &window_);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
-    const FieldPtrs<Real> next = in_place_ ? FieldPtrs<Real>{}
-                                           : FieldPtrs<Real>{base + 3 * cells, base + 4 * cells, base + 5 * cells};
-    e.adopt_fields({base, base + cells, base + 2 * cells}, next);
+    FieldPtrs<Real> current, next;
+    for (std::size_t f = 0; f < fields_; ++f) {
+      current.push_back(base + f * cells);
+      if (!in_place_) next.push_back(base + (fields_ + f) * cells);
+    }
+    e.adopt_fields(current, next);
     faces_ = base + faces_at_;
 
     // Where each halo comes from: the neighbour's window on this node (itself
@@ -67,7 +72,7 @@ class ShmCarrier final : public Carrier<Real> {
     // A channel's receive and send are shared or not each on its own: at the
     // edge of a node one neighbour is on it and the other is not.
     for (const Channel& c : e.channels()) {
-      int peers[2] = {recv_peer(s.dec, c.dir, c.sign), send_peer(s.dec, c.dir, c.sign)};
+      int peers[2] = {recv_peer(s.dec, c), send_peer(s.dec, c)};
       int on_node[2] = {MPI_UNDEFINED, MPI_UNDEFINED};
       MPI_Group_translate_ranks(world, 2, peers, node, on_node);
       if (on_node[0] != MPI_UNDEFINED) {
@@ -76,7 +81,7 @@ class ShmCarrier final : public Carrier<Real> {
         MPI_Win_shared_query(window_, on_node[0], &size, &unit, &source_[std::size_t(c.index)]);
       }
       e.share(c, on_node[0] != MPI_UNDEFINED, on_node[1] != MPI_UNDEFINED);
-      if (c.dir == 0) pack_x_[c.sign] = on_node[1] != MPI_UNDEFINED;  // the rank that reads this x face is on the node
+      if (x_face(c)) pack_x_[c.sign] = on_node[1] != MPI_UNDEFINED;  // the rank that reads this x face is on the node
     }
     MPI_Group_free(&world);
     MPI_Group_free(&node);
@@ -95,27 +100,26 @@ class ShmCarrier final : public Carrier<Real> {
       for (int sign = 0; sign < 2; ++sign) {
         if (!pack_x_[sign]) continue;
         Timed timed(s.timers.pack, &s.timers.pack_dir[0]);
-        s.backend.pack(g, as_const(s.f), plane(g, 0, send_index(g, 0, sign)), face(faces_, sign), direction_queue(0),
-                       FieldRange{});
+        s.backend.pack(g, s.f, x_face_[sign], face(faces_, sign), direction_queue(0), FieldRange{});
         s.backend.wait(direction_queue(0));
       }
       node_barrier();
     }
     for (const Channel& c : set) {
-      if (e.route(c) == Route::Shared && c.dir == 0) {  // the neighbour's packed face into the halo
+      if (e.route(c) == Route::Shared && x_face(c)) {  // the neighbour's packed face into the halo
         Timed timed(s.timers.unpack, &s.timers.unpack_dir[0]);
         const Real* packed = face(static_cast<Real*>(source_[std::size_t(c.index)]) + faces_at_, c.sign);
-        s.backend.unpack(g, packed, plane(g, 0, recv_index(g, 0, c.sign)), s.f, direction_queue(0), FieldRange{});
+        s.backend.unpack(g, packed, e.recv_plane(c), s.f, direction_queue(0), FieldRange{});
         s.backend.wait(direction_queue(0));
-      } else if (e.route(c) == Route::Shared) {  // the neighbour's current buffer, plane by plane into the halo
-        Real* theirs = static_cast<Real*>(source_[std::size_t(c.index)]) + std::size_t(e.parity()) * 3 * g.cells();
-        const FieldPtrs<const Real> from{theirs, theirs + g.cells(), theirs + 2 * g.cells()};
-        s.backend.copy_plane(g, s.f, plane(g, c.dir, recv_index(g, c.dir, c.sign)), from,
-                             plane(g, c.dir, send_index(g, c.dir, c.sign)), direction_queue(c.dir));
+      } else if (e.route(c) == Route::Shared) {  // the neighbour's current buffer, block by block into the halo
+        Real* theirs = static_cast<Real*>(source_[std::size_t(c.index)]) + std::size_t(e.parity()) * fields_ * g.cells();
+        FieldPtrs<Real> from;
+        for (std::size_t f = 0; f < fields_; ++f) from.push_back(theirs + f * g.cells());
+        s.backend.copy_plane(g, s.f, e.recv_plane(c), from, e.send_plane(c), direction_queue(c.dir));
         s.backend.wait(direction_queue(c.dir));
       } else if (e.through_mpi(c)) {
         const auto w = e.recv_wire(c);
-        MPI_Irecv(w.ptr, w.count, w.type, recv_peer(s.dec, c.dir, c.sign), c.tag(), s.dec.comm,
+        MPI_Irecv(w.ptr, w.count, w.type, recv_peer(s.dec, c), c.tag, s.dec.comm,
                   requests_.recv(c.index));
       }
     }
@@ -126,7 +130,7 @@ class ShmCarrier final : public Carrier<Real> {
     for (const Channel& c : set) {
       if (!e.sends_through_mpi(c)) continue;
       const auto w = e.send_wire(c);
-      MPI_Isend(w.ptr, w.count, w.type, send_peer(dec, c.dir, c.sign), c.tag(), dec.comm, requests_.send(c.index));
+      MPI_Isend(w.ptr, w.count, w.type, send_peer(dec, c), c.tag, dec.comm, requests_.send(c.index));
     }
   }
 
@@ -142,11 +146,19 @@ class ShmCarrier final : public Carrier<Real> {
     MPI_Win_sync(window_);
   }
 
-  // This step's slot of a rank's packed x face of `sign` (its plane
-  // send_index(x, sign), three fields) in the faces that start at `faces`.
+  // This step's slot of a rank's packed x face of `sign` (the layers it
+  // sends that way, every field) in the faces that start at `faces`.
   Real* face(Real* faces, int sign) const { return faces + std::size_t(2 * slot_ + sign) * face_; }
+  static bool x_face(const Channel& c) { return c.face() && c.dir == 0; }
+  static const Channel& x_channel(const Engine<Real>& e, int sign) {
+    for (const Channel& c : e.channels())
+      if (x_face(c) && c.sign == sign) return c;
+    return e.channels().front();
+  }
 
   bool in_place_ = false;
+  std::size_t fields_ = 3;
+  Plane x_face_[2];  // this rank's x faces, by sign
   std::size_t faces_at_ = 0, face_ = 0;  // where a rank's packed x faces start in its part; one face's elements
   Real* faces_ = nullptr;               // this rank's
   bool pack_x_[2] = {false, false};     // by sign: a rank on the node reads that face from us

@@ -231,6 +231,7 @@ Json traits_json(const PartTraits& t) {
   j["mpi"] = t.mpi;
   j["on_node"] = t.on_node;
   j["self"] = t.self;
+  j["edges_and_corners"] = t.diagonals;
   return j;
 }
 

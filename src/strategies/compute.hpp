@@ -1,4 +1,4 @@
-// The compute part of a step: moving every field one cell, in place (host),
+// The compute part of a step: moving every field, in place (host),
 // in one pass into a second buffer, or in CheckMPI's two passes; whole, or
 // split around the messages in flight (interior or masked overlap).
 #pragma once
@@ -13,16 +13,17 @@ namespace checkmpi {
 // face: [1+border, N-border] along every direction (empty when 2*border >= N).
 Box inner_box(const Grid& g, long long border);
 
-// Per field, the interior cells whose upstream neighbour is interior too
-// (forward: field1 i >= 2, field2 j >= 2, field3 k >= 2; reverse: <= N-1),
-// which need no halo; the rest is the plane next to the halo.
-std::array<Box, 3> halo_free_boxes(const Grid& g, bool reverse);
+// Per field, the interior cells whose upstream cell is interior too
+// (CheckMPI's forward: field1 i >= 2, field2 j >= 2, field3 k >= 2; reverse:
+// <= N-1), which need no halo; the rest is the layers next to the halo.
+Boxes halo_free_boxes(const Grid& g, const Motion& m);
 
-// Masked overlap in place: per field, the inner box extended to the
-// interior's downstream end along the field's direction (those cells read
-// only interior cells, and must be shifted before the inner box is, which
-// reads the first of them).
-std::array<Box, 3> in_place_masked_boxes(const Grid& g, long long border, bool reverse);
+// Masked overlap: per field, the inner box less any cell that reads a halo
+// (a border narrower than the halo width). In place, extended to the
+// interior's downstream end along the field's velocity (those cells read only
+// interior cells, and must be shifted before the inner box is, which reads
+// the first of them).
+Boxes masked_boxes(const Grid& g, long long border, const Motion& m, bool in_place);
 
 template <class Real>
 class ComputeStep {
@@ -53,26 +54,28 @@ class ComputeStep {
   void begin_slices();
   bool next_slice(HaloState<Real>& s);
   // Where received halos go: the fields the compute reads next.
-  FieldPtrs<Real> unpack_target(HaloState<Real>& s) const;
+  const FieldPtrs<Real>& unpack_target(HaloState<Real>& s) const;
   // The fields move into `current` (values copied) and the second buffer is
-  // `next`, null in place (see Engine::adopt_fields).
-  void adopt(HaloState<Real>& s, FieldPtrs<Real> current, FieldPtrs<Real> next);
+  // `next`, empty in place (see Engine::adopt_fields).
+  void adopt(HaloState<Real>& s, const FieldPtrs<Real>& current, const FieldPtrs<Real>& next);
   int parity() const { return parity_; }
-  FieldPtrs<Real> other() const { return other_; }
+  const FieldPtrs<Real>& other() const { return other_; }
 
  private:
-  void shift_into_other(HaloState<Real>& s, const std::array<Box, 3>& boxes);
+  void shift_into_other(HaloState<Real>& s, const Boxes& boxes);
   void swap(HaloState<Real>& s);
 
   Compute mode_ = Compute::OnePass;
   Overlap overlap_ = Overlap::None;
   Backend<Real>* backend_ = nullptr;
-  FieldPtrs<Real> other_{};  // one-pass: the second buffer; two-pass: the temporaries
-  FieldPtrs<Real> owned_{};
-  std::array<Box, 3> ahead_{};   // per field, what is shifted in flight
-  std::array<Box, 3> good_{};    // what that leaves right: ahead_ but where a halo-free box was widened
-  std::array<Box, 3> sliced_{};  // the planes of ahead_ shifted so far this step, in slices
-  std::array<Box, 3> done_{};    // what is right so far this step
+  FieldPtrs<Real> other_;  // one-pass: the second buffer; two-pass: the temporaries
+  FieldPtrs<Real> owned_;
+  Boxes all_;     // per field, the interior
+  Boxes ahead_;   // per field, what is shifted in flight
+  Boxes good_;    // what that leaves right: ahead_ but where a halo-free box was widened
+  Boxes sliced_;  // the planes of ahead_ shifted so far this step, in slices
+  Boxes done_;    // what is right so far this step
+  Boxes slice_;   // the one being shifted
   int slice_field_ = 0, slice_planes_ = 1;
   int parity_ = 0;
 };

@@ -6,19 +6,26 @@
 
 namespace checkmpi {
 
-std::vector<Channel> make_channels(Packing p) {
+std::vector<Channel> make_channels(Packing p, int fields, int neighbours) {
   std::vector<Channel> out;
+  const std::vector<Offset>& around = neighbour_offsets(neighbours);
   for (int dir = 0; dir < 3; ++dir)
-    for (int sign : {Up, Down}) {
+    for (int nb = 0; nb < int(around.size()); ++nb) {
+      const Offset& o = around[std::size_t(nb)];
+      const int last = o[2] != 0 ? 2 : o[1] != 0 ? 1 : 0;  // the direction it is timed in
+      if (last != dir) continue;
       Packing how = p == Packing::HandX ? (dir == 0 ? Packing::Hand : Packing::Datatype) : p;
       const bool per_field = p == Packing::Datatype || p == Packing::HandX;
-      for (int field = per_field ? 0 : -1; field < (per_field ? 3 : 0); ++field) {
+      for (int field = per_field ? 0 : -1; field < (per_field ? fields : 0); ++field) {
         Channel c;
         c.dir = dir;
-        c.sign = sign;
+        c.sign = o[std::size_t(dir)] > 0 ? Up : Down;
+        c.to = o;
+        c.neighbour = nb;
         c.field = field;
         c.how = how;
         c.index = int(out.size());
+        c.tag = halo_tag(field < 0 ? fields : field, nb, fields);
         out.push_back(c);
       }
     }
@@ -71,9 +78,14 @@ void Engine<Real>::setup(HaloState<Real>& s) {
   s_ = &s;
   const Parts& p = info_.parts;
   const Grid& g = s.grid;
-  channels_ = make_channels(p.packing);
+  fields_ = s.stencil.fields;
+  // By direction, the faces relay the edges and corners; all at once, a
+  // stencil with them sends them to their neighbours.
+  direct_ = p.schedule == Schedule::AllAtOnce && s.stencil.neighbours > 6;
+  const int neighbours = direct_ ? s.stencil.neighbours : 6;
+  channels_ = make_channels(p.packing, fields_, neighbours);
   routes_.clear();
-  for (const Channel& c : channels_) routes_.push_back(s.copies_locally(c.dir) ? Route::Self : Route::Mpi);
+  for (const Channel& c : channels_) routes_.push_back(s.copies_locally(c.to) ? Route::Self : Route::Mpi);
   send_routes_ = routes_;
   for (int d = 0; d < 3; ++d) {
     const Channel* begin = channels_.data();
@@ -86,18 +98,29 @@ void Engine<Real>::setup(HaloState<Real>& s) {
   compute_.setup(s, p.compute, p.overlap);
   carrier_ = make_carrier<Real>(p.transport);
 
-  for (int d = 0; d < 3; ++d) plane_types_[std::size_t(d)] = make_plane_datatype(g, d, mpi_type<Real>());
-  // One block per way holds the six messages (three fields each), so that
+  // Per neighbour, one field's block each way and its datatype; one block
+  // per way holds every neighbour's message (all fields each), so that
   // collectives and windows can address every message from one base.
-  for (int m = 0; m < 6; ++m) {
-    message_offset_[std::size_t(m)] = block_;
-    std::size_t elements = 3 * plane_count(g, m / 2);
+  const std::vector<Offset>& around = neighbour_offsets(neighbours);
+  send_planes_.clear();
+  recv_planes_.clear();
+  message_offset_.assign(around.size(), 0);
+  message_size_.assign(around.size(), 0);
+  plane_types_.assign(around.size(), MPI_DATATYPE_NULL);
+  for (std::size_t m = 0; m < around.size(); ++m) {
+    const Offset& o = around[m];
+    const int dir = o[2] != 0 ? 2 : o[1] != 0 ? 1 : 0;
+    send_planes_.push_back(region(g, region_box(g, o, false, !direct_), dir));
+    recv_planes_.push_back(region(g, region_box(g, o, true, !direct_), dir));
+    plane_types_[m] = make_plane_datatype(send_planes_[m], mpi_type<Real>());
+    message_offset_[m] = block_;
+    std::size_t elements = std::size_t(fields_) * send_planes_[m].count();
     if (p.packing == Packing::MpiPack) {
       int bytes = 0;
-      MPI_Pack_size(3, plane_types_[std::size_t(m / 2)], s.dec.comm, &bytes);
+      MPI_Pack_size(fields_, plane_types_[m], s.dec.comm, &bytes);
       elements = (std::size_t(bytes) + sizeof(Real) - 1) / sizeof(Real);
     }
-    message_size_[std::size_t(m)] = elements;
+    message_size_[m] = elements;
     block_ += elements;
   }
   if (p.packing == Packing::Datatype) block_ = 0;  // nothing is packed
@@ -120,20 +143,23 @@ void Engine<Real>::setup(HaloState<Real>& s) {
   traits_ = Traits{};
   traits_.kernel_passes = kernel_passes(p.compute);
   traits_.overlaps = p.overlap != Overlap::None;
-  const PartTraits layout = part_traits(p);  // one message's fields: the catalog's and the plan's count too
+  const PartTraits layout = part_traits(p, s.stencil);  // one message's fields: the catalog's and the plan's count too
   for (int d = 0; d < 3; ++d) {
-    traits_.halo_bytes[d] = halo_bytes(g, d, sizeof(Real));
-    traits_.message_bytes[d] = message_bytes(layout, g, d, sizeof(Real));
+    traits_.halo_bytes[d] = halo_bytes(g, d, fields_, sizeof(Real));
+    traits_.message_bytes[d] = message_bytes(layout, g, d, sizeof(Real), direct_);
   }
   // What goes through MPI in the timed loop: a message per channel routed
   // so, or per neighbour where the transport bundles the fields.
-  bool neighbour_counted[3][2] = {};
+  std::vector<bool> neighbour_counted(around.size(), false);
   for (const Channel& c : channels_) {
     if (!through_mpi(c) || !transport_.measured) continue;
-    bool& counted = neighbour_counted[c.dir][c.sign];
-    traits_.messages += !transport_.bundles_fields || !counted;
-    counted = true;
-    traits_.mpi_bytes[c.dir] += (c.field < 0 ? 3 : 1) * plane_count(g, c.dir) * sizeof(Real);
+    traits_.messages += !transport_.bundles_fields || !neighbour_counted[std::size_t(c.neighbour)];
+    neighbour_counted[std::size_t(c.neighbour)] = true;
+    // The payload (MPI_Pack's own bytes aside): the channel's fields' blocks.
+    const std::size_t bytes =
+        (c.field < 0 ? std::size_t(fields_) : 1) * send_planes_[std::size_t(c.neighbour)].count() * sizeof(Real);
+    traits_.mpi_bytes[c.dir] += bytes;
+    if (!c.face()) traits_.diagonal_bytes += bytes;
   }
 }
 
@@ -266,14 +292,24 @@ void Engine<Real>::post_all_at_once(HaloState<Real>& s) {
 
 template <class Real>
 std::size_t Engine<Real>::offset(const Channel& c) const {
-  const std::size_t base = message_offset_[std::size_t(2 * c.dir + c.sign)];
-  return c.field < 0 ? base : base + std::size_t(c.field) * plane_count(s_->grid, c.dir);
+  const std::size_t base = message_offset_[std::size_t(c.neighbour)];
+  return c.field < 0 ? base : base + std::size_t(c.field) * send_planes_[std::size_t(c.neighbour)].count();
 }
 
 template <class Real>
 std::size_t Engine<Real>::count(const Channel& c) const {
-  if (c.how == Packing::MpiPack) return message_size_[std::size_t(2 * c.dir + c.sign)];
-  return (c.field < 0 ? 3 : 1) * plane_count(s_->grid, c.dir);
+  if (c.how == Packing::MpiPack) return message_size_[std::size_t(c.neighbour)];
+  return (c.field < 0 ? std::size_t(fields_) : 1) * send_planes_[std::size_t(c.neighbour)].count();
+}
+
+template <class Real>
+Plane Engine<Real>::send_plane(const Channel& c) const {
+  return send_planes_[std::size_t(c.neighbour)];
+}
+
+template <class Real>
+Plane Engine<Real>::recv_plane(const Channel& c) const {
+  return recv_planes_[std::size_t(c.neighbour)];
 }
 
 template <class Real>
@@ -282,23 +318,24 @@ void Engine<Real>::pack(const Channel& c, bool finish, FieldRange which) {
   HaloState<Real>& s = *s_;
   Timed timed(s.timers.pack, &s.timers.pack_dir[c.dir]);
   const Grid& g = s.grid;
-  const Plane p = plane(g, c.dir, send_index(g, c.dir, c.sign));
+  const Plane p = send_plane(c);
   const std::size_t pc = p.count();
-  Real* message = data_[0] + message_offset_[std::size_t(2 * c.dir + c.sign)];
+  Real* message = data_[0] + message_offset_[std::size_t(c.neighbour)];
   if (c.how == Packing::Hand) {
     const FieldRange r = c.fields();
-    for (int f = r.first; f < r.first + r.count; ++f) pack_plane(s.f[f], p, message + std::size_t(f) * pc);
+    for (int f = r.first; f < r.end(fields_); ++f) pack_plane(s.f[f], p, message + std::size_t(f) * pc);
   } else if (c.how == Packing::MpiPack) {
     int position = 0;
     const int capacity = int(count(c) * sizeof(Real));
-    for (int f = 0; f < 3; ++f)
-      MPI_Pack(s.f[f] + p.offset, 1, plane_types_[std::size_t(c.dir)], message, capacity, &position, s.dec.comm);
+    for (int f = 0; f < fields_; ++f)
+      MPI_Pack(s.f[f] + p.offset, 1, plane_types_[std::size_t(c.neighbour)], message, capacity, &position,
+               s.dec.comm);
     packed_bytes_[std::size_t(c.index)] = position;
   } else {
-    s.backend.pack(g, as_const(s.f), p, message, queue(c), which);
+    s.backend.pack(g, s.f, p, message, queue(c), which);
     if (staged(c)) {
-      const std::size_t at = message_offset_[std::size_t(2 * c.dir + c.sign)] + std::size_t(which.first) * pc;
-      s.backend.copy(wire_[0] + at, data_[0] + at, std::size_t(which.count) * pc, queue(c));
+      const std::size_t at = message_offset_[std::size_t(c.neighbour)] + std::size_t(which.first) * pc;
+      s.backend.copy(wire_[0] + at, data_[0] + at, std::size_t(which.end(fields_) - which.first) * pc, queue(c));
     }
     if (finish) s.backend.wait(queue(c));
   }
@@ -310,18 +347,19 @@ void Engine<Real>::unpack(const Channel& c, bool finish) {
   HaloState<Real>& s = *s_;
   Timed timed(s.timers.unpack, &s.timers.unpack_dir[c.dir]);
   const Grid& g = s.grid;
-  const Plane p = plane(g, c.dir, recv_index(g, c.dir, c.sign));
+  const Plane p = recv_plane(c);
   const std::size_t pc = p.count();
-  const FieldPtrs<Real> into = target();
-  Real* message = data_[1] + message_offset_[std::size_t(2 * c.dir + c.sign)];
+  const FieldPtrs<Real>& into = target();
+  Real* message = data_[1] + message_offset_[std::size_t(c.neighbour)];
   if (c.how == Packing::Hand) {
     const FieldRange r = c.fields();
-    for (int f = r.first; f < r.first + r.count; ++f) unpack_plane(message + std::size_t(f) * pc, p, into[f]);
+    for (int f = r.first; f < r.end(fields_); ++f) unpack_plane(message + std::size_t(f) * pc, p, into[f]);
   } else if (c.how == Packing::MpiPack) {
     int position = 0;
     const int capacity = int(count(c) * sizeof(Real));
-    for (int f = 0; f < 3; ++f)
-      MPI_Unpack(message, capacity, &position, into[f] + p.offset, 1, plane_types_[std::size_t(c.dir)], s.dec.comm);
+    for (int f = 0; f < fields_; ++f)
+      MPI_Unpack(message, capacity, &position, into[f] + p.offset, 1, plane_types_[std::size_t(c.neighbour)],
+                 s.dec.comm);
   } else {
     if (staged(c)) s.backend.copy(data_[1] + offset(c), wire_[1] + offset(c), count(c), queue(c));
     s.backend.unpack(g, message, p, into, queue(c), c.fields());
@@ -343,17 +381,16 @@ void Engine<Real>::arrived(const Channel& c) {
 template <class Real>
 void Engine<Real>::copy_locally(const Channel& c) {
   HaloState<Real>& s = *s_;
-  if (c.how == Packing::Datatype) {  // plane to plane within the field
-    const Grid& g = s.grid;
-    const Plane from = plane(g, c.dir, send_index(g, c.dir, c.sign));
-    const Plane to = plane(g, c.dir, recv_index(g, c.dir, c.sign));
-    Real* dst = target()[c.field];
-    const Real* src = s.f[c.field];
-    for (std::size_t r = 0; r < from.rows; ++r)
-      for (std::size_t col = 0; col < from.cols; ++col) {
-        const std::size_t at = r * from.row_stride + col * from.col_stride;
-        dst[to.offset + at] = src[from.offset + at];
-      }
+  if (c.how == Packing::Datatype) {  // block to block within the field
+    const Plane from = send_plane(c), to = recv_plane(c);
+    Real* dst = target()[std::size_t(c.field)];
+    const Real* src = s.f[std::size_t(c.field)];
+    for (std::size_t l = 0; l < from.layers; ++l)
+      for (std::size_t r = 0; r < from.rows; ++r)
+        for (std::size_t col = 0; col < from.cols; ++col) {
+          const std::size_t at = l * from.layer_stride + r * from.row_stride + col * from.col_stride;
+          dst[to.offset + at] = src[from.offset + at];
+        }
   } else if (c.how == Packing::Kernel) {
     s.backend.copy(data_[1] + offset(c), data_[0] + offset(c), count(c), queue(c));
     s.backend.wait(queue(c));
@@ -364,20 +401,16 @@ void Engine<Real>::copy_locally(const Channel& c) {
 
 template <class Real>
 typename Engine<Real>::Wire Engine<Real>::send_wire(const Channel& c) {
-  if (c.how == Packing::Datatype) {
-    const Plane p = plane(s_->grid, c.dir, send_index(s_->grid, c.dir, c.sign));
-    return {s_->f[c.field] + p.offset, 1, plane_types_[std::size_t(c.dir)]};
-  }
+  if (c.how == Packing::Datatype)
+    return {s_->f[std::size_t(c.field)] + send_plane(c).offset, 1, plane_types_[std::size_t(c.neighbour)]};
   if (c.how == Packing::MpiPack) return {wire_[0] + offset(c), packed_bytes_[std::size_t(c.index)], MPI_PACKED};
   return {wire_[0] + offset(c), int(count(c)), mpi_type<Real>()};
 }
 
 template <class Real>
 typename Engine<Real>::Wire Engine<Real>::recv_wire(const Channel& c) {
-  if (c.how == Packing::Datatype) {
-    const Plane p = plane(s_->grid, c.dir, recv_index(s_->grid, c.dir, c.sign));
-    return {target()[c.field] + p.offset, 1, plane_types_[std::size_t(c.dir)]};
-  }
+  if (c.how == Packing::Datatype)
+    return {target()[std::size_t(c.field)] + recv_plane(c).offset, 1, plane_types_[std::size_t(c.neighbour)]};
   if (c.how == Packing::MpiPack) return {wire_[1] + offset(c), int(count(c) * sizeof(Real)), MPI_PACKED};
   return {wire_[1] + offset(c), int(count(c)), mpi_type<Real>()};
 }

@@ -16,20 +16,30 @@
 
 namespace checkmpi {
 
-// One message of a step: the planes of one field (or all three) in one
-// direction and sign, built as the packing says.
+// One message of a step: the cells next to one side (a face, an edge or a
+// corner) of one field, or of all of them, sent to the neighbour there, and
+// the halo on the opposite side received from the neighbour there; built as
+// the packing says.
 struct Channel {
-  int dir = 0, sign = 0;
-  int field = -1;  // the one field it carries, or -1 for all three
+  int dir = 0, sign = 0;  // the direction it is timed in (an edge or corner: its last axis) and that axis's sign
+  Offset to{};            // the neighbour it sends to (it receives from the opposite one)
+  int neighbour = 0;      // to's index in neighbour_offsets()
+  int field = -1;         // the one field it carries, or -1 for all of them
   Packing how = Packing::Kernel;  // Datatype, Hand, Kernel or MpiPack
-  int index = 0;   // position in Engine::channels()
-  int tag() const { return halo_tag(field < 0 ? 3 : field, dir, sign); }
+  int index = 0;          // position in Engine::channels()
+  int tag = 0;            // halo_tag(field, neighbour, fields)
   FieldRange fields() const { return field < 0 ? FieldRange{} : FieldRange{field, 1}; }
+  bool face() const { return order_of(to) == 1; }
 };
 
-// The channels of a packing, direction by direction, sign by sign, field by
+// The channels of a packing to `neighbours` neighbours (6: the faces) of a
+// rank with `fields` fields, direction by direction (faces, then the edges
+// and corners whose last axis it is), neighbour by neighbour, field by
 // field: the order every schedule works in.
-std::vector<Channel> make_channels(Packing p);
+std::vector<Channel> make_channels(Packing p, int fields, int neighbours);
+
+inline int send_peer(const Decomposition& d, const Channel& c) { return d.at(c.to); }
+inline int recv_peer(const Decomposition& d, const Channel& c) { return d.at(opposite(c.to)); }
 
 // A set of channels the schedule hands a carrier: a contiguous run of
 // Engine::channels() (one channel, a direction's, or all of them).
@@ -114,20 +124,28 @@ class Engine final : public Strategy<Real> {
   Real* recv_block() const { return wire_[1]; }
   std::size_t block_elements() const { return block_; }
   std::size_t offset(const Channel& c) const;
+  // The cells a channel sends, and the halo cells it receives into.
+  Plane send_plane(const Channel& c) const;
+  Plane recv_plane(const Channel& c) const;
+  // Whether edges and corners travel as messages of their own (all at once
+  // with 18 or 26 neighbours), or are relayed through the faces, whose whole
+  // layers carry the halos of the directions before them.
+  bool direct() const { return direct_; }
   // A transport that keeps the fields itself (shared memory) hands its
-  // buffers over (`next` null in place); the current values move into `current`.
-  void adopt_fields(FieldPtrs<Real> current, FieldPtrs<Real> next) { compute_.adopt(*s_, current, next); }
+  // buffers over (`next` empty in place); the current values move into `current`.
+  void adopt_fields(const FieldPtrs<Real>& current, const FieldPtrs<Real>& next) { compute_.adopt(*s_, current, next); }
   // Number of buffer swaps so far, modulo 2 (the same on every rank).
   int parity() const { return compute_.parity(); }
   // One-pass, at setup (parity 0): the second buffer, where the fields are at parity 1.
-  FieldPtrs<Real> second_buffer() const { return compute_.other(); }
+  const FieldPtrs<Real>& second_buffer() const { return compute_.other(); }
+  int fields() const { return fields_; }
 
  private:
   std::size_t count(const Channel& c) const;  // elements of the channel's message
   int queue(const Channel& c) const { return direction_queue(c.dir); }
   bool staged(const Channel& c) const { return staged_ && through_mpi(c); }
   bool async() const { return info_.parts.completion == Completion::Waitany; }
-  FieldPtrs<Real> target() { return compute_.unpack_target(*s_); }
+  const FieldPtrs<Real>& target() { return compute_.unpack_target(*s_); }
   // Whether the engine packs `c` (not where the carrier reads the
   // neighbour's memory, nor a message the transport packs as it sends).
   bool packs(const Channel& c) const {
@@ -152,14 +170,17 @@ class Engine final : public Strategy<Real> {
   std::vector<Channel> channels_;
   std::vector<Route> routes_, send_routes_;  // by channel
   std::array<Channels, 3> by_dir_;
-  std::array<std::size_t, 6> message_offset_{};  // of message 2 * dir + sign in a block
-  std::array<std::size_t, 6> message_size_{};    // its elements
+  int fields_ = 3;
+  bool direct_ = false;
+  std::vector<std::size_t> message_offset_;  // by neighbour: its message's place in a block
+  std::vector<std::size_t> message_size_;    // its elements
+  std::vector<Plane> send_planes_, recv_planes_;  // by neighbour
   std::size_t block_ = 0;
   std::array<Real*, 2> data_{};  // [send, recv]: where packing works
   std::array<Real*, 2> wire_{};  // what MPI sees: data_ itself, or host copies
   Real* given_ = nullptr;        // receive memory the carrier owns
   bool staged_ = false;
-  std::array<MPI_Datatype, 3> plane_types_{MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+  std::vector<MPI_Datatype> plane_types_;  // by neighbour: one field's block
   std::vector<int> packed_bytes_;  // MpiPack: each channel's packed size
   Traits traits_;
 };

@@ -212,15 +212,27 @@ Compute resolved_compute(const Parts& p, Compute run) {
   return p.packing == Packing::Kernel || p.overlap != Overlap::None ? Compute::TwoPass : Compute::InPlace;
 }
 
-PartTraits part_traits(const Parts& p) {
+DiagonalMessages diagonal_messages(const PartTraits& t, const Grid& g, const Stencil& s, std::size_t real) {
+  DiagonalMessages m;
+  if (t.neighbours <= 6) return m;
+  for (const Offset& o : neighbour_offsets(t.neighbours)) {
+    if (order_of(o) < 2) continue;
+    const int last = o[2] != 0 ? 2 : 1;
+    m.messages += t.dir[last].messages_per_sign;
+    m.bytes += std::size_t(s.fields) * region(g, region_box(g, o, false, false), last).count() * real;
+  }
+  return m;
+}
+
+PartTraits part_traits(const Parts& p, const Stencil& s) {
   PartTraits t;
   const bool bundles = transport_traits(p.transport).bundles_fields;
   for (int d = 0; d < 3; ++d) {
     DirectionTraits& dt = t.dir[d];
     const Packing how = p.packing == Packing::HandX ? (d == 0 ? Packing::Hand : Packing::Datatype) : p.packing;
     const bool per_field = p.packing == Packing::Datatype || p.packing == Packing::HandX;
-    dt.fields_per_message = per_field && !bundles ? 1 : 3;
-    dt.messages_per_sign = 3 / dt.fields_per_message;
+    dt.fields_per_message = per_field && !bundles ? 1 : s.fields;
+    dt.messages_per_sign = s.fields / dt.fields_per_message;
     dt.datatype = how == Packing::Datatype;
     dt.packed = how == Packing::Datatype ? "" : name(how);
   }
@@ -240,6 +252,8 @@ PartTraits part_traits(const Parts& p) {
     t.self = "shared-memory";
   }
   if (!t.mpi) t.on_node = t.self = "none";
+  t.neighbours = direct_messages(p, s) ? s.neighbours : 6;
+  t.diagonals = p.schedule == Schedule::ByDirection ? "relayed" : "direct";
   return t;
 }
 

@@ -143,7 +143,8 @@ inline constexpr Compute kRunComputes[3] = {Compute::InPlace, Compute::OnePass, 
 // facts the Python layer's model reads instead of a copy of the catalog.
 struct Traits {
   int messages = 0;                      // MPI messages (collective blocks, puts) per step in the timed loop
-  std::size_t mpi_bytes[3] = {0, 0, 0};  // bytes they carry, by direction (both signs)
+  std::size_t mpi_bytes[3] = {0, 0, 0};  // bytes they carry, by direction (both signs; edges and corners in their last axis's)
+  std::size_t diagonal_bytes = 0;        // of those, the bytes of messages to edge and corner neighbours
   std::size_t halo_bytes[3] = {0, 0, 0}; // halo planes moved per step, by direction, however they travel
   std::size_t message_bytes[3] = {0, 0, 0};  // one message's payload, by direction
   int kernel_passes = 1;                 // sweeps over the fields per step
@@ -155,7 +156,7 @@ struct Traits {
 // Traits of a real set-up follow from them and the neighbours' placement.
 struct DirectionTraits {
   int messages_per_sign = 1;   // messages to one neighbour (direction and sign) when it goes through MPI
-  int fields_per_message = 3;  // fields whose planes one message carries
+  int fields_per_message = 3;  // fields whose planes one message carries (all of them, or one)
   bool datatype = false;       // MPI handed the fields' planes as derived datatypes (no packing copy)
   const char* packed = "";     // who packs the message: "hand", "kernel", "mpi-pack", or "" (datatype)
 };
@@ -176,17 +177,43 @@ struct PartTraits {
   const char* on_node = "message";  // how a neighbour on the same node is reached: "message" or "shared-memory"
   const char* self = "message";     // a direction of one rank: "message" (to itself through MPI, a local copy
                                     // with --self-copy), "shared-memory" or "none"
+  int neighbours = 6;               // neighbours messages go to each step with the stencil
+  const char* diagonals = "relayed";  // edge and corner halos: "relayed" through the faces' whole layers (by
+                                      // direction), or sent "direct" to their neighbours (all at once, where the
+                                      // stencil has them: 18 or 26 neighbours)
 };
 
-PartTraits part_traits(const Parts& p);
+// With the stencil's fields (CheckMPI's three by default) and neighbours.
+PartTraits part_traits(const Parts& p, const Stencil& s = Stencil{});
 
-// In direction d of a block `g` of numbers of `real` bytes: the halo planes
-// of the three fields refreshed per step (both signs), and one message's
-// payload with these traits. The engine's traits, the plan and the task log
-// all count them so.
-inline std::size_t halo_bytes(const Grid& g, int d, std::size_t real) { return 2 * 3 * plane_count(g, d) * real; }
-inline std::size_t message_bytes(const PartTraits& t, const Grid& g, int d, std::size_t real) {
-  return std::size_t(t.dir[d].fields_per_message) * plane_count(g, d) * real;
+// Whether edges and corners travel as messages of their own: all at once
+// with 18 or 26 neighbours. By direction the faces' whole layers relay them.
+inline bool direct_messages(const Parts& p, const Stencil& s) {
+  return p.schedule == Schedule::AllAtOnce && s.neighbours > 6;
 }
+
+// In direction d of a block `g` of numbers of `real` bytes: the halo layers
+// of the fields refreshed per step (both signs, whole faces), and one face
+// message's payload with these traits (only the interior's cells beside the
+// face where edges and corners go direct). The engine's traits, the plan and
+// the task log all count them so.
+inline std::size_t halo_bytes(const Grid& g, int d, int fields, std::size_t real) {
+  return 2 * std::size_t(fields) * plane_count(g, d) * real;
+}
+inline std::size_t face_elements(const Grid& g, int d, bool direct) {
+  return region(g, region_box(g, face_offset(d, Up), false, !direct), d).count();
+}
+inline std::size_t message_bytes(const PartTraits& t, const Grid& g, int d, std::size_t real, bool direct = false) {
+  return std::size_t(t.dir[d].fields_per_message) * face_elements(g, d, direct) * real;
+}
+
+// The messages to edge and corner neighbours a step sends where they go
+// direct (none otherwise), each neighbour through MPI: how many, and the
+// bytes they carry.
+struct DiagonalMessages {
+  int messages = 0;
+  std::size_t bytes = 0;
+};
+DiagonalMessages diagonal_messages(const PartTraits& t, const Grid& g, const Stencil& s, std::size_t real);
 
 }  // namespace checkmpi

@@ -17,7 +17,7 @@ namespace checkmpi {
 
 // What a strategy needs of the run's options (and no more of them).
 struct StepOptions {
-  bool reverse = false;    // --reverse: field(i) = field(i+1)
+  bool reverse = false;    // --reverse: field(i) = field(i+1) (already in HaloState::motion)
   long long border = 10;   // overlap=masked's border in cells
   bool barrier = true;     // --sync barrier: barriers inside the timed exchange
   bool self_copy = false;  // --self-copy: a rank's messages to itself as local copies
@@ -32,14 +32,21 @@ struct HaloState {
   const StepOptions& options;
   StepTimers& timers;
   Backend<Real>& backend;
+  const Stencil& stencil;  // fields, halo width, neighbours
+  const Motion& motion;    // how each field moves
 
-  // Whether direction `dir`'s messages go to this rank itself and --self-copy
-  // replaces them with local copies.
-  bool copies_locally(int dir) const { return options.self_copy && dec.dims[dir] == 1; }
+  // Whether the messages towards offset `o` go to this rank itself (one
+  // rank along every axis of o) and --self-copy replaces them with local copies.
+  bool copies_locally(const Offset& o) const {
+    if (!options.self_copy) return false;
+    for (int a = 0; a < 3; ++a)
+      if (o[std::size_t(a)] != 0 && dec.dims[std::size_t(a)] != 1) return false;
+    return true;
+  }
 };
 
-// One way of doing a time step: exchange the halos and move every field one
-// cell, filling the timers.
+// One way of doing a time step: exchange the halos and move every field,
+// filling the timers.
 template <class Real>
 class Strategy {
  public:

@@ -24,7 +24,7 @@ grep -q "^  compute        : in-place: each field shifted in its own array, swep
 # Traits: z has one rank and --self-copy, so only x and y go through MPI.
 # Local 6x5x8: planes of 7x10 (x), 8x10 (y), 8x7 (z) cells, 3 fields, 2 signs, 4 bytes.
 json_is c.json 'doc["results"][0]["traits"] == {"messages": 4, "mpi_bytes": {"x": 1680, "y": 1920, "z": 0},
-  "halo_bytes": {"x": 1680, "y": 1920, "z": 1344}, "message_bytes": {"x": 840, "y": 960, "z": 672},
+  "halo_bytes": {"x": 1680, "y": 1920, "z": 1344}, "message_bytes": {"x": 840, "y": 960, "z": 672}, "diagonal_bytes": 0,
   "kernel_passes": 1, "overlaps": True}'
 run_mpi $np "${halo[@]}" --strategy pack=kernel,transport=isend-irecv --json r7.json --outdir r7 >/dev/null 2>&1 ||
   fail "step7 as a composition"

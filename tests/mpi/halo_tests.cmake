@@ -39,6 +39,33 @@ foreach(case "1;1;1;1" "2;2;1;1" "2;1;2;1" "2;1;1;2" "4;2;2;1" "4;1;2;2" "8;2;2;
   checkmpi_script_test(halo_${tag}_forward_single_twopass halo_case.sh ${np} ${px} ${py} ${pz} --compute two-pass)
 endforeach()
 
+# Halos of real codes (issue 34): wider halos, any number of fields, edge
+# and corner neighbours, each case every strategy, md5-identical profiles
+# and the exact check; every width, field count and stencil at least once,
+# on 1, 2, 4 and 8 ranks, self-exchange included (bench/stencils.sh runs the
+# whole matrix).
+foreach(case "1;1;1;1;--halo-width;3;--fields;19;--neighbours;26"
+             "2;2;1;1;--halo-width;2;--neighbours;18"
+             "2;1;2;1;--fields;1;--neighbours;26;--reverse;--precision;double"
+             "4;2;2;1;--halo-width;2;--fields;19;--neighbours;18;--compute;one-pass;--self-copy"
+             "4;1;2;2;--fields;1;--neighbours;6;--halo-width;3;--reverse"
+             "8;2;2;2;--neighbours;26;--halo-width;2;--fields;3")
+  list(GET case 0 np)
+  list(GET case 1 px)
+  list(GET case 2 py)
+  list(GET case 3 pz)
+  list(SUBLIST case 4 -1 options)
+  string(REPLACE ";" "" flat "${options}")
+  string(REGEX REPLACE "--halo-width([0-9])" "_w\\1" flat "${flat}")
+  string(REGEX REPLACE "--fields([0-9]+)" "_f\\1" flat "${flat}")
+  string(REGEX REPLACE "--neighbours([0-9]+)" "_n\\1" flat "${flat}")
+  string(REGEX REPLACE "--compute(one|two)-pass" "_\\1pass" flat "${flat}")
+  string(REGEX REPLACE "--precisiondouble" "_double" flat "${flat}")
+  string(REPLACE "--reverse" "_reverse" flat "${flat}")
+  string(REPLACE "--self-copy" "_selfcopy" flat "${flat}")
+  checkmpi_script_test(halo_stencil_np${np}_${px}x${py}x${pz}${flat} halo_case.sh ${np} ${px} ${py} ${pz} ${options})
+endforeach()
+
 # Host kernels on two OpenMP threads per rank, in place and one-pass.
 checkmpi_script_test(halo_np2_2x1x1_forward_single_omp2 halo_case.sh 2 2 1 1)
 checkmpi_script_test(halo_np1_1x1x1_reverse_double_onepass_omp2 halo_case.sh 1 1 1 1 --reverse --precision double
@@ -60,6 +87,9 @@ checkmpi_script_test(halo_misroute_np2_self_x halo_misroute.sh 2 2 1 1 self:x)
 checkmpi_script_test(halo_misroute_np4_swap_x halo_misroute.sh 4 4 1 1 swap:x)
 checkmpi_script_test(halo_misroute_np4_axis_x halo_misroute.sh 4 2 2 1 axis:x)
 checkmpi_script_test(halo_misroute_np8_axis_z halo_misroute.sh 8 2 2 2 axis:z)
+# The same with edge and corner neighbours (issue 34): one field moving along a corner, 19 along D3Q19's.
+checkmpi_script_test(halo_misroute_np4_swap_x_n26 halo_misroute.sh 4 4 1 1 swap:x --neighbours 26 --fields 1)
+checkmpi_script_test(halo_misroute_np4_axis_y_n18 halo_misroute.sh 4 1 2 2 axis:y --neighbours 18 --fields 19)
 
 foreach(np 1 2 4)
   checkmpi_script_test(halo_errors_np${np} halo_errors.sh ${np})

@@ -6,78 +6,37 @@ behind. Skipped, saying why, where namespaces cannot be made (not root, no `ip n
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO, checkmpi
+from cluster_helpers import cluster as cluster_of
+from cluster_helpers import tools_in
+from conftest import checkmpi
 
 from checkmpi.results import load
 
-SCRIPT = REPO / "scripts" / "cluster-local.sh"
 TIMEOUT = 120
-
-
-def _ours() -> list[str]:
-    """The namespaces and links of a cluster-local cluster that exist now."""
-    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split()
-    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
-    return ([n for n in names if n.startswith("cmpi-n")] +
-            [line.split(": ")[1].split("@")[0] for line in links.splitlines() if ": cmpi-" in line])
-
-
-def _why_not() -> str | None:
-    if os.geteuid() != 0:
-        return "not root: network namespaces need root"
-    if not shutil.which("ip") or not shutil.which("unshare") or not shutil.which("taskset"):
-        return "ip, unshare or taskset not found"
-    probe = "cmpi-probe"
-    r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if r.returncode != 0:
-        return f"'ip netns add' fails here: {r.stderr.strip()}"
-    subprocess.run(["ip", "netns", "delete", probe], capture_output=True)
-    if _ours():
-        return f"a cluster is up already ({' '.join(_ours())}); scripts/cluster-local.sh stop removes it"
-    return None
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    why = _why_not()
-    if why:
-        pytest.skip(why)
-    # Outside /tmp: each node has its own.
-    folder = Path(tempfile.mkdtemp(prefix="checkmpi-cluster-test-", dir="/var/tmp"))
-    env = {**os.environ, "CHECKMPI_CLUSTER_DIR": str(folder / "state")}
-    try:
-        r = subprocess.run(["bash", str(SCRIPT), "start", "--nodes", "2"], capture_output=True, text=True, env=env,
-                           timeout=TIMEOUT)
-        assert r.returncode == 0, r.stderr
-        exports = dict(line.removeprefix("export ").split("=", 1) for line in r.stdout.splitlines()
-                       if line.startswith("export "))
-        env.update({k: v.strip("'") for k, v in exports.items()})
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        yield {"env": env, "folder": folder, "hostfile": env["CHECKMPI_CLUSTER_HOSTFILE"]}
-    finally:
-        r = subprocess.run(["bash", str(SCRIPT), "stop"], capture_output=True, text=True, env=env, timeout=TIMEOUT)
-        shutil.rmtree(folder, ignore_errors=True)
-    assert r.returncode == 0, r.stderr
-    assert _ours() == [], "left over after stop"
-    bridges = subprocess.run(["ip", "link", "show", "type", "bridge"], capture_output=True, text=True).stdout
-    assert "cmpi-br0" not in bridges
+    with cluster_of(2, "checkmpi-cluster-test-") as c:
+        yield c
+
+
+def _ranks_per_cpu(cluster, ranks: dict[str, int]) -> float:
+    """The busiest CPU's ranks, from the cluster's table of nodes (name, address, CPU) and the ranks on each."""
+    load: dict[str, int] = {}
+    for line in (Path(cluster["env"]["CHECKMPI_CLUSTER_DIR"]) / "nodes").read_text().splitlines():
+        name, _, cpu = line.split()
+        load[cpu] = load.get(cpu, 0) + ranks.get(name, 0)
+    return float(max(load.values()))
 
 
 @pytest.fixture(scope="module")
 def node_bin(cluster, halo_bin) -> Path:
-    """The tools where every node sees them: a node has its own /tmp, and a clone (CI's) may lie under /tmp."""
-    folder = cluster["folder"] / "bin"
-    folder.mkdir(exist_ok=True)
-    for tool in ("checkmpi-halo", "checkmpi-p2p"):
-        shutil.copy2(halo_bin / tool, folder / tool)
-    return folder
+    return tools_in(cluster["folder"], halo_bin)
 
 
 def test_p2p_pingpong_across_nodes(cluster, node_bin):
@@ -111,6 +70,9 @@ def test_halo_all_strategies_across_nodes(cluster, node_bin):
         "x": {"self": 0, "on_node": 0, "off_node": 4, "where": "off node"},
         "y": {"self": 4, "on_node": 0, "off_node": 0, "where": "self"},
         "z": {"self": 4, "on_node": 0, "off_node": 0, "where": "self"}}
+    # Both nodes run on this machine's kernel; each rank may run on its node's one CPU (node K on CPU K mod CPUs).
+    assert doc["context"]["machines"] == 1
+    assert doc["context"]["ranks_per_cpu"] == pytest.approx(_ranks_per_cpu(cluster, {"cmpi-n0": 1, "cmpi-n1": 1}))
     rows = [s for s in run.ran()]
     assert len(rows) >= 19, [s.id for s in rows]
     assert all(s.valid for s in rows), [s.id for s in rows if not s.valid]
@@ -144,6 +106,37 @@ def test_halo_two_ranks_per_node(cluster, node_bin):
     assert "ranks          : 4 on 2 node(s)" in r.stdout and "neighbours     : x 4 of 8 off node, y self" in r.stdout
     doc = json.loads(out.read_text())
     assert doc["context"]["neighbours"]["x"] == {"self": 0, "on_node": 4, "off_node": 4, "where": "mixed"}
+    assert doc["context"]["ranks_per_cpu"] == pytest.approx(_ranks_per_cpu(cluster, {"cmpi-n0": 2, "cmpi-n1": 2}))
+    assert "OVERSUBSCRIBED" in r.stdout  # two ranks on a node of one CPU
     rows = load(out).ran()
     assert "shm-window" in [s.id for s in rows] and len(rows) >= 19
     assert all(s.valid for s in rows), [(s.id, s.error) for s in rows if not s.valid]
+
+
+def test_calibrate_across_nodes_measures_the_off_node_link(cluster, node_bin):
+    """checkmpi calibrate --hostfile: what runs on one node runs on the first (both ping-pong ranks there), the
+    off-node link between the first two, barriers across the nodes; the node's cores are its one CPU; predict then
+    times messages between nodes on the measured link, without the stand-in's warning."""
+    out = cluster["folder"] / "machine.json"
+    r = checkmpi("calibrate", "--quick", "--np", "2", "--hostfile", cluster["hostfile"], "--bin", str(node_bin),
+                 "--blocks", "8x8x8", "--local", "8x8x8", "-o", str(out), "--timeout", "150", env=cluster["env"],
+                 cwd=cluster["folder"], timeout=TIMEOUT + 60)
+    assert r.returncode == 0, r.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    assert doc["context"]["nodes"] == 2 and doc["context"]["cores_per_node"] == 1
+    results = Path(doc["context"]["results"])
+    intra, inter = (json.loads((results / f"{name}.json").read_text())["context"] for name in ("pingpong",
+                                                                                               "inter-pingpong"))
+    assert intra["hostnames"] == ["cmpi-n0", "cmpi-n0"] and inter["hostnames"] == ["cmpi-n0", "cmpi-n1"]
+    assert doc["links"]["inter"] is not None and "inter-pingpong.json" in doc["links"]["inter"]["source"]
+    # TCP between namespaces against shared memory: the first segment's latency is the larger.
+    assert doc["links"]["inter"]["hockney"][0]["alpha"] > doc["links"]["intra"]["hockney"][0]["alpha"]
+    assert [(p["nodes"], p["ranks_per_node"], p["ranks"]) for p in doc["barrier_across"]["points"]] == [
+        (2, 1, 2), (2, 2, 4)]
+    # The exchange's wait with one rank on each of two nodes, beside the node's own with two.
+    assert doc["exchange"]["across"]["nodes"] == 2 and [p["ranks"] for p in doc["exchange"]["points"]] == [2]
+    pred = cluster["folder"] / "predict.json"
+    r = checkmpi("predict", "--machine", str(out), "--procs", "2x1x1", "--local", "32x32x32", "--ranks-per-node", "1",
+                 "--strategy", "step7", "--json", str(pred), "--bin", str(node_bin), cwd=cluster["folder"])
+    assert r.returncode == 0, r.stderr
+    assert "warning" not in r.stderr and json.loads(pred.read_text())["off_node_link"] == "measured"

@@ -210,7 +210,17 @@ def test_lookups_interpolate_as_documented(tmp_path):
 def test_calibrate_bad_input_is_refused_before_running(tmp_path):
     assert_clean_error(checkmpi("calibrate", "--np", "1", cwd=tmp_path), 2, "--np must be at least 2")
     assert_clean_error(checkmpi("calibrate", "--local", "8x8", cwd=tmp_path), 2, "--local")
-    assert_clean_error(checkmpi("calibrate", "--hosts", "a", cwd=tmp_path), 2, "--hosts needs two different")
+    assert_clean_error(checkmpi("calibrate", "--hosts", "a", cwd=tmp_path), 2,
+                       "--hosts 'a' names a: calibrating across nodes needs at least two different nodes, each once")
+    assert_clean_error(checkmpi("calibrate", "--hosts", "a,b", "--hostfile", "h", cwd=tmp_path), 2,
+                       "argument --hostfile: not allowed with argument --hosts")
+    (tmp_path / "one").write_text("n0 slots=2\n# n1\n")
+    assert_clean_error(checkmpi("calibrate", "--hostfile", "one", cwd=tmp_path), 2, "--hostfile 'one' names n0:")
+    (tmp_path / "odd").write_text("n0 slots=1\nn_1 slots=1\n")
+    assert_clean_error(checkmpi("calibrate", "--hostfile", "odd", cwd=tmp_path), 2,
+                       "--hostfile 'odd': 'n_1' is not a host name")
+    assert_clean_error(checkmpi("calibrate", "--blocks", "8x8x8,4x4", cwd=tmp_path), 2,
+                       "--blocks expects three positive integers like 4x2x2, got '4x4'")
     assert_clean_error(checkmpi("calibrate", "-o", str(tmp_path), cwd=tmp_path), 2, "is a directory")
     assert_clean_error(checkmpi("calibrate", "--timeout", "0", cwd=tmp_path), 2,
                        "--timeout must be a number of seconds above 0 and at most 10^7, got '0'")
@@ -346,26 +356,37 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
     assert not list(tmp_path.glob("*.tmp.*"))  # written whole
 
 
-def test_calibrate_placement_helpers(monkeypatch):
+def test_calibrate_placement_helpers(monkeypatch, tmp_path):
     """Which ranks calibrate launches where: doubling rank counts, the Slurm allocation's nodes, the launcher
-    options that put the inter-node pair on the two --hosts."""
+    options that put what runs on one node on the first of the --hosts (or a hostfile's), the off-node pair on the
+    first two, and the barrier across nodes on each of the first n."""
+    from checkmpi.calibrate_nodes import doubling, nodes_of
     from checkmpi.native import Launcher
 
-    assert C._doubling(1) == [1] and C._doubling(2) == [1, 2] and C._doubling(6) == [1, 2, 4, 6]
-    assert C._doubling(8) == [1, 2, 4, 8]
+    assert doubling(1) == [1] and doubling(2) == [1, 2] and doubling(6) == [1, 2, 4, 6]
+    assert doubling(8) == [1, 2, 4, 8]
     monkeypatch.delenv("SLURM_JOB_NUM_NODES", raising=False)
-    assert C._slurm_nodes() == 1
+    assert nodes_of(None, None).count == 1
     monkeypatch.setenv("SLURM_JOB_NUM_NODES", "4")
-    assert C._slurm_nodes() == 4
+    slurm = nodes_of(None, None)
+    assert slurm.count == 4 and not slurm.named
     monkeypatch.setenv("SLURM_JOB_NUM_NODES", "x")
-    assert C._slurm_nodes() == 1
-    hosts = C._hosts("n1,n2")
-    assert C._two_nodes(Launcher("/usr/bin/mpirun", "openmpi"), hosts) == ["--host", "n1,n2"]
-    assert C._two_nodes(Launcher("/usr/bin/mpiexec", "mpich"), hosts) == ["-hosts", "n1,n2"]
-    assert C._two_nodes(Launcher("/usr/bin/srun", "openmpi", kind="srun"), hosts) == ["--nodelist", "n1,n2"]
-    assert C._two_nodes(Launcher("/usr/bin/srun", "openmpi", kind="srun"), []) == []
-    with pytest.raises(CheckmpiError, match="two different node names"):
-        C._hosts("n1,n1")
+    assert nodes_of(None, None).count == 1
+    ompi, mpich = Launcher("/usr/bin/mpirun", "openmpi"), Launcher("/usr/bin/mpiexec", "mpich")
+    srun = Launcher("/usr/bin/srun", "openmpi", kind="srun")
+    hosts = nodes_of("n1,n2:4,n3", None)
+    assert hosts.names == ("n1", "n2", "n3") and hosts.count == 3
+    assert hosts.across(ompi, 2, 1) == (["--host", "n1:1,n2:1"], None)
+    assert hosts.across(mpich, 2, 1) == (["-hosts", "n1:1,n2:1"], None)
+    assert hosts.across(srun, 2, 1) == (["--nodelist", "n1,n2", "-N", "2"], None)
+    assert hosts.on_one(ompi, 4) == (["--host", "n1:4"], None)
+    assert hosts.across(ompi, 3, 2) == (["--host", "n1:2,n2:2,n3:2"], None)
+    assert slurm.on_one(ompi, 2) == ([], 2) and slurm.across(srun, 2, 1) == ([], 1)
+    assert nodes_of(None, None).on_one(ompi, 2) == ([], None)
+    (tmp_path / "hosts").write_text("# the cluster\ncmpi-n0 slots=1\ncmpi-n1 slots=1  # second\n\nn2:2\n")
+    assert nodes_of(None, str(tmp_path / "hosts")).names == ("cmpi-n0", "cmpi-n1", "n2")
+    with pytest.raises(CheckmpiError, match="at least two different nodes, each once"):
+        nodes_of("n1,n1", None)
 
 
 def test_calibrate_runs_more_steps_on_smaller_blocks():

@@ -15,7 +15,7 @@ import pytest
 from checkmpi import catalog, halo_plan, placement
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
-from checkmpi.machine import (KERNELS, BarrierPoint, BlockPoint, BlockRates, Blocks, CopyPoint, Datatype, Direction,
+from checkmpi.machine import (KERNELS, AcrossPoint, BarrierPoint, BlockPoint, BlockRates, Blocks, CopyPoint, Datatype, Direction,
                               Exchange, Kernels, Link, Machine, Memory, Pack, Segment, SelfExchange, TurnPoint, Turns,
                               WaitPoint)
 from checkmpi.results import load, schema_validator
@@ -179,6 +179,69 @@ def test_oversubscribed_ranks_share_the_cores(rows):
     # mock: no MPI in its timers, so the others' turns fall outside them.
     assert one(rows, "mock", procs=(4, 1, 1), ranks_per_node=4).terms == one(
         rows, "mock", procs=(4, 1, 1), ranks_per_node=4, m=machine(cores=4)).terms
+
+
+def test_emulated_nodes_sharing_a_machines_cpus(rows):
+    """Emulated nodes of one CPU each, 4 of them on a 2-CPU machine (scripts/cluster-local.sh): one rank per node,
+    yet 2 ranks per CPU (context.ranks_per_cpu), so each rank runs at the rates of 2 ranks of a node at once and
+    waits through the other's turns as 2 ranks of one node do; the window's node barrier, its node's alone, is
+    not the one that holds those turns."""
+    factors = {2: {"in-place": 0.5, "one-pass": 0.7, "all-at-once": 0.4, "interior": 0.3, "masked": 0.2}}
+    m = dataclasses.replace(machine(cores=1), turns=Turns(tuple(TurnPoint(k, f) for k, f in factors.items()), "t"))
+    shared = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=1, ranks_per_cpu=2.0, m=m)
+    alone = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=1, m=m)
+    assert alone.turns == 0.0 and alone.terms["compute"] == pytest.approx(2 * 3 * 1000 * 4 / 1e10)  # 1 at once
+    assert shared.terms["compute"] == pytest.approx(COMPUTE)  # the rate of 2 at once
+    assert shared.turns == pytest.approx(0.5 * shared.work)
+    assert shared.links == {"self": 4, "intra": 0, "inter": 2}  # placement by node, as before
+    # Two ranks on each node of one CPU: the same load, from the node's own ranks.
+    both = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=2, ranks_per_cpu=2.0, m=m)
+    assert both.turns == pytest.approx(0.5 * both.work) and both.terms["compute"] == pytest.approx(COMPUTE)
+    windowed = dataclasses.replace(m, pack_host=dataclasses.replace(m.pack_host, window_wait=3e-6))
+    assert one(rows, "shm-window", procs=(4, 1, 1), ranks_per_node=1, ranks_per_cpu=2.0, m=windowed).turns > 0
+    assert one(rows, "shm-window", procs=(4, 1, 1), ranks_per_node=2, ranks_per_cpu=2.0, m=windowed).turns == 0
+    # A CPU per rank (ranks_per_cpu 1, or not known): nothing changes.
+    assert one(rows, "step2", procs=(4, 1, 1), ranks_per_node=1, ranks_per_cpu=1.0, m=m).terms == alone.terms
+
+
+def test_one_rank_per_node_waits_as_measured_across_nodes(rows):
+    """One rank per node across nodes: each completion waits as calibrate measured with one rank on each of two
+    nodes (exchange.across), not as two ranks of a node do (on an emulated node of one CPU they take turns);
+    with two per node, the node's own; without an across point, the nearest of the node's."""
+    across = dataclasses.replace(WAITS, across=WaitPoint(1, 0.5e-6, 0.7e-6))
+    m = dataclasses.replace(machine(), exchange=across)
+    bare = dataclasses.replace(machine(), exchange=dataclasses.replace(WAITS, points=()))
+    apart = one(rows, "step2", procs=(2, 1, 1), ranks_per_node=1, m=m)
+    assert apart.terms["mpi"] - one(rows, "step2", procs=(2, 1, 1), ranks_per_node=1, m=bare).terms["mpi"] == \
+        pytest.approx(2 * 0.5e-6)  # two receives from the other node
+    assert one(rows, "step7", procs=(2, 1, 1), ranks_per_node=1, m=m).terms["mpi"] - one(
+        rows, "step7", procs=(2, 1, 1), ranks_per_node=1, m=bare).terms["mpi"] == pytest.approx(0.7e-6)
+    together = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=2, m=m)
+    assert together.terms["mpi"] - one(rows, "step2", procs=(4, 1, 1), ranks_per_node=2, m=bare).terms["mpi"] == \
+        pytest.approx(2 * 1e-6)  # the node's 2-rank wait
+    assert m.exchange_wait(1, True, 2) == 0.5e-6 and m.exchange_wait(1, True, 1) == 1e-6 and \
+        bare.exchange_wait(2, True) == 0.0
+
+
+def test_barriers_across_nodes_as_measured(rows):
+    """--sync's barriers and rma-fence's fences across nodes cost what calibrate measured with ranks on several
+    nodes (barrier_across), at the nearest measured ranks per node, log2-linear in the nodes, extrapolated past
+    the last by its last step per doubling; on one node the node's own barrier."""
+    across = (AcrossPoint(2, 1, 1e-5), AcrossPoint(2, 2, 2e-5), AcrossPoint(4, 1, 3e-5), AcrossPoint(4, 2, 5e-5))
+    m = dataclasses.replace(machine(), barrier_across=across)
+    assert m.barrier_seconds(4) == pytest.approx(2e-6)  # one node
+    assert m.barrier_seconds(2, 2) == pytest.approx(1e-5) and m.barrier_seconds(8, 4) == pytest.approx(5e-5)
+    assert m.barrier_seconds(16, 8) == pytest.approx(5e-5 + 3e-5)  # one more doubling of 2 ranks per node
+    assert m.barrier_seconds(3, 3) == pytest.approx(1e-5 + math.log2(1.5) * 2e-5)
+    # 4 per node: the 2-per-node points, plus what the node's own barrier adds from 2 to 4 ranks (1 us).
+    assert m.barrier_seconds(8, 2) == pytest.approx(2e-5 + 1e-6)
+    p = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=2, m=m)
+    assert p.terms["barrier"] == pytest.approx(3 * 2e-5)  # 2 nodes of 2 ranks
+    assert one(rows, "step2", procs=(4, 1, 1), ranks_per_node=4, m=m).terms["barrier"] == pytest.approx(3 * 2e-6)
+    fence = one(rows, "rma-fence", procs=(4, 1, 1), ranks_per_node=1, m=m)
+    bare = one(rows, "rma-fence", procs=(4, 1, 1), ranks_per_node=1, m=dataclasses.replace(m, barrier_across=()))
+    assert fence.terms["barrier"] - bare.terms["barrier"] == pytest.approx(3e-5 - 2e-6)
+    assert fence.terms["mpi"] - bare.terms["mpi"] == pytest.approx(2 * (3e-5 - 2e-6))  # its two fences a step
 
 
 def test_measured_turns_replace_the_share_by_kernel_and_schedule(rows):

@@ -34,6 +34,17 @@ def plan_error(*options: str) -> str:
     return lines[0].removeprefix("checkmpi-halo: error: ")
 
 
+def run_two_ranks(options: list[str], folder) -> object:
+    """checkmpi-halo OPTIONS on two ranks, its results loaded."""
+    run = folder / "r.json"
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    done = subprocess.run(["mpiexec", "--oversubscribe", "-n", "2", HALO, *options, "--outdir", str(folder / "o"),
+                           "--json", str(run)], capture_output=True, text=True, timeout=MPI_TIMEOUT, env=env,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return load(run)
+
+
 def test_plan_decomposes_as_mpi_dims_create(halo_bin):
     grids = {n: tuple(plan("--no-input", "--local", "4x4x4", "--np", str(n), "-s", "step0")["procs"])
              for n in (1, 2, 7, 8, 12, 64)}
@@ -56,13 +67,7 @@ def test_plan_sizes_messages_and_memory_as_the_run_does(halo_bin, tmp_path):
     counts one set of fields when every strategy shifts in place, two otherwise."""
     options = ["--no-input", "--local", "6x5x8", "--procs", "2x1x1", "--self-copy", "--iters", "2", "--icheck", "2"]
     doc = plan(*options, "--np", "2")
-    run = tmp_path / "r.json"
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    done = subprocess.run(["mpiexec", "--oversubscribe", "-n", "2", HALO, *options, "--outdir", str(tmp_path / "o"),
-                           "--json", str(run)], capture_output=True, text=True, timeout=MPI_TIMEOUT, env=env,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    measured = load(run)
+    measured = run_two_ranks(options, tmp_path)
     by_id = {s["catalog"]["id"]: s for s in doc["strategies"]}
     assert [s.id for s in measured.ran()] == list(by_id)
     for s in measured.ran():
@@ -81,6 +86,40 @@ def test_plan_sizes_messages_and_memory_as_the_run_does(halo_bin, tmp_path):
     assert plan(*options, "--np", "2", "--compute", "one-pass")["memory_per_rank"] == 2 * 3 * cells * real + messages
     assert plan(*options, "--np", "2", "-s", "step2,compute=one-pass")["memory_per_rank"] == \
         2 * 3 * cells * real + messages
+
+
+def test_plan_of_a_stencil_is_the_run(halo_bin, tmp_path):
+    """Issue 34: with 19 fields, a halo two cells wide and 26 neighbours, the plan's messages per direction
+    and its edge and corner messages are the engine's (a real run's traits, the model's engine_traits), its
+    geometry carries the stencil and what direct messages hold, and memory counts every field."""
+    options = ["--no-input", "--local", "6x5x4", "--procs", "2x1x1", "--halo-width", "2", "--fields", "19",
+               "--neighbours", "26", "--iters", "2", "--icheck", "2", "-s", "step2,step7,neighbor-alltoallw,rma-pscw"]
+    doc = plan(*options, "--np", "2")
+    assert (doc["halo_width"], doc["fields"], doc["neighbours"]) == (2, 19, 26)
+    extent = (6 + 4) * (5 + 4) * (4 + 4)
+    assert doc["field_bytes"] == 19 * extent * 4
+    assert doc["plane_elements"] == {"x": 2 * 9 * 8, "y": 2 * 10 * 8, "z": 2 * 10 * 9}  # two whole layers
+    assert doc["face_elements"] == {"x": 2 * 5 * 4, "y": 2 * 6 * 4, "z": 2 * 6 * 5}  # the interior beside a face
+    assert doc["diagonal_elements"]["xy+-"] == 2 * 2 * 4 and doc["diagonal_elements"]["xyz---"] == 8
+    assert len(doc["diagonal_elements"]) == 20
+    measured = run_two_ranks(options, tmp_path)
+    assert all(s.valid for s in measured.ran())
+    by_id = {s["catalog"]["id"]: s for s in doc["strategies"]}
+    for s in measured.ran():
+        planned = by_id[s.id]["run"]
+        assert {x: d["message_bytes"] for x, d in planned["directions"].items()} == s.raw["traits"]["message_bytes"]
+        relayed = s.raw["catalog"]["traits"]["edges_and_corners"] == "relayed"
+        assert planned["diagonals"]["relayed"] == relayed
+        assert planned["diagonals"]["bytes"] == s.raw["traits"]["diagonal_bytes"], s.id  # every neighbour a message
+        assert (planned["diagonals"]["bytes"] == 0) == relayed
+    # The model reads the same geometry and counts the same messages.
+    from checkmpi import catalog, model
+    rows = catalog.rows_of_run(measured)
+    case = model.Case(measured.dims, measured.local, model.Geometry.of(measured.config), measured.precision,
+                      ranks_per_node=2)
+    for s in measured.ran():
+        want = model.engine_traits(rows[s.id], case)
+        assert {k: s.raw["traits"][k] for k in want} == want, s.id
 
 
 def test_plan_takes_the_ranks_from_np_the_grid_or_the_default(halo_bin, tmp_path):

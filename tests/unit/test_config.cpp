@@ -263,15 +263,26 @@ TEST(Config, WatchdogForceAndFaultHooks) {
 }
 
 TEST(Decomposition, MisrouteMakesOneDirectionWrong) {
-  Decomposition d;
-  d.rank = 5;
-  d.neighbour = {{{4, 6}, {1, 9}, {3, 7}}};
+  Decomposition d;  // the middle rank of 3x3x3, numbered row-major as MPI_Cart_create does
+  d.dims = {3, 3, 3};
+  d.coords = {1, 1, 1};
+  d.rank = 13;
+  set_neighbours(d);
+  EXPECT_EQ(d.neighbour[0], (std::array<int, 2>{4, 22}));
+  EXPECT_EQ(d.neighbour[1], (std::array<int, 2>{10, 16}));
+  EXPECT_EQ(d.neighbour[2], (std::array<int, 2>{12, 14}));
+  EXPECT_EQ(d.at({1, 1, 1}), 26);
+  EXPECT_EQ(d.at({-1, 0, 1}), 5);
   Decomposition self = d, swap = d, axis = d;
   misroute(self, "self", 0);
   misroute(swap, "swap", 1);
   misroute(axis, "axis", 2);
-  EXPECT_EQ(self.neighbour[0], (std::array<int, 2>{5, 5}));
-  EXPECT_EQ(swap.neighbour[1], (std::array<int, 2>{9, 1}));
-  EXPECT_EQ(axis.neighbour[2], (std::array<int, 2>{4, 6}));  // x's neighbours
-  EXPECT_EQ(self.neighbour[1], d.neighbour[1]);                // the others untouched
+  EXPECT_EQ(self.neighbour[0], (std::array<int, 2>{13, 13}));
+  EXPECT_EQ(swap.neighbour[1], (std::array<int, 2>{16, 10}));
+  EXPECT_EQ(axis.neighbour[2], (std::array<int, 2>{4, 22}));  // x's neighbours
+  EXPECT_EQ(self.neighbour[1], d.neighbour[1]);               // the others' faces untouched
+  // Edges and corners along the direction follow: x dropped, y negated.
+  EXPECT_EQ(self.at({1, 1, 0}), d.at({0, 1, 0}));
+  EXPECT_EQ(swap.at({1, 1, -1}), d.at({1, -1, -1}));
+  EXPECT_EQ(swap.at({1, 0, -1}), d.at({1, 0, -1}));
 }

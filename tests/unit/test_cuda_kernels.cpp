@@ -13,6 +13,7 @@
 #include "backends/backend.hpp"
 #include "backends/cuda.hpp"
 #include "grid/fields.hpp"
+#include "reference_shift.hpp"
 #include "strategies/compute.hpp"
 
 using namespace checkmpi;
@@ -24,17 +25,20 @@ const Grid kGrids[] = {{5, 4, 3}, {1, 1, 1}, {17, 9, 6}, {130, 3, 2}};
 // Every cell a distinct value, plus a -0.0 and a NaN, so a misplaced element,
 // a lost sign or an altered payload is seen by the bitwise comparison.
 template <class Real>
-Fields<Real> numbered(const Grid& g, Real base) {
-  Fields<Real> fs(g);
-  for (int f = 0; f < 3; ++f) std::iota(fs.f[f].begin(), fs.f[f].end(), base + Real(f) * Real(100000));
+Fields<Real> numbered(const Grid& g, Real base, const Motion& m = checkmpi_motion(false)) {
+  Fields<Real> fs(g, m);
+  for (std::size_t f = 0; f < fs.f.size(); ++f) std::iota(fs.f[f].begin(), fs.f[f].end(), base + Real(f) * Real(100000));
   fs.f[0][g.index(1, 1, 1)] = -Real(0);
-  fs.f[2][g.cells() - 1] = std::nan("7");
+  fs.f.back()[g.cells() - 1] = std::nan("7");
   return fs;
 }
 
+// The fields' arrays, for kernels that only read them.
 template <class Real>
-FieldPtrs<const Real> pointers(const Fields<Real>& fs) {
-  return {fs.data(0), fs.data(1), fs.data(2)};
+FieldPtrs<Real> pointers(const Fields<Real>& fs) {
+  FieldPtrs<Real> p;
+  for (const auto& v : fs.f) p.push_back(const_cast<Real*>(v.data()));
+  return p;
 }
 
 template <class Real>
@@ -58,24 +62,25 @@ std::vector<Box> shift_boxes(const Grid& g) {
   return boxes;
 }
 
-// The three fields in one backend's memory, released with it.
+// The fields in one backend's memory, released with it.
 template <class Real>
 struct Resident {
   Backend<Real>& backend;
   Grid grid;
-  FieldPtrs<Real> p{};
-  Resident(Backend<Real>& b, const Fields<Real>& from) : backend(b), grid(from.grid) {
-    for (int f = 0; f < 3; ++f) {
-      p[f] = b.allocate(grid.cells());
-      b.upload(p[f], from.data(f), grid.cells());
+  Motion motion;
+  FieldPtrs<Real> p;
+  Resident(Backend<Real>& b, const Fields<Real>& from) : backend(b), grid(from.grid), motion(from.motion) {
+    for (int f = 0; f < from.count(); ++f) {
+      p.push_back(b.allocate(grid.cells()));
+      b.upload(p.back(), from.data(f), grid.cells());
     }
   }
   ~Resident() {
     for (Real* q : p) backend.release(q);
   }
   Fields<Real> fetch() const {
-    Fields<Real> out(grid);
-    for (int f = 0; f < 3; ++f) backend.download(out.data(f), p[f], grid.cells());
+    Fields<Real> out(grid, motion);
+    for (int f = 0; f < out.count(); ++f) backend.download(out.data(f), p[std::size_t(f)], grid.cells());
     return out;
   }
 };
@@ -93,20 +98,21 @@ class CudaKernels : public ::testing::Test {
   // must be identical to the bit, halos included (only the interior for a
   // shift, which may overwrite halo cells).
   template <class Run>
-  void expect_same_fields(const Grid& g, Run run, const std::string& what, bool interior_only = false) {
-    Fields<Real> src = numbered<Real>(g, Real(1)), host_dst = numbered<Real>(g, Real(-500000));
+  void expect_same_fields(const Grid& g, Run run, const std::string& what, bool interior_only = false,
+                          const Motion& m = checkmpi_motion(false)) {
+    Fields<Real> src = numbered<Real>(g, Real(1), m), host_dst = numbered<Real>(g, Real(-500000), m);
     Resident<Real> dsrc(*gpu, src), ddst(*gpu, host_dst);
-    run(*host, host_dst.pointers(), as_const(src.pointers()));
-    run(*gpu, ddst.p, as_const(dsrc.p));
+    run(*host, host_dst.pointers(), src.pointers());
+    run(*gpu, ddst.p, dsrc.p);
     host->wait_all();
     gpu->wait_all();
     const Fields<Real> got = ddst.fetch();
-    for (int f = 0; f < 3; ++f) {
+    for (std::size_t f = 0; f < got.f.size(); ++f) {
       if (interior_only) {
         for (int k = 1; k <= g.n; ++k)
           for (int j = 1; j <= g.m; ++j)
             for (int i = 1; i <= g.l; ++i) {
-              const Real a = got.at(f, i, j, k), b = host_dst.at(f, i, j, k);
+              const Real a = got.at(int(f), i, j, k), b = host_dst.at(int(f), i, j, k);
               ASSERT_EQ(std::memcmp(&a, &b, sizeof(Real)), 0)
                   << what << ", field " << f + 1 << " at " << i << "," << j << "," << k;
             }
@@ -144,7 +150,7 @@ TYPED_TEST(CudaKernels, PackEveryPlaneOnEveryQueue) {
         this->host->pack(g, pointers(fs), p, want.data(), kQueueX);
         Real* buf = this->gpu->allocate(want.size());
         const int queue = (dir + index) % kQueues;
-        this->gpu->pack(g, as_const(d.p), p, buf, queue);
+        this->gpu->pack(g, d.p, p, buf, queue);
         this->gpu->wait(queue);
         this->gpu->download(got.data(), buf, got.size());
         this->gpu->release(buf);
@@ -163,7 +169,7 @@ TYPED_TEST(CudaKernels, UnpackEveryPlane) {
         std::iota(buf.begin(), buf.end(), Real(-1000));
         this->expect_same_fields(
             g,
-            [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real>) {
+            [&](Backend<Real>& b, const FieldPtrs<Real>& dst, const FieldPtrs<Real>&) {
               // The buffer in that backend's memory, as the strategies have it.
               Real* at = b.allocate(buf.size());
               b.upload(at, buf.data(), buf.size());
@@ -181,7 +187,7 @@ TYPED_TEST(CudaKernels, CopyBoxWholeAndPartial) {
     for (const Box& box : copy_boxes(g))
       this->expect_same_fields(
           g,
-          [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
+          [&](Backend<Real>& b, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src) {
             b.copy_box(g, dst, src, box, kComputeQueue);
           },
           "copy_box");
@@ -194,8 +200,8 @@ TYPED_TEST(CudaKernels, ShiftForwardAndReverse) {
       for (const Box& box : shift_boxes(g))
         this->expect_same_fields(
             g,
-            [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
-              b.shift(g, dst, src, box, reverse, kQueueY);
+            [&](Backend<Real>& b, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src) {
+              b.shift(g, dst, src, box, checkmpi_motion(reverse), kQueueY);
             },
             std::string("shift ") + (reverse ? "reverse" : "forward") + " box lo " + std::to_string(box.lo[0]) +
                 "," + std::to_string(box.lo[1]) + "," + std::to_string(box.lo[2]),
@@ -210,9 +216,9 @@ TYPED_TEST(CudaKernels, ShiftPerFieldBoxes) {
     for (bool reverse : {false, true})
       this->expect_same_fields(
           g,
-          [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
-            b.shift(g, dst, src, halo_free_boxes(g, reverse), reverse, kComputeQueue);
-            b.shift_shell(g, dst, src, halo_free_boxes(g, reverse), reverse, kComputeQueue);
+          [&](Backend<Real>& b, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src) {
+            b.shift(g, dst, src, halo_free_boxes(g, checkmpi_motion(reverse)), checkmpi_motion(reverse), kComputeQueue);
+            b.shift_shell(g, dst, src, halo_free_boxes(g, checkmpi_motion(reverse)), checkmpi_motion(reverse), kComputeQueue);
           },
           "halo-free boxes, then the shell around them", true);
 }
@@ -226,14 +232,14 @@ TYPED_TEST(CudaKernels, CopyPlaneAndPartialPack) {
       const int n = g.interior()[dir];
       this->expect_same_fields(
           g,
-          [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
+          [&](Backend<Real>& b, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src) {
             b.copy_plane(g, dst, plane(g, dir, 0), src, plane(g, dir, n), kQueueX);
             b.copy_plane(g, dst, plane(g, dir, n + 1), src, plane(g, dir, 1), kQueueX);
           },
           "copy_plane dir " + std::to_string(dir));
       this->expect_same_fields(
           g,
-          [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
+          [&](Backend<Real>& b, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src) {
             const Plane p = plane(g, dir, n);
             Real* buf = b.allocate(3 * p.count());
             for (int f = 0; f < 3; ++f) b.pack(g, src, p, buf, kQueueX, FieldRange{f, 1});
@@ -256,15 +262,52 @@ TYPED_TEST(CudaKernels, InnerThenShellOnOneQueue) {
     const Box inner = inner_box(g, 2), thin = inner_box(g, 1);
     Box cut = thin;
     cut.hi[2] = (thin.lo[2] + thin.hi[2]) / 2;
-    for (const std::array<Box, 3>& done : {std::array<Box, 3>{inner, inner, inner}, {thin, cut, Box{}}})
+    for (const Boxes& done : {Boxes{inner, inner, inner}, Boxes{thin, cut, Box{}}})
       for (bool reverse : {false, true})
         this->expect_same_fields(
             g,
-            [&](Backend<Real>& b, FieldPtrs<Real> dst, FieldPtrs<const Real> src) {
-              b.shift(g, dst, src, done, reverse, kComputeQueue);
-              b.shift_shell(g, dst, src, done, reverse, kComputeQueue);
+            [&](Backend<Real>& b, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src) {
+              b.shift(g, dst, src, done, checkmpi_motion(reverse), kComputeQueue);
+              b.shift_shell(g, dst, src, done, checkmpi_motion(reverse), kComputeQueue);
             },
             "inner + shell", true);
+  }
+}
+
+// Issue 34's blocks and motions: the layers of a wide halo's faces, edges
+// and corners packed and unpacked, and fields moving along a D3Q27
+// lattice's velocities two cells a step, in one pass, in groups of fields.
+TYPED_TEST(CudaKernels, WideHalosAndLatticeVelocities) {
+  using Real = TypeParam;
+  const Motion m(Stencil{2, 27, 26}, false);
+  for (Grid g : {Grid{5, 4, 3, 2}, Grid{17, 9, 6, 2}}) {
+    const Fields<Real> fs = numbered<Real>(g, Real(1), m);
+    Resident<Real> d(*this->gpu, fs);
+    for (const Offset& o : neighbour_offsets(26)) {
+      const Plane p = region(g, region_box(g, o, false, order_of(o) == 1), o[2] != 0 ? 2 : o[1] != 0 ? 1 : 0);
+      std::vector<Real> want(27 * p.count()), got(want.size());
+      this->host->pack(g, pointers(fs), p, want.data(), kQueueX);
+      Real* buf = this->gpu->allocate(want.size());
+      this->gpu->pack(g, d.p, p, buf, kQueueY);
+      this->gpu->wait(kQueueY);
+      this->gpu->download(got.data(), buf, got.size());
+      this->gpu->release(buf);
+      EXPECT_TRUE(same_bits(got, want)) << offset_name(o);
+      const Plane to = region(g, region_box(g, o, true, order_of(o) == 1), o[2] != 0 ? 2 : o[1] != 0 ? 1 : 0);
+      this->expect_same_fields(
+          g,
+          [&](Backend<Real>& b, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src) {
+            b.copy_plane(g, dst, to, src, p, kQueueZ);
+          },
+          "copy_plane " + offset_name(o), false, m);
+    }
+    this->expect_same_fields(
+        g,
+        [&](Backend<Real>& b, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src) {
+          b.shift(g, dst, src, halo_free_boxes(g, m), m, kComputeQueue);
+          b.shift_shell(g, dst, src, halo_free_boxes(g, m), m, kComputeQueue);
+        },
+        "d3q27 halo-free boxes, then the shell", true, m);
   }
 }
 
@@ -296,7 +339,7 @@ TYPED_TEST(CudaKernels, CopyAndStaging) {
   const Plane p = plane(g, 0, g.l);
   std::vector<Real> want(3 * p.count());
   this->host->pack(g, pointers(fs), p, want.data(), kQueueX);
-  gpu.pack(g, as_const(d.p), p, dev1, kQueueY);
+  gpu.pack(g, d.p, p, dev1, kQueueY);
   gpu.copy(pinned, dev1, want.size(), kQueueY);
   gpu.wait(kQueueY);
   EXPECT_EQ(std::memcmp(pinned, want.data(), want.size() * sizeof(Real)), 0);

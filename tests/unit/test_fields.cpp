@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "grid/fields.hpp"
 #include "grid/planes.hpp"
@@ -10,24 +11,25 @@ using namespace checkmpi;
 
 namespace {
 // Periodic exchange of a single rank with itself: what MPI does when a
-// direction has one rank, done here by hand.
+// direction has one rank, done here by hand, direction by direction with
+// whole faces (which relays edges and corners).
 template <class Real>
 void self_exchange(Fields<Real>& fs) {
   const Grid& g = fs.grid;
-  std::vector<Real> buf(3 * std::max({plane_count(g, 0), plane_count(g, 1), plane_count(g, 2)}));
+  std::vector<Real> buf(std::max({plane_count(g, 0), plane_count(g, 1), plane_count(g, 2)}));
   for (int dir = 0; dir < 3; ++dir)
     for (int sign : {Up, Down})
-      for (int f = 0; f < 3; ++f) {
-        pack_plane(fs.data(f), plane(g, dir, send_index(g, dir, sign)), buf.data());
-        unpack_plane(buf.data(), plane(g, dir, recv_index(g, dir, sign)), fs.data(f));
+      for (int f = 0; f < fs.count(); ++f) {
+        pack_plane(fs.data(f), face(g, dir, sign, false), buf.data());
+        unpack_plane(buf.data(), face(g, dir, sign, true), fs.data(f));
       }
 }
 
 template <class Real>
-void run_steps(Fields<Real>& fs, long long steps, bool reverse) {
+void run_steps(Fields<Real>& fs, long long steps) {
   for (long long t = 0; t < steps; ++t) {
     self_exchange(fs);
-    reference_shift(fs.grid, fs.pointers(), reverse);
+    reference_shift(fs.grid, fs.pointers(), fs.motion);
   }
 }
 }  // namespace
@@ -41,11 +43,13 @@ TEST(Fields, InitialProfileIsCheckMpisSine) {
 }
 
 TEST(Fields, UpstreamWrapsInBothDirections) {
-  EXPECT_EQ(upstream(1, 1, 4, false), 4);
-  EXPECT_EQ(upstream(3, 1, 4, false), 2);
-  EXPECT_EQ(upstream(4, 1, 4, true), 1);
-  EXPECT_EQ(upstream(2, 9, 4, false), 1);
-  EXPECT_EQ(upstream(2, 100003, 4, true), 1);
+  EXPECT_EQ(upstream(1, 1, 4, 1), 4);
+  EXPECT_EQ(upstream(3, 1, 4, 1), 2);
+  EXPECT_EQ(upstream(4, 1, 4, -1), 1);
+  EXPECT_EQ(upstream(2, 9, 4, 1), 1);
+  EXPECT_EQ(upstream(2, 100003, 4, -1), 1);
+  EXPECT_EQ(upstream(1, 1, 5, 3), 3);   // three cells a step
+  EXPECT_EQ(upstream(1, 2, 5, -2), 5);  // 1 + 4 wraps to 5
 }
 
 TEST(Fields, PlanesCoverTheRightCells) {
@@ -62,34 +66,98 @@ TEST(Fields, PlanesCoverTheRightCells) {
   EXPECT_EQ(y.row_stride, 5u * 6u);
 }
 
-class ShiftTest : public ::testing::TestWithParam<std::tuple<bool, int>> {};
+// A halo two cells wide: the whole faces are two layers of planes, the
+// direct ones only the interior beside the face; edges and corners are h x h
+// columns and h x h x h cubes.
+TEST(Fields, RegionsOfAWideHalo) {
+  const Grid g{6, 5, 4, 2};
+  EXPECT_EQ(g.index(-1, -1, -1), 0u);
+  EXPECT_EQ(g.cells(), 10u * 9u * 8u);
+  const Plane xs = face(g, 0, Up, false), xr = face(g, 0, Up, true);
+  EXPECT_EQ(xs.layers, 2u);
+  EXPECT_EQ(xs.count(), 2u * 9u * 8u);
+  EXPECT_EQ(xs.offset, g.index(5, -1, -1));  // interior layers 5 and 6
+  EXPECT_EQ(xr.offset, g.index(-1, -1, -1));  // into the halo below
+  EXPECT_EQ(plane_count(g, 2), 2u * 10u * 9u);
+  const Box direct = region_box(g, {0, 1, 0}, false, false);
+  EXPECT_EQ(direct.lo, (std::array<int, 3>{1, 4, 1}));
+  EXPECT_EQ(direct.hi, (std::array<int, 3>{6, 5, 4}));
+  const Box edge = region_box(g, {1, -1, 0}, true, false);  // from the neighbour at (-1, +1, 0)
+  EXPECT_EQ(edge.lo, (std::array<int, 3>{-1, 6, 1}));
+  EXPECT_EQ(edge.hi, (std::array<int, 3>{0, 7, 4}));
+  EXPECT_EQ(region(g, region_box(g, {-1, -1, -1}, false, false), 2).count(), 8u);
+}
+
+TEST(Stencil, NeighboursAndVelocities) {
+  EXPECT_EQ(neighbour_offsets(6).size(), 6u);
+  EXPECT_EQ(neighbour_offsets(18).size(), 18u);
+  EXPECT_EQ(neighbour_offsets(26).size(), 26u);
+  // Each offset once, each followed by its opposite; the faces first, as the channels number them.
+  for (int n : {6, 18, 26}) {
+    const auto& o = neighbour_offsets(n);
+    for (std::size_t i = 0; i < o.size(); i += 2) EXPECT_EQ(o[i + 1], opposite(o[i]));
+    for (std::size_t i = 0; i < o.size(); ++i)
+      for (std::size_t j = i + 1; j < o.size(); ++j) EXPECT_NE(o[i], o[j]);
+  }
+  EXPECT_EQ(neighbour_offsets(26)[face_index(1, true)], (Offset{0, -1, 0}));
+  // CheckMPI's fields; a lattice's first velocities are diagonal.
+  EXPECT_EQ(lattice_velocity(6, 0), (Offset{1, 0, 0}));
+  EXPECT_EQ(lattice_velocity(6, 5), (Offset{0, 0, 1}));
+  EXPECT_EQ(lattice_velocity(18, 0), (Offset{1, 1, 0}));
+  EXPECT_EQ(lattice_velocity(18, 18), (Offset{0, 0, 0}));
+  EXPECT_EQ(lattice_velocity(18, 19), (Offset{1, 1, 0}));
+  EXPECT_EQ(lattice_velocity(26, 0), (Offset{1, 1, 1}));
+  // D3Q19 and D3Q27: every velocity once.
+  for (int n : {18, 26}) {
+    std::set<Offset> seen;
+    for (int f = 0; f < n + 1; ++f) seen.insert(lattice_velocity(n, f));
+    EXPECT_EQ(seen.size(), std::size_t(n + 1));
+  }
+  const Motion m(Stencil{2, 4, 26}, true);
+  EXPECT_EQ(m.v[0], (Offset{-2, -2, -2}));
+  EXPECT_EQ(m.axis(0), -1);
+  const Motion six(Stencil{3, 3, 6}, true);
+  EXPECT_EQ(six.axis(1), 1);
+  EXPECT_EQ(six.step(1), -3);
+}
+
+// Any stencil, self-exchanged by whole faces and moved by the reference loop,
+// validates exactly, and only at its own step count.
+class ShiftTest : public ::testing::TestWithParam<std::tuple<bool, int, Stencil>> {};
 
 TEST_P(ShiftTest, SelfExchangedShiftValidatesExactly) {
   const bool reverse = std::get<0>(GetParam());
   const int steps = std::get<1>(GetParam());
-  Grid g{5, 3, 4};
+  const Stencil st = std::get<2>(GetParam());
+  Grid g{5, 3, 4, st.width};
   InitialProfiles<float> p(g);
-  Fields<float> fs(g);
+  Fields<float> fs(g, Motion(st, reverse));
   initialise(fs, p);
-  run_steps(fs, steps, reverse);
-  Mismatch m = validate(fs, p, steps, reverse);
+  run_steps(fs, steps);
+  Mismatch m = validate(fs, p, steps);
   EXPECT_EQ(m.count, 0) << m.describe();
   // The same fields are wrong for any other step count.
-  EXPECT_GT(validate(fs, p, steps + 1, reverse).count, 0);
+  EXPECT_GT(validate(fs, p, steps + 1).count, 0);
+  // and the exact state is what initialise gives for that step.
+  Fields<float> direct(g, fs.motion);
+  initialise(direct, p, steps);
+  EXPECT_EQ(validate(direct, p, steps).count, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothWays, ShiftTest,
-                         ::testing::Combine(::testing::Bool(), ::testing::Values(1, 4, 7, 60)));
+                         ::testing::Combine(::testing::Bool(), ::testing::Values(1, 4, 7, 60),
+                                            ::testing::Values(Stencil{}, Stencil{2, 3, 6}, Stencil{3, 1, 6},
+                                                              Stencil{1, 19, 18}, Stencil{2, 27, 26})));
 
 TEST(Fields, ValidatorReportsTheFirstWrongCell) {
   Grid g{4, 4, 4};
   InitialProfiles<double> p(g);
   Fields<double> fs(g);
   initialise(fs, p);
-  run_steps(fs, 3, false);
+  run_steps(fs, 3);
   fs.f[1][g.index(2, 3, 4)] += 1e-12;
   fs.f[2][g.index(4, 4, 4)] = -0.0;
-  Mismatch m = validate(fs, p, 3, false);
+  Mismatch m = validate(fs, p, 3);
   EXPECT_EQ(m.count, 2);
   EXPECT_EQ(m.field, 2);
   EXPECT_EQ(m.i, 2);

@@ -20,110 +20,158 @@ bool inside(const Box& b, int i, int j, int k) {
 
 // Every interior cell of got: for field f, inside boxes[f] the value its upstream cell had in `before`,
 // outside the value it had.
-void expect_box_shift(const Grid& g, const Fields<float>& got, const Fields<float>& before,
-                      const std::array<Box, 3>& boxes, bool reverse, const std::string& what) {
-  const auto st = g.stride();
-  const long s = reverse ? 1 : -1;
-  for (int f = 0; f < 3; ++f)
+void expect_box_shift(const Grid& g, const Fields<float>& got, const Fields<float>& before, const Boxes& boxes,
+                      const Motion& m, const std::string& what) {
+  for (int f = 0; f < got.count(); ++f)
     for (int k = 1; k <= g.n; ++k)
       for (int j = 1; j <= g.m; ++j)
         for (int i = 1; i <= g.l; ++i) {
           const std::size_t c = g.index(i, j, k);
-          const float want = inside(boxes[f], i, j, k) ? before.f[f][long(c) + s * long(st[f])] : before.f[f][c];
-          ASSERT_EQ(got.f[f][c], want) << what << ": field " << f + 1 << " at " << i << "," << j << "," << k
-                                       << (reverse ? " reverse" : "");
+          const auto& old = before.f[std::size_t(f)];
+          const float want =
+              inside(boxes[std::size_t(f)], i, j, k) ? old[std::size_t(long(c) + g.offset(m.v[std::size_t(f)]))] : old[c];
+          ASSERT_EQ(got.f[std::size_t(f)][c], want) << what << ": field " << f + 1 << " at " << i << "," << j << ","
+                                                    << k;
         }
+}
+
+// The motions the tests run: CheckMPI's both ways, wider halos, and the
+// lattices' velocities (edges and corners: the memory-order sweep).
+struct Case {
+  std::string name;
+  Stencil stencil;
+  bool reverse;
+};
+std::vector<Case> motions() {
+  return {{"checkmpi", Stencil{}, false},
+          {"checkmpi reverse", Stencil{}, true},
+          {"width 2", Stencil{2, 3, 6}, false},
+          {"width 3 reverse", Stencil{3, 4, 6}, true},
+          {"d3q19", Stencil{1, 19, 18}, false},
+          {"d3q27 width 2 reverse", Stencil{2, 27, 26}, true}};
+}
+
+std::string text(const Grid& g, const Case& c) {
+  return c.name + " grid " + std::to_string(g.l) + "x" + std::to_string(g.m) + "x" + std::to_string(g.n);
 }
 
 class InPlace : public HostThreadsTest {
  protected:
   // Small and odd, thin in z (fewer planes than threads), and one past the caches' lines per row.
-  const std::vector<Grid> grids{Grid{5, 4, 3}, Grid{9, 7, 2}, Grid{1, 6, 5}, Grid{67, 33, 21}};
+  std::vector<Grid> grids(int h) const {
+    const std::vector<Grid> base{Grid{5, 4, 3}, Grid{9, 7, 2}, Grid{1, 6, 5}, Grid{67, 33, 21}};
+    std::vector<Grid> out;
+    for (Grid g : base) {
+      g.h = h;
+      g.l = std::max(g.l, h), g.m = std::max(g.m, h), g.n = std::max(g.n, h);
+      out.push_back(g);
+    }
+    return out;
+  }
 };
 
 // A box each: the whole interior, boxes as wide as the interior (one run per
-// plane) and narrower ones, boxes touching the halo and not, a single cell.
+// plane) and narrower ones, boxes touching the halo and not, a single cell:
+// each closed downstream (with a cell, the cells its value moves to).
 TEST_P(InPlace, AnyBoxesTakeTheirUpstreamValues) {
-  for (const Grid& g : grids) {
-    const Box all = interior_box(g);
-    std::vector<std::array<Box, 3>> cases{{all, all, all}, halo_free_boxes(g, false), halo_free_boxes(g, true)};
-    const Box wide{{1, 2, 1}, {g.l, g.m, g.n}}, narrow{{std::min(2, g.l), 1, 2}, {g.l, std::max(1, g.m - 1), g.n}};
-    const Box cell{{g.l, g.m, g.n}, {g.l, g.m, g.n}};
-    cases.push_back({wide, narrow, cell});
-    cases.push_back({narrow, cell, wide});
-    cases.push_back({cell, wide, narrow});
-    for (const auto& boxes : cases)
-      for (bool reverse : {false, true}) {
-        const Fields<float> before = numbered(g, 1.0f);
-        Fields<float> got = before;
-        backend->shift_in_place(g, got.pointers(), boxes, reverse, kComputeQueue);
-        backend->wait(kComputeQueue);
-        expect_box_shift(g, got, before, boxes, reverse, "grid " + std::to_string(g.l) + "x" +
-                                                              std::to_string(g.m) + "x" + std::to_string(g.n));
-        if (HasFatalFailure()) return;
-      }
-  }
-}
-
-// What an overlapped step does in place: a box per field reaching the
-// downstream end (halo-free cells, the masked inner box extended, any
-// number of planes of them), then the shell around it, is CheckMPI's loop.
-TEST_P(InPlace, DoneThenShellIsTheWholeShift) {
-  for (const Grid& g : grids)
-    for (bool reverse : {false, true}) {
-      std::vector<std::array<Box, 3>> cases{halo_free_boxes(g, reverse), std::array<Box, 3>{}};
-      for (long long border : {1, 2, 3})
-        cases.push_back(in_place_masked_boxes(g, border, reverse));
-      for (std::array<Box, 3> boxes : {halo_free_boxes(g, reverse), in_place_masked_boxes(g, 1, reverse)}) {
-        // One plane in z of each: fields 1 and 2 from the bottom, field3 at its downstream end.
-        for (int f = 0; f < 2; ++f)
-          if (!boxes[f].empty()) boxes[f].hi[2] = boxes[f].lo[2];
-        Box& z = boxes[2];
-        if (!z.empty()) z.lo[2] = z.hi[2] = reverse ? z.lo[2] : z.hi[2];
+  for (const Case& mc : motions()) {
+    const Motion m(mc.stencil, mc.reverse);
+    for (const Grid& g : grids(mc.stencil.width)) {
+      const std::size_t fields = std::size_t(m.fields());
+      const Box all = interior_box(g);
+      std::vector<Boxes> cases{Boxes(fields, all), halo_free_boxes(g, m)};
+      const Box wide{{1, 2, 1}, {g.l, g.m, g.n}}, narrow{{std::min(2, g.l), 1, 2}, {g.l, std::max(1, g.m - 1), g.n}};
+      const Box cell{{g.l, g.m, g.n}, {g.l, g.m, g.n}};
+      for (const Box& pick : {wide, narrow, cell}) {
+        // Extended to the downstream end along each axis of the field's velocity.
+        Boxes boxes;
+        for (std::size_t f = 0; f < fields; ++f) {
+          Box b = pick;
+          for (std::size_t a = 0; a < 3; ++a) {
+            if (m.v[f][a] > 0) b.hi[a] = g.interior()[a];
+            if (m.v[f][a] < 0) b.lo[a] = 1;
+          }
+          boxes.push_back(b);
+        }
         cases.push_back(boxes);
       }
-      for (const auto& done : cases) {
-        const Fields<float> before = numbered(g, 1.0f);
+      for (const Boxes& boxes : cases) {
+        const Fields<float> before = numbered(g, 1.0f, m);
         Fields<float> got = before;
-        backend->shift_in_place(g, got.pointers(), done, reverse, kComputeQueue);
-        backend->shift_shell_in_place(g, got.pointers(), done, reverse, kComputeQueue);
+        backend->shift_in_place(g, got.pointers(), boxes, m, kComputeQueue);
         backend->wait(kComputeQueue);
-        expect_whole_shift(g, got, before, reverse, "grid " + std::to_string(g.l) + "x" + std::to_string(g.m) +
-                                                        "x" + std::to_string(g.n));
+        expect_box_shift(g, got, before, boxes, m, text(g, mc));
         if (HasFatalFailure()) return;
       }
     }
+  }
+}
+
+// What an overlapped step does in place: a box per field closed downstream
+// (halo-free cells, the masked inner box extended, any number of planes of
+// them), then the shell around it, is CheckMPI's loop.
+TEST_P(InPlace, DoneThenShellIsTheWholeShift) {
+  for (const Case& mc : motions()) {
+    const Motion m(mc.stencil, mc.reverse);
+    for (const Grid& g : grids(mc.stencil.width)) {
+      const std::size_t fields = std::size_t(m.fields());
+      std::vector<Boxes> cases{halo_free_boxes(g, m), Boxes(fields)};
+      for (long long border : {1, 2, 3}) cases.push_back(masked_boxes(g, border, m, true));
+      for (Boxes boxes : {halo_free_boxes(g, m), masked_boxes(g, 1, m, true)}) {
+        // One plane in z of each: from the bottom, or the top for a field moving up in z.
+        for (std::size_t f = 0; f < fields; ++f) {
+          Box& b = boxes[f];
+          if (b.empty()) continue;
+          if (m.v[f][2] > 0) b.lo[2] = b.hi[2];
+          else b.hi[2] = b.lo[2];
+        }
+        cases.push_back(boxes);
+      }
+      for (const Boxes& done : cases) {
+        const Fields<float> before = numbered(g, 1.0f, m);
+        Fields<float> got = before;
+        backend->shift_in_place(g, got.pointers(), done, m, kComputeQueue);
+        backend->shift_shell_in_place(g, got.pointers(), done, m, kComputeQueue);
+        backend->wait(kComputeQueue);
+        expect_whole_shift(g, got, before, m, text(g, mc));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
 }
 
 // The host's overlap, in place and one pass, in slices stopped at the first
 // test that finds the halos in (interior: the halo-free cells, in place
-// field1's rows whole; masked: the inner box, in place extended downstream
-// and field3 sliced from its downstream end), the halos then unpacked:
-// wherever it stops (before the first slice, within a field, between
-// fields, after the last), after() completes exactly CheckMPI's loop; in
-// place it needs no second buffer.
+// rows along x whole; masked: the inner box, in place extended downstream
+// and a field moving up in z sliced from its downstream end), the halos then
+// unpacked: wherever it stops (before the first slice, within a field,
+// between fields, after the last), after() completes exactly CheckMPI's
+// loop; in place it needs no second buffer.
 TEST_P(InPlace, OverlapCutShortAnywhereIsTheWholeShift) {
-  const Grid grid{131, 67, 45};  // 14 planes a slice: three or four slices per field
-  const Decomposition dec;
+  Decomposition dec;
   StepTimers timers;
-  for (Compute mode : {Compute::InPlace, Compute::OnePass})
-    for (Overlap overlap : {Overlap::Masked, Overlap::Interior})
-      for (bool reverse : {false, true}) {
+  for (const Case& mc : {motions()[0], motions()[1], motions()[2], motions()[4], motions()[5]}) {
+    const Motion m(mc.stencil, mc.reverse);
+    // 14 planes a slice at width 1: three or four slices per field; fewer fields of the lattices, smaller.
+    const Grid grid = mc.stencil.fields > 3 ? Grid{37, 19, 17, mc.stencil.width} : Grid{131, 67, 45, mc.stencil.width};
+    dec.grid = grid;
+    for (Compute mode : {Compute::InPlace, Compute::OnePass})
+      for (Overlap overlap : {Overlap::Masked, Overlap::Interior}) {
         StepOptions config;
         config.border = 3;
-        config.reverse = reverse;
-        const Fields<float> src = numbered(grid, 1.0f);
-        const std::string what = std::string(compute_name(mode)) + " " + name(overlap);
+        config.reverse = mc.reverse;
+        const Fields<float> src = numbered(grid, 1.0f, m);
+        const std::string what = mc.name + " " + compute_name(mode) + " " + name(overlap);
         // The fields where after() left them, copied out.
         const auto result = [&](const HaloState<float>& s) {
-          Fields<float> got(grid);
-          for (int field = 0; field < 3; ++field)
-            std::copy(s.f[field], s.f[field] + grid.cells(), got.f[field].begin());
+          Fields<float> got(grid, m);
+          for (int field = 0; field < got.count(); ++field)
+            std::copy(s.f[std::size_t(field)], s.f[std::size_t(field)] + grid.cells(), got.f[std::size_t(field)].begin());
           return got;
         };
         for (int cut = 0;; ++cut) {
           Fields<float> f = src;
-          HaloState<float> s{dec, grid, f.pointers(), config, timers, *backend};
+          HaloState<float> s{dec, grid, f.pointers(), config, timers, *backend, mc.stencil, m};
           ComputeStep<float> compute;
           compute.setup(s, mode, overlap);
           ASSERT_TRUE(compute.sliced(s));
@@ -138,20 +186,21 @@ TEST_P(InPlace, OverlapCutShortAnywhereIsTheWholeShift) {
           if (mode == Compute::InPlace) {
             ASSERT_EQ(s.f, f.pointers());  // in the same arrays
           }
-          expect_whole_shift(grid, result(s), src, reverse, what + " cut after " + std::to_string(cut));
+          expect_whole_shift(grid, result(s), src, m, what + " cut after " + std::to_string(cut));
           if (HasFatalFailure()) return;
           if (!more) break;
         }
         // Whole, without slices.
         Fields<float> f = src;
-        HaloState<float> s{dec, grid, f.pointers(), config, timers, *backend};
+        HaloState<float> s{dec, grid, f.pointers(), config, timers, *backend, mc.stencil, m};
         ComputeStep<float> compute;
         compute.setup(s, mode, overlap);
         compute.in_flight(s, false);
         unpack_halos(grid, f, src);
         compute.after(s);
-        expect_whole_shift(grid, result(s), src, reverse, what + " whole");
+        expect_whole_shift(grid, result(s), src, m, what + " whole");
       }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, InPlace, ::testing::Values(1, 2, 3, 5));
@@ -163,10 +212,11 @@ TEST(InPlaceShell, BoxesPartitionTheInteriorByLines) {
   const Grid g{7, 5, 6};
   for (bool reverse : {false, true})
     for (int axis = 0; axis < 3; ++axis)
-      for (const Box& done : {halo_free_boxes(g, reverse)[axis], in_place_masked_boxes(g, 1, reverse)[axis],
-                              in_place_masked_boxes(g, 2, reverse)[axis], Box{}}) {
+      for (const Box& done : {halo_free_boxes(g, checkmpi_motion(reverse))[std::size_t(axis)],
+                              masked_boxes(g, 1, checkmpi_motion(reverse), true)[std::size_t(axis)],
+                              masked_boxes(g, 2, checkmpi_motion(reverse), true)[std::size_t(axis)], Box{}}) {
         std::vector<int> owner(g.cells(), -1);
-        const std::vector<Box> shell = in_place_shell_boxes(g, done, axis, reverse);
+        const std::vector<Box> shell = in_place_shell_boxes(g, done, axis, reverse ? -1 : 1);
         for (std::size_t n = 0; n <= shell.size(); ++n) {
           const Box& b = n < shell.size() ? shell[n] : done;
           for (int k = b.lo[2]; k <= b.hi[2]; ++k)
@@ -191,8 +241,8 @@ TEST(InPlaceShell, BoxesPartitionTheInteriorByLines) {
       }
   Box short_of_end = interior_box(g);
   short_of_end.hi[0] = g.l - 1;
-  EXPECT_THROW(in_place_shell_boxes(g, short_of_end, 0, false), std::logic_error);
-  EXPECT_NO_THROW(in_place_shell_boxes(g, short_of_end, 0, true));
+  EXPECT_THROW(in_place_shell_boxes(g, short_of_end, 0, 1), std::logic_error);
+  EXPECT_NO_THROW(in_place_shell_boxes(g, short_of_end, 0, -1));
 }
 
 }  // namespace

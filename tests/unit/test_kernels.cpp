@@ -31,7 +31,7 @@ TEST_P(HostKernels, PackMatchesPackPlaneForEveryPlane) {
     for (int index : {0, 1, g.interior()[dir], g.interior()[dir] + 1}) {
       const Plane p = plane(g, dir, index);
       std::vector<float> got(3 * p.count()), want(3 * p.count());
-      backend->pack(g, as_const(fs.pointers()), p, got.data(), kQueueX);
+      backend->pack(g, fs.pointers(), p, got.data(), kQueueX);
       backend->wait(kQueueX);
       for (int f = 0; f < 3; ++f) pack_plane(fs.data(f), p, want.data() + f * p.count());
       EXPECT_EQ(got, want) << "dir " << dir << " index " << index;
@@ -47,7 +47,7 @@ TEST_P(HostKernels, LargePlanesPackAndUnpackExactly) {
       Fields<float> fs = numbered(big, 1.0f);
       const Plane p = plane(big, dir, 1);
       std::vector<float> got(3 * p.count()), want(3 * p.count());
-      backend->pack(big, as_const(fs.pointers()), p, got.data(), kQueueX);
+      backend->pack(big, fs.pointers(), p, got.data(), kQueueX);
       for (int f = 0; f < 3; ++f) pack_plane(fs.data(f), p, want.data() + f * p.count());
       EXPECT_EQ(got, want) << "dir " << dir;
       for (float& v : got) v = -v;
@@ -88,7 +88,7 @@ TEST_P(HostKernels, ShiftOverTheInteriorEqualsTheInPlaceShift) {
   for (bool reverse : {false, true}) {
     Fields<float> src = numbered(g, 1.0f);
     Fields<float> dst(g);
-    backend->shift(g, dst.pointers(), as_const(src.pointers()), interior_box(g), reverse, kComputeQueue);
+    backend->shift(g, dst.pointers(), src.pointers(), interior_box(g), checkmpi_motion(reverse), kComputeQueue);
     backend->wait(kComputeQueue);
     expect_whole_shift(g, dst, src, reverse);
   }
@@ -101,13 +101,13 @@ TEST_P(HostKernels, StreamingShiftOfALargeBlock) {
   for (bool reverse : {false, true}) {
     Fields<float> src = numbered(big, 3.0f);
     Fields<float> dst(big);
-    backend->shift(big, dst.pointers(), as_const(src.pointers()), interior_box(big), reverse, kComputeQueue);
+    backend->shift(big, dst.pointers(), src.pointers(), interior_box(big), checkmpi_motion(reverse), kComputeQueue);
     expect_whole_shift(big, dst, src, reverse);
     // The overlapped form: halo-free cells, then the planes next to the halos.
     Fields<float> split(big);
-    backend->shift(big, split.pointers(), as_const(src.pointers()), halo_free_boxes(big, reverse), reverse,
+    backend->shift(big, split.pointers(), src.pointers(), halo_free_boxes(big, checkmpi_motion(reverse)), checkmpi_motion(reverse),
                    kComputeQueue);
-    backend->shift_shell(big, split.pointers(), as_const(src.pointers()), halo_free_boxes(big, reverse), reverse,
+    backend->shift_shell(big, split.pointers(), src.pointers(), halo_free_boxes(big, checkmpi_motion(reverse)), checkmpi_motion(reverse),
                          kComputeQueue);
     expect_whole_shift(big, split, src, reverse);
   }
@@ -121,7 +121,7 @@ TEST_P(HostKernels, ShiftKeepsInteriorCellsOutsideTheBox) {
     for (bool reverse : {false, true}) {
       Fields<float> dst = numbered(g, -5e5f);
       const Fields<float> before = dst;
-      backend->shift(g, dst.pointers(), as_const(src.pointers()), box, reverse, kComputeQueue);
+      backend->shift(g, dst.pointers(), src.pointers(), box, checkmpi_motion(reverse), kComputeQueue);
       Fields<float> want = src;
       reference_shift(g, want.pointers(), reverse);
       for (int f = 0; f < 3; ++f)
@@ -148,13 +148,13 @@ TEST_P(HostKernels, InnerThenShellIsTheWholeShift) {
         Fields<float> dst = numbered(grid, -5e5f);
         const Fields<float> before = dst;
         const Box inner = inner_box(grid, border);
-        backend->shift_shell(grid, dst.pointers(), as_const(src.pointers()), inner, reverse, kComputeQueue);
+        backend->shift_shell(grid, dst.pointers(), src.pointers(), inner, checkmpi_motion(reverse), kComputeQueue);
         for (int f = 0; f < 3; ++f)
           for (int k = inner.lo[2]; k <= inner.hi[2]; ++k)
             for (int j = inner.lo[1]; j <= inner.hi[1]; ++j)
               for (int i = inner.lo[0]; i <= inner.hi[0]; ++i)
                 ASSERT_EQ(dst.at(f, i, j, k), before.at(f, i, j, k)) << "border " << border;
-        backend->shift(grid, dst.pointers(), as_const(src.pointers()), inner, reverse, kComputeQueue);
+        backend->shift(grid, dst.pointers(), src.pointers(), inner, checkmpi_motion(reverse), kComputeQueue);
         expect_whole_shift(grid, dst, src, reverse);
       }
 }
@@ -164,14 +164,14 @@ TEST_P(HostKernels, PartialPackAndCopyPlane) {
   for (int dir = 0; dir < 3; ++dir) {
     const Plane p = plane(g, dir, g.interior()[dir]);
     std::vector<float> all(3 * p.count()), parts(3 * p.count(), -1.0f);
-    backend->pack(g, as_const(src.pointers()), p, all.data(), kQueueX);
+    backend->pack(g, src.pointers(), p, all.data(), kQueueX);
     for (int f = 2; f >= 0; --f)
-      backend->pack(g, as_const(src.pointers()), p, parts.data(), kQueueX, FieldRange{f, 1});
+      backend->pack(g, src.pointers(), p, parts.data(), kQueueX, FieldRange{f, 1});
     EXPECT_EQ(parts, all) << "dir " << dir;
     // A plane of one set of fields into the halo of another.
     Fields<float> dst = numbered(g, -5e5f);
     const Plane to = plane(g, dir, 0);
-    backend->copy_plane(g, dst.pointers(), to, as_const(src.pointers()), p, kQueueX);
+    backend->copy_plane(g, dst.pointers(), to, src.pointers(), p, kQueueX);
     std::vector<float> got(3 * p.count());
     for (int f = 0; f < 3; ++f) pack_plane(dst.data(f), to, got.data() + f * p.count());
     EXPECT_EQ(got, all) << "dir " << dir;
@@ -234,8 +234,8 @@ TEST_P(HostKernels, BoxKernelsTouchOnlyTheBox) {
   const Box box{{2, 1, 2}, {4, 3, 2}};
   Fields<float> src = numbered(g, 1.0f), copied = numbered(g, -5e5f), shifted = copied;
   const Fields<float> untouched = copied;
-  backend->copy_box(g, copied.pointers(), as_const(src.pointers()), box, kComputeQueue);
-  backend->shift(g, shifted.pointers(), as_const(src.pointers()), box, false, kComputeQueue);
+  backend->copy_box(g, copied.pointers(), src.pointers(), box, kComputeQueue);
+  backend->shift(g, shifted.pointers(), src.pointers(), box, checkmpi_motion(false), kComputeQueue);
   backend->wait_all();
   const auto st = g.stride();
   for (int f = 0; f < 3; ++f)
@@ -249,7 +249,7 @@ TEST_P(HostKernels, BoxKernelsTouchOnlyTheBox) {
         }
   // The whole box is one copy per field.
   Fields<float> whole(g);
-  backend->copy_box(g, whole.pointers(), as_const(src.pointers()), whole_box(g), kComputeQueue);
+  backend->copy_box(g, whole.pointers(), src.pointers(), whole_box(g), kComputeQueue);
   EXPECT_EQ(whole.f, src.f);
 }
 
@@ -290,7 +290,7 @@ TEST(MaskedOverlap, InnerAndShellPartitionTheInterior) {
 TEST(InteriorOverlap, AroundTheHaloFreeCellsIsThePlaneNextToTheHalo) {
   const Grid g{7, 5, 3};
   for (bool reverse : {false, true}) {
-    const auto free = halo_free_boxes(g, reverse);
+    const auto free = halo_free_boxes(g, checkmpi_motion(reverse));
     for (int f = 0; f < 3; ++f) {
       const int n = g.interior()[f];
       EXPECT_GE(free[f].lo[f] + (reverse ? 1 : -1), 1);
@@ -303,7 +303,7 @@ TEST(InteriorOverlap, AroundTheHaloFreeCellsIsThePlaneNextToTheHalo) {
       EXPECT_EQ(shell[0].hi, plane.hi) << f;
     }
   }
-  EXPECT_TRUE(halo_free_boxes(Grid{7, 5, 1}, false)[2].empty());  // n = 1: every field3 cell needs the z halo
+  EXPECT_TRUE(halo_free_boxes(Grid{7, 5, 1}, checkmpi_motion(false))[2].empty());  // n = 1: every field3 cell needs the z halo
 }
 
 // The host's update around the interior overlap's halo-free cells (whole, or
@@ -314,13 +314,13 @@ TEST(InteriorOverlap, AroundTheHaloFreeCellsIsThePlaneNextToTheHalo) {
 TEST_P(HostKernels, ShellAroundWideBoxesWritesOnlyInteriorCells) {
   const Grid grid{9, 6, 5};
   for (bool reverse : {false, true}) {
-    auto cut = halo_free_boxes(grid, reverse);
+    auto cut = halo_free_boxes(grid, checkmpi_motion(reverse));
     for (Box& b : cut) b.hi[2] = std::min(b.hi[2], 3);
-    for (const auto& inner : {halo_free_boxes(grid, reverse), cut}) {
+    for (const auto& inner : {halo_free_boxes(grid, checkmpi_motion(reverse)), cut}) {
       Fields<float> src = numbered(grid, 1.0f);
       const Fields<float> before = numbered(grid, -5e5f);
       Fields<float> dst = before;
-      backend->shift_shell(grid, dst.pointers(), as_const(src.pointers()), inner, reverse, kComputeQueue);
+      backend->shift_shell(grid, dst.pointers(), src.pointers(), inner, checkmpi_motion(reverse), kComputeQueue);
       const auto st = grid.stride();
       const long s = reverse ? 1 : -1;
       for (int f = 0; f < 3; ++f)
