@@ -9,9 +9,8 @@
 #       (default 5) of ITFIN steps (default 200). Each round runs the three
 #       stencils one after another, in an order shuffled per round (seeded by
 #       the round); every figure is the median over rounds of a launch's
-#       median step (over ranks, steps and its own rounds), and of the part
-#       of it in the exchange (that median times the exchange's share of the
-#       loop, comm over loop, means over ranks: packing, MPI, unpacking; a
+#       median step (over ranks, steps and its own rounds), and of its parts
+#       (that median times a phase's share of the loop, means over ranks: a
 #       rank's sums take every preemption of a loaded machine, its median
 #       step not). Printed per strategy: us per step and exchange us per step with
 #       6, 18 and 26 neighbours, the ratios 18/6 and 26/6 of each, and the
@@ -95,19 +94,23 @@ print(f"# {ctx['nprocs']} ranks ({c['proc_x']}x{c['proc_y']}x{c['proc_z']}), loc
 for k in docs[6][0]["skipped"]:
     print(f"# skipped {k['strategy']}: {k['reason']}")
 print(f"{'strategy':22} {'us/step 6':>10} {'18':>8} {'26':>8} {'18/6':>6} {'26/6':>6}   "
-      f"{'exch 6':>8} {'18':>8} {'26':>8} {'18/6':>6} {'26/6':>6}   {'msgs 6/18/26':>13}  edges and corners")
+      f"{'MPI 6':>7} {'18':>7} {'26':>7} {'18/6':>6} {'26/6':>6}   {'pack 6':>7} {'18':>7} {'26':>7}   "
+      f"{'msgs 6/18/26':>13}  edges and corners")
 def step(r):
     return r["step_time"]["median"]
-def exchange(r):
-    return step(r) * r["timers"]["comm"]["mean"] / r["timers"]["loop"]["mean"]
+def share(r, *timers):  # the median step's part in those timers (their share of the loop, means over ranks)
+    return step(r) * sum(r["timers"][t]["mean"] for t in timers) / r["timers"]["loop"]["mean"]
 for i, first in enumerate(docs[6][0]["results"]):
     rows = {n: [d["results"][i] for d in docs[n]] for n in docs}
     assert all(r["strategy"] == first["strategy"] for n in rows for r in rows[n])
     t = {n: med(step(r) for r in rows[n]) * 1e6 for n in rows}
-    x = {n: med(exchange(r) for r in rows[n]) * 1e6 for n in rows}
+    mpi = {n: med(share(r, "post", "wait") for r in rows[n]) * 1e6 for n in rows}
+    pack = {n: med(share(r, "pack", "unpack") for r in rows[n]) * 1e6 for n in rows}
+    ratio = lambda a, b: f"{a / b:6.2f}" if b > 0 else f"{'-':>6}"  # noqa: E731
     msgs = "/".join(str(rows[n][0]["traits"]["messages"]) for n in (6, 18, 26))
     valid = "" if all(r["valid"] for n in rows for r in rows[n]) else "  INVALID"
     how = first["catalog"]["traits"].get("edges_and_corners", "?")
-    print(f"{first['strategy'][:22]:22} {t[6]:10.1f} {t[18]:8.1f} {t[26]:8.1f} {t[18] / t[6]:6.2f} {t[26] / t[6]:6.2f}   "
-          f"{x[6]:8.1f} {x[18]:8.1f} {x[26]:8.1f} {x[18] / x[6]:6.2f} {x[26] / x[6]:6.2f}   {msgs:>13}  {how}{valid}")
+    print(f"{first['strategy'][:22]:22} {t[6]:10.1f} {t[18]:8.1f} {t[26]:8.1f} {ratio(t[18], t[6])} {ratio(t[26], t[6])}   "
+          f"{mpi[6]:7.1f} {mpi[18]:7.1f} {mpi[26]:7.1f} {ratio(mpi[18], mpi[6])} {ratio(mpi[26], mpi[6])}   "
+          f"{pack[6]:7.1f} {pack[18]:7.1f} {pack[26]:7.1f}   {msgs:>13}  {how}{valid}")
 PY
