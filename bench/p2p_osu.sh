@@ -7,11 +7,18 @@
 # checkmpi-p2p's mode one after the other, the order alternating from round
 # to round; per size the median over rounds of each figure OSU prints and of
 # checkmpi-p2p's same figure (its JSON), and their ratio p2p/osu. The last
-# line of each mode is the median ratio over sizes: 1.00 is parity.
+# line of each mode is the median ratio over sizes: 1.00 is parity. Where
+# OSU times every iteration alone (osu_latency, osu_latency_mt, osu_bw,
+# osu_bibw) checkmpi-p2p runs with --block 1, so both figures hold the clock
+# reads; the one-sided latencies time the whole loop, as checkmpi-p2p's blocks.
 # Modes (default all): pingpong bw bibw mbw-mr threads coll rma nbc barrier.
 # SIZES (default 1:65536) and ITERS (e.g. "-i 1000 -x 100"; default the tools'
-# own, which are OSU's) apply to both. Without OSU_DIR the script says so and
-# exits 2; it compares figures, it does not judge them.
+# own, which are OSU's) apply to both. CONTROL=1 runs OSU's program a second
+# time in every round (order rotating over the three) and adds osu2/osu per
+# size: the noise floor of the machine. RUN_TIMEOUT (default 900 s) bounds
+# each program; one that fails or times out is reported and its comparison
+# skipped, and the script then exits 1. Without OSU_DIR the script says so
+# and exits 2; it compares figures, it does not judge them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -20,10 +27,13 @@ modes=("$@")
 [ ${#modes[@]} -gt 0 ] || modes=(pingpong bw bibw mbw-mr threads coll rma nbc barrier)
 bin=${CHECKMPI_BIN:-build/bin}
 sizes=${SIZES:-1:65536}
+control=${CONTROL:-0}
+limit=${RUN_TIMEOUT:-900}
 read -r -a iters <<<"${ITERS:-}"
 [ -n "${OSU_DIR:-}" ] || { echo "bench: set OSU_DIR to an OSU micro-benchmarks 7.x build (no OSU here)" >&2; exit 2; }
 [ -d "$OSU_DIR" ] || { echo "bench: OSU_DIR '$OSU_DIR' is not a directory" >&2; exit 2; }
 [ -x "$bin/checkmpi-p2p" ] || { echo "bench: $bin/checkmpi-p2p not found (build first)" >&2; exit 2; }
+case $control in 0 | 1) ;; *) echo "bench: CONTROL '$control' is not 0 or 1" >&2; exit 2 ;; esac
 # shellcheck source=bench/build_mpi.sh
 source bench/build_mpi.sh  # the build's MPI
 mpiexec=${MPIEXEC:-$mpiexec}
@@ -41,14 +51,19 @@ declare -a jobs=()
 job() { jobs+=("$1|$2|$3|$4"); }
 for mode in "${modes[@]}"; do
   case $mode in
-    pingpong) job pingpong osu_latency "" "pingpong" ;;
-    bw) job bw osu_bw "" "bw" ;;
-    bibw) job bibw osu_bibw "" "bibw" ;;
+    # osu_latency(_mt), osu_bw and osu_bibw read the clock around every
+    # iteration (its cost is in their figures): --block 1 does so too
+    pingpong) job pingpong osu_latency "" "pingpong --block 1" ;;
+    bw) job bw osu_bw "" "bw --block 1" ;;
+    bibw) job bibw osu_bibw "" "bibw --block 1" ;;
     mbw-mr) job mbw-mr osu_mbw_mr "" "mbw-mr" ;;
-    threads) job threads osu_latency_mt "-t 2:2" "pingpong --threads 2" ;;
+    threads) job threads osu_latency_mt "-t 2:2" "pingpong --threads 2 --block 1" ;;
     coll)
       for op in allreduce alltoall alltoallv bcast allgather reduce-scatter; do
-        job "coll-$op" "osu_${op/-/_}" "" "coll --op $op"
+        # checkmpi-p2p reduces floats; OSU's default type is MPI_CHAR
+        t=""
+        [ "$op" != allreduce ] && [ "$op" != reduce-scatter ] || t="-T mpi_float"
+        job "coll-$op" "osu_${op/-/_}" "$t" "coll --op $op"
       done ;;
     rma)
       for op in put get acc; do
@@ -63,8 +78,11 @@ for mode in "${modes[@]}"; do
 done
 
 echo "# bench/p2p_osu.sh: $(uname -n), $(nproc) CPUs, $(date -u +%FT%TZ); $rounds rounds; $np ranks; sizes $sizes"
-echo "# MPI: $("$mpiexec" --version 2>&1 | head -1); OSU_DIR $OSU_DIR"
+# the first line of the launcher's version text that holds a version number
+# ("mpiexec (OpenRTE) 4.1.4"; MPICH's Hydra: "Version: 4.0.2")
+echo "# MPI: $("$mpiexec" --version 2>&1 | grep -m1 -E '[0-9]+\.[0-9]+' | tr -s ' '); OSU_DIR $OSU_DIR"
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+failed=0
 for entry in "${jobs[@]}"; do
   IFS='|' read -r name prog oargs pargs <<<"$entry"
   exe=$(osu "$prog")
@@ -74,19 +92,41 @@ for entry in "${jobs[@]}"; do
   fi
   m=$sizes
   [ "$name" != barrier ] || m=""
+  ok=1
+  # run WHICH ROUND: one program of one round; false (and a line saying why) when it failed
+  run() {
+    local file rc=0
+    if [ "$1" = p2p ]; then
+      file="$out/$name.p2p.$2.txt"
+      # shellcheck disable=SC2086
+      timeout "$limit" "$mpiexec" -n "$np" "$bin/checkmpi-p2p" $pargs ${m:+-m $m} "${iters[@]}" \
+        --json "$out/$name.p2p.$2.json" >"$file" 2>&1 || rc=$?
+    else
+      file="$out/$name.$1.$2"
+      # shellcheck disable=SC2086
+      timeout "$limit" "$mpiexec" -n "$np" "$exe" $oargs ${m:+-m $m} "${iters[@]}" >"$file" 2>&1 || rc=$?
+    fi
+    [ "$rc" -eq 0 ] && return 0
+    local why="exit $rc"
+    [ "$rc" -ne 124 ] || why="timed out after $limit s"
+    echo "# $name: $([ "$1" = p2p ] && echo "checkmpi-p2p $pargs" || echo "$prog") failed ($why): $(grep -v '^\s*$' "$file" | tail -n 1)"
+    return 1
+  }
+  order=(osu p2p)
+  [ "$control" = 0 ] || order=(osu p2p osu2)
   for r in $(seq "$rounds"); do
-    run_osu() {
-      # shellcheck disable=SC2086
-      "$mpiexec" -n "$np" "$exe" $oargs ${m:+-m $m} "${iters[@]}" >"$out/$name.osu.$r" 2>&1 ||
-        { echo "bench: $prog failed: $(tail -n 3 "$out/$name.osu.$r")" >&2; exit 1; }
-    }
-    run_p2p() {
-      # shellcheck disable=SC2086
-      "$mpiexec" -n "$np" "$bin/checkmpi-p2p" $pargs ${m:+-m $m} "${iters[@]}" --json "$out/$name.p2p.$r.json" \
-        >"$out/$name.p2p.$r.txt" 2>&1 || { echo "bench: checkmpi-p2p $pargs failed" >&2; exit 1; }
-    }
-    if [ $((r % 2)) -eq 1 ]; then run_osu; run_p2p; else run_p2p; run_osu; fi
+    n=${#order[@]}
+    for j in $(seq 0 $((n - 1))); do
+      which=${order[$(((j + r - 1) % n))]}
+      run "$which" "$r" || { ok=0; break; }
+    done
+    [ "$ok" = 1 ] || break
   done
-  python3 bench/p2p_osu_compare.py "$out" "$name" "$rounds"
+  if [ "$ok" = 1 ]; then
+    python3 bench/p2p_osu_compare.py "$out" "$name" "$rounds" "$control"
+  else
+    failed=1
+  fi
 done
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit "$failed"

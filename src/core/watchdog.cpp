@@ -28,7 +28,7 @@ namespace {
 
 struct State {
   std::atomic<unsigned long long> beats{0};  // phase changes
-  std::atomic<long long> step{-1};           // step or iteration within the phase
+  std::atomic<long long>& step = progress::detail::step;  // step or iteration within the phase
   std::atomic<bool> idle{false};
   std::mutex mutex;  // guards the texts
   std::string where = "start-up", waiting_for;
@@ -45,6 +45,10 @@ void count_beat(State& s) { s.beats.store(s.beats.load(std::memory_order_relaxed
 
 namespace progress {
 
+namespace detail {
+std::atomic<long long> step{-1};
+}  // namespace detail
+
 void at(const std::string& where, const std::string& waiting_for) {
   State& s = state();
   {
@@ -55,8 +59,6 @@ void at(const std::string& where, const std::string& waiting_for) {
   s.step.store(-1, std::memory_order_relaxed);
   count_beat(s);
 }
-
-void beat(long long step) { state().step.store(step, std::memory_order_relaxed); }
 
 void idle(bool on) {
   state().idle.store(on, std::memory_order_relaxed);

@@ -3,6 +3,7 @@
 // where this rank is and whom it waits for, then aborts the whole job.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -16,9 +17,15 @@ namespace progress {
 // for ("rank 1", "its neighbours ..."); called at phase changes, not per step.
 // Counts as progress.
 void at(const std::string& where, const std::string& waiting_for);
+namespace detail {
+// The step within the phase; constant-initialised, so that beat() is one
+// relaxed store, inlined into the timed loops (no call, no guard).
+extern std::atomic<long long> step;
+}  // namespace detail
+
 // One unit of progress (a step, an iteration; it must differ from the last
 // one): a relaxed store.
-void beat(long long step);
+inline void beat(long long step) { detail::step.store(step, std::memory_order_relaxed); }
 // While idle the rank waits by design (p2p ranks that take no part) and
 // its silence is no stall.
 void idle(bool on);

@@ -27,6 +27,7 @@ Loop make_loop(const Session& s, long long bytes, bool timing) {
   loop.timing = timing;
   loop.validate = s.cfg.validate;
   loop.clock_cost = s.clock_cost;
+  loop.block = s.cfg.block;
   return loop;
 }
 

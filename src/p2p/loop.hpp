@@ -68,6 +68,7 @@ struct Loop {
   bool timing = true;     // this rank reads the clock
   bool validate = false;  // -c: prepare before and verify after every iteration
   double clock_cost = 0;
+  long long block = 0;    // --block: iterations per block; 0: block_length's choice
 };
 
 // After a verified iteration: if any rank of `comm` saw wrong data, every
@@ -79,7 +80,9 @@ long long agree_block(MPI_Comm comm, long long mine);
 
 // Runs warm-up and timed iterations of exchange(i), i counting from 0 over
 // both. With -c, prepare(i) before and verify(i) -> error text after each
-// iteration run outside the timed region, and every iteration is timed alone.
+// iteration run outside the timed region. Blocks of one iteration (-c,
+// --block 1, long iterations) are each timed alone, between a clock read
+// just before and one just after, as OSU's loops time them.
 template <class Exchange, class Prepare, class Verify>
 Samples run_loop(const Loop& loop, Exchange&& exchange, Prepare&& prepare, Verify&& verify) {
   const long long warmup = loop.counts.warmup, iterations = loop.counts.iterations;
@@ -95,19 +98,22 @@ Samples run_loop(const Loop& loop, Exchange&& exchange, Prepare&& prepare, Verif
   }
   Samples s;
   s.iterations = iterations;
-  const long long mine = loop.timing && !loop.validate ? block_length(loop.clock_cost, fastest, iterations) : 1;
+  long long mine = loop.timing && !loop.validate ? block_length(loop.clock_cost, fastest, iterations) : 1;
+  if (loop.block > 0 && !loop.validate) mine = std::min(loop.block, std::max(1LL, iterations));
   s.block = agree_block(loop.comm, mine);
   Reservoir kept(size_t(std::min(kMaxBlocks, iterations / s.block + 1)));  // allocated before timing
-  if (loop.validate) {
+  if (loop.validate || s.block == 1) {
+    // Every iteration timed alone, as OSU's loops: the clock read just before
+    // and just after it, the bookkeeping outside.
     for (long long i = warmup; i < warmup + iterations; ++i) {
       progress::beat(i);
-      prepare(i);
-      const double t0 = MPI_Wtime();
+      if (loop.validate) prepare(i);
+      const double t0 = loop.timing ? MPI_Wtime() : 0.0;
       exchange(i);
-      const double t = MPI_Wtime() - t0;
+      const double t = loop.timing ? MPI_Wtime() - t0 : 0.0;
       kept.add(t);
       s.total += t;
-      settle(loop.comm, verify(i));
+      if (loop.validate) settle(loop.comm, verify(i));
     }
     s.blocks = kept.seen();
     s.values = std::move(kept.values());

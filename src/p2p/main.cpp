@@ -128,6 +128,7 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
   c["window"] = cfg.window;
   c["n"] = cfg.n;
   c["repeat"] = cfg.repeat;
+  if (cfg.block > 0) c["block"] = cfg.block;
   c["noise_thresholds"] = noise_thresholds_json();
   if (cfg.mode == Mode::Ring) {
     Json ranks = Json::array();

@@ -291,6 +291,9 @@ CommandLine p2p_command_line() {
                           "staged through pinned host memory) (default host)", false, "host|cuda"},
       {"repeat", 0, true, "run the sweep N times, interleaved (1 2 4 ... 1 2 4 ...); statistics over all (default 1)",
        false, "N"},
+      {"block", 0, true, "iterations per timed block (default: enough that a clock read costs at most 1% of one); 1 "
+                         "times every iteration alone, its clock read included, as osu_latency and osu_bw do",
+       false, "N"},
       {"validate", 'c', false, "check received data every iteration, outside the timed region"},
       {"json", 0, true, "write results as JSON (schema checkmpi.p2p/2) to this file", false, "FILE"},
       {"events", 0, true, "write the sweep's progress as JSON lines to FILE, one as each size starts (for a "
@@ -343,6 +346,12 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   cfg.window = positive(cli, "window", cfg.mode == Mode::Rma ? 1 : cfg.window, 1, INT_MAX / 2);
   cfg.n = positive(cli, "prtt-n", cfg.n, 2, INT_MAX);
   cfg.repeat = positive(cli, "repeat", 1, 1, 1000000);
+  if (cli.has("block")) {
+    if (cfg.mode == Mode::Nbc || cfg.mode == Mode::Coll || cfg.mode == Mode::MbwMr)
+      throw UsageError(std::string("--block does not apply to mode ") + mode_name(cfg.mode) +
+                       " (it times every iteration alone, as OSU)");
+    cfg.block = positive(cli, "block", 0, 1);
+  }
   cfg.watchdog = watchdog_option(cli);
   cfg.force = cli.has("force");
 

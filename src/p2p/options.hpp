@@ -60,6 +60,7 @@ struct P2PConfig {
   long long window = 64;  // bw, bibw, mbw-mr: sends in flight; rma: operations per epoch (default 1)
   long long n = 10;       // loggp: messages per PRTT(n, ., s)
   long long repeat = 1;   // sweeps, interleaved: every size once, then again
+  long long block = 0;    // --block N: iterations per timed block; 0: chosen from the clock's cost
   std::vector<VectorShape> vectors;  // datatype: the tuples measured, in order
   bool default_sweep = true;         // datatype: vectors come from the default sweep
   // nbc

@@ -16,8 +16,10 @@ namespace checkmpi::p2p {
 // of it was hidden.
 double osu_overlap(double overall, double compute, double test, double pure_comm);
 
-// Busy computation for `seconds` (small float kernels until the clock says
-// so), without any MPI call: no library progress happens in it.
+// Busy computation for `seconds`, without any MPI call (no library progress
+// happens in it): OSU's 25 x 25 float kernel, whole kernels until their own
+// times add up to `seconds`, as OSU's do_compute_cpu (the last kernel
+// overshoots, and the clock reads between kernels are not counted).
 void compute_for(double seconds);
 
 // OSU's dummy_compute with `tests` probes: tests = 0 computes `seconds` in

@@ -1,12 +1,17 @@
 // bibw and mbw-mr: OSU's osu_bibw and osu_mbw_mr loops.
 //   bibw:   ranks 0 and 1 each post a window of receives, then a window of
-//           sends to the other, and wait for all of them; bandwidth counts
+//           sends to the other, and wait for all of them (rank 0 for its
+//           sends first, rank 1 for its receives, as OSU); bandwidth counts
 //           both directions (2 x size x window per iteration), as OSU.
 //   mbw-mr: P/2 pairs, rank i sending to rank i + P/2 (OSU's pairing) a
 //           window of non-blocking sends, then waiting for a 4-byte ack;
-//           aggregate bandwidth and messages per second over all pairs, each
-//           timed block counted at the slowest rank (as ring).
+//           as OSU, every iteration starts after an untimed MPI_Barrier of
+//           all ranks and is timed alone by the senders; aggregate bandwidth
+//           and messages per second over all pairs, each iteration counted
+//           at its slowest sender (OSU: at rank 0; the same with one pair).
+#include "core/watchdog.hpp"
 #include "p2p/modes.hpp"
+#include "p2p/timed.hpp"
 
 namespace checkmpi::p2p {
 
@@ -68,7 +73,9 @@ void run_bibw(const Session& s, ModeOutput& out) {
                 MPI_Irecv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, &receives[j]);
               for (int j = 0; j < window; ++j)
                 MPI_Isend(send_data, count, MPI_CHAR, peer, kDataTag, s.comm, &sends[j]);
-              MPI_Waitall(2 * window, requests.data(), MPI_STATUSES_IGNORE);
+              // As osu_bibw: rank 0 waits for its sends first, rank 1 for its receives.
+              MPI_Waitall(window, s.rank == 0 ? sends : receives, MPI_STATUSES_IGNORE);
+              MPI_Waitall(window, s.rank == 0 ? receives : sends, MPI_STATUSES_IGNORE);
               recv_stage.in(std::size_t(size));
             },
             [&](long long i) { check.prepare(*send, s.rank, i); },
@@ -112,29 +119,37 @@ void run_mbw_mr(const Session& s, ModeOutput& out, const std::vector<Placement>&
         const long long size = all_sizes[k];
         const int count = int(size);
         const PayloadCheck check(s.cfg, Layout::contiguous(std::size_t(size)), size);
-        Samples samples = run_loop(
-            make_loop(s, size, true),
-            [&](long long) {
-              if (sender) {
-                send_stage.out(std::size_t(size));
-                for (auto& r : requests) MPI_Isend(send_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
-                MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
-                MPI_Recv(ack, 4, MPI_CHAR, peer, kAckTag, s.comm, MPI_STATUS_IGNORE);
-              } else {
-                for (auto& r : requests) MPI_Irecv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
-                MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
-                recv_stage.in(std::size_t(size));
-                MPI_Send(ack, 4, MPI_CHAR, peer, kAckTag, s.comm);
-              }
-            },
-            [&](long long i) {
-              if (sender) check.prepare(*send, s.rank, i);
-            },
-            [&](long long i) { return sender ? std::string() : check.verify(*recv, peer, s.rank, i); });
-        // The pairs drift apart: each block counts at its slowest rank.
-        const int n = int(samples.values.size());
-        void* mine = s.rank == 0 ? MPI_IN_PLACE : samples.values.data();
-        MPI_Reduce(mine, samples.values.data(), n, MPI_DOUBLE, MPI_MAX, 0, s.comm);
+        const LoopCounts n = make_loop(s, size, sender).counts;
+        Timed mine(n.iterations);  // receivers add zeros, so that every rank keeps the same iterations
+        MPI_Barrier(s.comm);
+        for (long long i = 0; i < n.warmup + n.iterations; ++i) {
+          progress::beat(i + 1);
+          if (s.cfg.validate && sender) check.prepare(*send, s.rank, i);
+          MPI_Barrier(s.comm);
+          const double t0 = MPI_Wtime();
+          if (sender) {
+            send_stage.out(std::size_t(size));
+            for (auto& r : requests) MPI_Isend(send_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
+            MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
+            MPI_Recv(ack, 4, MPI_CHAR, peer, kAckTag, s.comm, MPI_STATUS_IGNORE);
+          } else {
+            for (auto& r : requests) MPI_Irecv(recv_data, count, MPI_CHAR, peer, kDataTag, s.comm, &r);
+            MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
+            recv_stage.in(std::size_t(size));
+            MPI_Send(ack, 4, MPI_CHAR, peer, kAckTag, s.comm);
+          }
+          const double t = MPI_Wtime() - t0;
+          if (i >= n.warmup) mine.add(sender ? t : 0.0);
+          if (s.cfg.validate) settle(s.comm, sender ? std::string() : check.verify(*recv, peer, s.rank, i));
+        }
+        // The pairs drift apart: each iteration counts at its slowest sender.
+        Samples samples;
+        samples.values = mine.values();
+        samples.blocks = mine.seen();
+        samples.iterations = n.iterations;
+        const int kept = int(samples.values.size());
+        void* in = s.rank == 0 ? MPI_IN_PLACE : samples.values.data();
+        MPI_Reduce(in, samples.values.data(), kept, MPI_DOUBLE, MPI_MAX, 0, s.comm);
         samples.total = blocks_total(samples);
         if (s.rank == 0) pooled[k].add(samples);
       },
@@ -151,8 +166,8 @@ void run_mbw_mr(const Session& s, ModeOutput& out, const std::vector<Placement>&
         out.table += format("%-10lld%18.2f%15.0f%20.2f\n", size, bandwidth / 1e6, rate, median * 1e6);
       });
   if (s.rank == 0)
-    out.table += "# MB/s and Messages/s: all pairs' bytes and messages over the total time, each block timed at its "
-                 "slowest rank\n";
+    out.table += "# MB/s and Messages/s: all pairs' bytes and messages over the total time, each iteration (after an "
+                 "untimed barrier) timed at its slowest sender\n";
 }
 
 // {"sender", "receiver", "same_node"} for each of mbw-mr's pairs.

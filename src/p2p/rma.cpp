@@ -5,6 +5,10 @@
 // and its synchronisation:
 //   fence     both ranks MPI_Win_fence, rank 0 operates, both MPI_Win_fence;
 //   pscw      rank 0 MPI_Win_start / MPI_Win_complete, rank 1 MPI_Win_post / MPI_Win_wait;
+//             with one operation per epoch (-W 1) fence and pscw run OSU's
+//             latency loops instead: an epoch each way per iteration (fence,
+//             rank 0 operates, fence, rank 1 operates, fence; pscw: rank 0's
+//             epoch to rank 1, then rank 1's to rank 0), half of it reported;
 //   lock      rank 0 MPI_Win_lock (shared) / MPI_Win_unlock, rank 1 passive;
 //   lock-all  rank 0 MPI_Win_lock_all / MPI_Win_unlock_all, rank 1 passive;
 //   flush     rank 0 holds a shared lock over the whole loop, MPI_Win_flush per epoch.
@@ -12,7 +16,8 @@
 // acc's bytes are at most 255 / W, so that no sum wraps (Open MPI 4.1's AVX
 // reductions saturate 8-bit sums instead of wrapping: open-mpi/ompi#8045).
 // Rank 0 times; -c checks what arrived (put, acc: at the target; get: at the
-// origin) after every epoch, the ranks meeting in a barrier first.
+// origin; both ranks in the round trips) after every iteration, the ranks
+// meeting in a barrier first.
 #include "p2p/modes.hpp"
 
 namespace checkmpi::p2p {
@@ -72,9 +77,9 @@ void run_rma(const Session& s, ModeOutput& out) {
   auto local = make_buffer(BufferKind::Host, std::size_t(std::max(1LL, s.cfg.max_size)));
   unsigned char* const local_data = static_cast<unsigned char*>(local->data());
   const Window w(s.comm, s.cfg.max_size);
-  const Peer other(s.comm, origin ? kTarget : kOrigin);
+  const Peer peer(s.comm, origin ? kTarget : kOrigin);
   MPI_Win win = w.win;
-  MPI_Group group = other.group;
+  MPI_Group group = peer.group;
   const std::vector<long long> all_sizes = message_sizes(s.cfg);
   struct Case {
     RmaOp op;
@@ -86,34 +91,64 @@ void run_rma(const Session& s, ModeOutput& out) {
   std::vector<Pooled> pooled(cases.size());
   out.table.clear();
   if (sync == RmaSync::Flush && origin) MPI_Win_lock(MPI_LOCK_SHARED, kTarget, 0, win);
-  // One epoch of `window` operations of `count` bytes (rank 0 operates; both synchronise where the mode says).
-  auto epoch = [&](RmaOp op, int count) {
-    if (sync == RmaSync::Fence) MPI_Win_fence(0, win);
-    if (sync == RmaSync::Pscw && !origin) {
-      MPI_Win_post(group, 0, win);
-      MPI_Win_wait(win);
-      return;
-    }
-    if (!origin) {
-      if (sync == RmaSync::Fence) MPI_Win_fence(0, win);
-      return;
-    }
-    if (sync == RmaSync::Pscw) MPI_Win_start(group, 0, win);
-    if (sync == RmaSync::Lock) MPI_Win_lock(MPI_LOCK_SHARED, kTarget, 0, win);
-    if (sync == RmaSync::LockAll) MPI_Win_lock_all(0, win);
+  // OSU's latency loops for fence and pscw: an epoch each way, half of it reported.
+  const bool round_trip = window == 1 && (sync == RmaSync::Fence || sync == RmaSync::Pscw);
+  const double factor = round_trip ? 0.5 : 1.0;
+  const int me = s.rank, other = 1 - s.rank;
+  // `window` operations of `count` bytes to `to`.
+  auto operate = [&](RmaOp op, int count, int to) {
     for (int j = 0; j < window; ++j) {
-      if (op == RmaOp::Put) MPI_Put(local_data, count, MPI_CHAR, kTarget, 0, count, MPI_CHAR, win);
-      else if (op == RmaOp::Get) MPI_Get(local_data, count, MPI_CHAR, kTarget, 0, count, MPI_CHAR, win);
-      else MPI_Accumulate(local_data, count, MPI_UNSIGNED_CHAR, kTarget, 0, count, MPI_UNSIGNED_CHAR, MPI_SUM, win);
-    }
-    switch (sync) {
-      case RmaSync::Fence: MPI_Win_fence(0, win); break;
-      case RmaSync::Pscw: MPI_Win_complete(win); break;
-      case RmaSync::Lock: MPI_Win_unlock(kTarget, win); break;
-      case RmaSync::LockAll: MPI_Win_unlock_all(win); break;
-      case RmaSync::Flush: MPI_Win_flush(kTarget, win); break;
+      if (op == RmaOp::Put) MPI_Put(local_data, count, MPI_CHAR, to, 0, count, MPI_CHAR, win);
+      else if (op == RmaOp::Get) MPI_Get(local_data, count, MPI_CHAR, to, 0, count, MPI_CHAR, win);
+      else MPI_Accumulate(local_data, count, MPI_UNSIGNED_CHAR, to, 0, count, MPI_UNSIGNED_CHAR, MPI_SUM, win);
     }
   };
+  // One iteration: an epoch of rank 0 to rank 1 (both synchronise where the mode says), or a round trip;
+  // one switch on what was decided before the sweep, each case straight-line code.
+  enum class Steps { Flush, Lock, LockAll, Fence, Pscw, FenceRound, PscwRound };
+  const Steps steps = round_trip ? (sync == RmaSync::Fence ? Steps::FenceRound : Steps::PscwRound)
+                      : sync == RmaSync::Flush   ? Steps::Flush
+                      : sync == RmaSync::Lock    ? Steps::Lock
+                      : sync == RmaSync::LockAll ? Steps::LockAll
+                      : sync == RmaSync::Fence   ? Steps::Fence
+                                                 : Steps::Pscw;
+  auto epoch = [&](RmaOp op, int count) {
+    switch (steps) {
+      case Steps::Flush:  // rank 0 holds a shared lock over the whole sweep
+        if (origin) operate(op, count, kTarget), MPI_Win_flush(kTarget, win);
+        return;
+      case Steps::Lock:
+        if (origin)
+          MPI_Win_lock(MPI_LOCK_SHARED, kTarget, 0, win), operate(op, count, kTarget), MPI_Win_unlock(kTarget, win);
+        return;
+      case Steps::LockAll:
+        if (origin) MPI_Win_lock_all(0, win), operate(op, count, kTarget), MPI_Win_unlock_all(win);
+        return;
+      case Steps::Fence:
+        MPI_Win_fence(0, win);
+        if (origin) operate(op, count, kTarget);
+        MPI_Win_fence(0, win);
+        return;
+      case Steps::Pscw:
+        if (origin) MPI_Win_start(group, 0, win), operate(op, count, kTarget), MPI_Win_complete(win);
+        else MPI_Win_post(group, 0, win), MPI_Win_wait(win);
+        return;
+      case Steps::FenceRound:
+        MPI_Win_fence(0, win);
+        if (origin) operate(op, count, kTarget);
+        MPI_Win_fence(0, win);
+        if (!origin) operate(op, count, kOrigin);
+        MPI_Win_fence(0, win);
+        return;
+      case Steps::PscwRound:  // the one who operates starts and completes, the other posts and waits
+        if (!origin) MPI_Win_post(group, 0, win), MPI_Win_wait(win);
+        MPI_Win_start(group, 0, win), operate(op, count, other), MPI_Win_complete(win);
+        if (origin) MPI_Win_post(group, 0, win), MPI_Win_wait(win);
+        return;
+    }
+  };
+  // Who operates (sends from its local buffer) and who is operated on, in an iteration.
+  const bool operates = origin || round_trip, operated_on = !origin || round_trip;
   try {
     sweep(
         s, cases.size(),
@@ -127,35 +162,35 @@ void run_rma(const Session& s, ModeOutput& out) {
           pooled[k].add(run_loop(
               make_loop(s, size, origin), [&](long long) { epoch(op, count); },
               [&](long long i) {
-                // The data of epoch i: the origin's for put and acc (the target's sums start from 0),
-                // the target's window for get; both in place before the epoch starts.
-                if (op == RmaOp::Put && origin) {
-                  local->fill(layout, pattern_seed(kOrigin, i, size));
-                  if (damage && i == 0) local->corrupt(layout, std::size_t(s.cfg.corrupt_offset));
+                // The data of iteration i: the operating rank's for put and acc (the sums start from 0),
+                // the window of the rank operated on for get; all in place before the iteration starts.
+                const bool damaged = damage && i == 0 && origin;
+                if (op == RmaOp::Put && operates) {
+                  local->fill(layout, pattern_seed(me, i, size));
+                  if (damaged) local->corrupt(layout, std::size_t(s.cfg.corrupt_offset));
                 }
-                if (op == RmaOp::Acc && origin) {
-                  const std::uint64_t seed = pattern_seed(kOrigin, i, size);
+                if (op == RmaOp::Acc && operates) {
+                  const std::uint64_t seed = pattern_seed(me, i, size);
                   for (long long o = 0; o < size; ++o) local_data[o] = (unsigned char)origin_byte(seed, o, window);
-                  if (damage && i == 0) local_data[s.cfg.corrupt_offset] ^= 0xFF;
+                  if (damaged) local_data[s.cfg.corrupt_offset] ^= 0xFF;
                 }
-                if (op == RmaOp::Acc && !origin) std::fill(w.base, w.base + size, 0);
-                if (op == RmaOp::Get && !origin) {
-                  const std::uint64_t seed = pattern_seed(kTarget, i, size);
+                if (op == RmaOp::Acc && operated_on) std::fill(w.base, w.base + size, 0);
+                if (op == RmaOp::Get && operated_on) {
+                  const std::uint64_t seed = pattern_seed(me, i, size);
                   for (long long o = 0; o < size; ++o) w.base[o] = pattern_byte(seed, std::size_t(o));
-                  if (damage && i == 0) w.base[s.cfg.corrupt_offset] ^= 0xFF;
+                  if (damage && i == 0 && !origin) w.base[s.cfg.corrupt_offset] ^= 0xFF;
                 }
                 MPI_Barrier(s.comm);
               },
               [&](long long i) {
-                MPI_Barrier(s.comm);  // the epoch is complete at both ranks
+                MPI_Barrier(s.comm);  // the iteration is complete at both ranks
                 const char* name = rma_op_name(op);
                 if (op == RmaOp::Get)
-                  return origin ? check_bytes(local_data, size, pattern_seed(kTarget, i, size), 1, name, kOrigin,
-                                              kTarget, i)
-                                : std::string();
-                return origin ? std::string()
-                              : check_bytes(w.base, size, pattern_seed(kOrigin, i, size),
-                                            op == RmaOp::Acc ? window : 1, name, kTarget, kOrigin, i);
+                  return operates ? check_bytes(local_data, size, pattern_seed(other, i, size), 1, name, me, other, i)
+                                  : std::string();
+                return operated_on ? check_bytes(w.base, size, pattern_seed(other, i, size),
+                                                 op == RmaOp::Acc ? window : 1, name, me, other, i)
+                                   : std::string();
               }));
         },
         [&](size_t k) {
@@ -163,12 +198,13 @@ void run_rma(const Session& s, ModeOutput& out) {
           const RmaOp op = cases[k].op;
           const long long size = cases[k].size;
           if (k == 0 || cases[k - 1].op != op)
-            out.table += format("# %s, synchronisation %s, %d operation(s) per epoch: time per epoch\n",
-                                rma_op_name(op), rma_sync_name(sync), window) +
+            out.table += format("# %s, synchronisation %s, %d operation(s) per epoch: time per epoch%s\n",
+                                rma_op_name(op), rma_sync_name(sync), window,
+                                round_trip ? " (half of an epoch each way, as OSU)" : "") +
                          "# Size       Latency (us)     Min (us)  Median (us)     Max (us)      MB/s\n";
           const Samples& samples = pooled[k].all;
-          const Stats time = sample_stats(samples);
-          const double bandwidth = double(size) * window * double(samples.iterations) / samples.total;
+          const Stats time = sample_stats(samples, factor);
+          const double bandwidth = double(size) * window * double(samples.iterations) / (samples.total * factor);
           Json r = Json::object();
           r["op"] = rma_op_name(op);
           r["sync"] = rma_sync_name(sync);
@@ -179,7 +215,7 @@ void run_rma(const Session& s, ModeOutput& out) {
           r["bandwidth"] = bandwidth;
           r["block"] = samples.block;
           const std::string what = format("%s %lld B", rma_op_name(op), size);
-          r["repeats"] = repeats_json(out, what, {{"latency", &pooled[k]}});
+          r["repeats"] = repeats_json(out, what, {{"latency", &pooled[k]}}, factor);
           note_tail(out, time, what);
           out.results.push(r);
           out.table += format("%-10lld%18.2f%13.2f%13.2f%13.2f%10.2f\n", size, time.mean * 1e6, time.min * 1e6,

@@ -11,13 +11,22 @@ run_mpi "$np" "$CHECKMPI_BIN/checkmpi-p2p" "$mode" --json r.json "$@" >out.txt 2
 # More ranks than cores: the scheduler, not the bytes, sets the time (MPICH
 # polls), so a flat Hockney fit (beta null) is then the honest result.
 # pingpong --threads T: T polling threads per rank count as T ranks here.
-threads=1
+threads=1 block=""
 args=("$@")
-for i in "${!args[@]}"; do [ "${args[$i]}" != --threads ] || threads=${args[$((i + 1))]}; done
+for i in "${!args[@]}"; do
+  [ "${args[$i]}" != --threads ] || threads=${args[$((i + 1))]}
+  [ "${args[$i]}" != --block ] || block=${args[$((i + 1))]}
+done
 flat=""
 [ $((np * threads)) -le "$(nproc)" ] || flat=flat-ok
 python3 "$(dirname "$0")/p2p_check.py" r.json "$mode" "$np" $flat || fail "JSON check ($(cat out.txt))"
 check_schema r.json
+# --block N: every result's blocks are N iterations long, and the config says so.
+if [ -n "$block" ]; then
+  python3 -c "import json, sys; d = json.load(open('r.json')); n = int(sys.argv[1])
+sys.exit(0 if d['config']['block'] == n and all(r['block'] == n for r in d['results']) else 1)" "$block" ||
+    fail "--block $block: not every result timed in blocks of $block"
+fi
 [ "$(grep -c '^checkmpi-p2p ' out.txt)" -eq 1 ] || fail "header printed more than once"
 case $mode in
   pingpong) heading='# Size       Latency (us)' ;;

@@ -2,6 +2,8 @@
 # 4, nbc at 4 and 8), validation, bad options. Iteration counts stay tiny: MPICH busy-polls
 # and crawls when ranks outnumber cores.
 checkmpi_script_test(p2p_pingpong_np2 p2p_mode.sh 2 pingpong -m 1:65536 -i 50 -x 5)
+# --block 1: every iteration timed alone, as osu_latency (bench/p2p_osu.sh compares so)
+checkmpi_script_test(p2p_pingpong_block1_np2 p2p_mode.sh 2 pingpong -m 1:4096 -i 50 -x 5 --block 1)
 checkmpi_script_test(p2p_bw_np2 p2p_mode.sh 2 bw -m 1:65536 -i 8 -x 2 -W 16)
 checkmpi_script_test(p2p_ring_np2 p2p_mode.sh 2 ring -m 1:4096 -i 20 -x 2)
 checkmpi_script_test(p2p_ring_np4 p2p_mode.sh 4 ring -m 1:65536 -i 8 -x 1)

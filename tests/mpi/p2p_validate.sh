@@ -71,6 +71,11 @@ for op in put acc; do
 done
 expect_corruption "get: size 32, offset 3: expected $hex, got $hex \(rank 0 from rank 1, iteration 0\)$" \
   rma --op get --sync lock -m 8:64 --inject-corruption 32:3
+# One operation per epoch with fence or pscw: OSU's round trips, both ranks operate and check.
+expect_corruption "put: size 32, offset 3: expected $hex, got $hex \(rank 1 from rank 0, iteration 0\)$" \
+  rma --op put --sync fence -m 8:64 --inject-corruption 32:3
+expect_corruption "get: size 32, offset 3: expected $hex, got $hex \(rank 0 from rank 1, iteration 0\)$" \
+  rma --op get --sync pscw -m 8:64 --inject-corruption 32:3
 expect_corruption "thread [01]: size 64, offset 10: expected $hex, got $hex \(rank [01] from rank [01], iteration 0\)$" \
   pingpong --threads 2 -m 16:128 --inject-corruption 64:10
 

@@ -325,3 +325,15 @@ TEST(P2POptions, OsuCounterpartErrors) {
   EXPECT_EQ(wanted_thread_level(3, const_cast<char**>(one)), MPI_THREAD_SINGLE);
   EXPECT_EQ(wanted_thread_level(3, const_cast<char**>(progress)), MPI_THREAD_FUNNELED);
 }
+
+TEST(P2POptions, BlockTimesAsOsuWhenAsked) {
+  // Default: the loop chooses (0); --block 1: every iteration timed alone, as osu_latency.
+  EXPECT_EQ(config({"pingpong"}).block, 0);
+  EXPECT_EQ(config({"pingpong", "--block", "1"}).block, 1);
+  EXPECT_EQ(config({"rma", "--block", "20"}).block, 20);
+  EXPECT_EQ(error_of({"pingpong", "--block", "0"}), "--block must be at least 1, got 0");
+  EXPECT_EQ(error_of({"nbc", "--block", "1"}), "--block does not apply to mode nbc (it times every iteration alone, as OSU)");
+  EXPECT_EQ(error_of({"coll", "--block", "2"}), "--block does not apply to mode coll (it times every iteration alone, as OSU)");
+  EXPECT_EQ(error_of({"mbw-mr", "--block", "2"}),
+            "--block does not apply to mode mbw-mr (it times every iteration alone, as OSU)");
+}

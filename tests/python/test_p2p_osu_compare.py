@@ -1,0 +1,122 @@
+"""bench/p2p_osu_compare.py reads OSU's real printed output (headers, the
+"# Datatype" line, osu_barrier's one figure without a size, osu_mbw_mr's two
+columns, the nbc's five) and pairs each figure with checkmpi-p2p's same
+figure: the fixtures are recorded outputs of both (data/osu_outputs)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA, REPO
+
+SCRIPT = REPO / "bench" / "p2p_osu_compare.py"
+FIXTURES = DATA / "osu_outputs"
+
+
+def compare(tmp_path: Path, name: str, rounds: int, control: bool = False,
+            scale: float = 1.0) -> list[str]:
+    """Round 1 is the fixture; further rounds and the control (osu2) are OSU's
+    figures times `scale` (every round k scaled by scale**(k-1))."""
+    osu = (FIXTURES / f"{name}.osu.1").read_text()
+    for r in range(1, rounds + 1):
+        factor = scale ** (r - 1)
+        (tmp_path / f"{name}.osu.{r}").write_text(rescale(osu, factor))
+        shutil.copy(FIXTURES / f"{name}.p2p.1.json", tmp_path / f"{name}.p2p.{r}.json")
+        if control:
+            (tmp_path / f"{name}.osu2.{r}").write_text(rescale(osu, 2.0 * factor))
+    args = [sys.executable, str(SCRIPT), str(tmp_path), name, str(rounds)] + (["1"] if control else [])
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()
+
+
+def rescale(text: str, factor: float) -> str:
+    """OSU's data lines with every figure after the size times factor."""
+    lines = []
+    for line in text.splitlines():
+        words = line.split()
+        if words and not line.lstrip().startswith("#"):
+            figures = [float(w) for w in words]
+            if len(figures) == 1:  # osu_barrier: no size
+                figures = [figures[0] * factor]
+            else:
+                figures = [figures[0]] + [f * factor for f in figures[1:]]
+            line = " ".join(f"{f:.6f}" for f in figures)
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def osu_figures(name: str) -> dict[int, list[float]]:
+    rows = {}
+    for line in (FIXTURES / f"{name}.osu.1").read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            numbers = [float(w) for w in line.split()]
+            rows[int(numbers[0]) if len(numbers) > 1 else 0] = numbers[1:] or numbers
+    return rows
+
+
+def table(lines: list[str], label: str) -> dict[int, list[float]]:
+    """{size: [osu, p2p, p2p/osu(, osu2/osu)]} of the table headed by label."""
+    start = next(i for i, line in enumerate(lines) if label in line and "median of" in line)
+    rows = {}
+    for line in lines[start + 2:]:
+        if line.startswith("#"):
+            break
+        words = line.split()
+        rows[int(words[0])] = [float(w) for w in words[1:]]
+    return rows
+
+
+def results(name: str) -> dict[int, dict]:
+    doc = json.loads((FIXTURES / f"{name}.p2p.1.json").read_text())
+    return {r["size"]: r for r in doc["results"]}
+
+
+@pytest.mark.parametrize("name,label,column,figure", [
+    ("pingpong", "latency (us)", 0, lambda r: r["latency"]["mean"] * 1e6),
+    ("rma-put-fence", "latency (us)", 0, lambda r: r["latency"]["mean"] * 1e6),
+    ("coll-allreduce", "avg latency (us)", 0, lambda r: r["avg_latency"] * 1e6),
+    ("barrier", "avg latency (us)", 0, lambda r: r["avg_latency"] * 1e6),
+    ("mbw-mr", "MB/s", 0, lambda r: r["bandwidth"] * 1e-6),
+    ("mbw-mr", "messages/s", 1, lambda r: r["message_rate"]),
+    ("nbc", "pure comm (us)", 2, lambda r: r["pure_comm"]["mean"] * 1e6),
+    ("nbc", "overall (us)", 0, lambda r: r["overall"]["mean"] * 1e6),
+])
+def test_each_figure_pairs_osu_column_with_p2p_figure(tmp_path, name, label, column, figure):
+    rows = table(compare(tmp_path, name, 1), label)
+    osu, p2p = osu_figures(name), results(name)
+    assert sorted(rows) == sorted(osu)  # every size OSU printed, "# Datatype" and headers skipped
+    for size, (o, p, ratio) in rows.items():
+        assert o == pytest.approx(osu[size][column], abs=1e-4)
+        assert p == pytest.approx(figure(p2p[size]), abs=1e-4)
+        assert ratio == pytest.approx(p / o, abs=1e-3)
+
+
+def test_median_over_rounds_and_control(tmp_path):
+    # OSU's rounds at 1x, 1.1x, 1.21x: the median is round 2's; osu2 is twice each round.
+    lines = compare(tmp_path, "pingpong", 3, control=True, scale=1.1)
+    rows = table(lines, "latency (us)")
+    osu, p2p = osu_figures("pingpong"), results("pingpong")
+    for size, (o, p, ratio, control) in rows.items():
+        assert o == pytest.approx(osu[size][0] * 1.1, abs=1e-4)
+        assert ratio == pytest.approx(p2p[size]["latency"]["mean"] * 1e6 / o, abs=1e-3)
+        assert control == pytest.approx(2.0, abs=1e-3)
+    summary = next(line for line in lines if "median p2p/osu" in line)
+    ratios = [r[2] for r in rows.values()]
+    assert f"median p2p/osu {statistics.median(ratios):.3f}" in summary
+    assert "control osu2/osu 2.000" in summary and f"over {len(rows)} sizes" in summary
+
+
+def test_no_common_size_says_so(tmp_path):
+    (tmp_path / "pingpong.osu.1").write_text("# OSU MPI Latency Test v7.2\n# Size Latency (us)\n")
+    shutil.copy(FIXTURES / "pingpong.p2p.1.json", tmp_path / "pingpong.p2p.1.json")
+    proc = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), "pingpong", "1"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "# pingpong: no size both measured"
