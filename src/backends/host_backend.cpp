@@ -327,31 +327,46 @@ class HostBackend final : public Backend<Real> {
 
   // The plane kernels: each iteration runs a row of the bodies the CUDA
   // backend runs a column of per thread (plane_kernels.hpp).
+  // Too small a block for a team of threads runs in the caller's thread
+  // without entering OpenMP at all (an if(false) parallel region still
+  // costs its runtime call: 26 small edge and corner blocks a step).
   void pack(const Grid&, const FieldPtrs<Real>& f, const Plane& p, Real* buf, int, FieldRange which) override {
     const long rows = long(p.layers * p.rows);
     const int last = which.end(int(f.size()));
     const bool prefetch = host_tuning();
-#pragma omp parallel for collapse(2) schedule(static) if (threads_pay(p, last - which.first))
+    const auto body = [&](int field, long r) {
+      pack_columns(f[std::size_t(field)], p, buf, field, std::size_t(r), 0, p.cols, prefetch);
+    };
+    if (!threads_pay(p, last - which.first)) return serially(which.first, last, rows, body);
+#pragma omp parallel for collapse(2) schedule(static)
     for (int field = which.first; field < last; ++field)
-      for (long r = 0; r < rows; ++r) pack_columns(f[field], p, buf, field, std::size_t(r), 0, p.cols, prefetch);
+      for (long r = 0; r < rows; ++r) body(field, r);
   }
 
   void unpack(const Grid&, const Real* buf, const Plane& p, const FieldPtrs<Real>& f, int, FieldRange which) override {
     const long rows = long(p.layers * p.rows);
     const int last = which.end(int(f.size()));
     const bool prefetch = host_tuning();
-#pragma omp parallel for collapse(2) schedule(static) if (threads_pay(p, last - which.first))
+    const auto body = [&](int field, long r) {
+      unpack_columns(buf, p, f[std::size_t(field)], field, std::size_t(r), 0, p.cols, prefetch);
+    };
+    if (!threads_pay(p, last - which.first)) return serially(which.first, last, rows, body);
+#pragma omp parallel for collapse(2) schedule(static)
     for (int field = which.first; field < last; ++field)
-      for (long r = 0; r < rows; ++r) unpack_columns(buf, p, f[field], field, std::size_t(r), 0, p.cols, prefetch);
+      for (long r = 0; r < rows; ++r) body(field, r);
   }
 
   void copy_plane(const Grid&, const FieldPtrs<Real>& dst, const Plane& to, const FieldPtrs<Real>& src,
                   const Plane& from, int) override {
     const long rows = long(from.layers * from.rows);
     const int fields = int(dst.size());
-#pragma omp parallel for collapse(2) schedule(static) if (threads_pay(from, fields))
+    const auto body = [&](int field, long r) {
+      copy_plane_columns(dst[std::size_t(field)], to, src[std::size_t(field)], from, std::size_t(r), 0, from.cols);
+    };
+    if (!threads_pay(from, fields)) return serially(0, fields, rows, body);
+#pragma omp parallel for collapse(2) schedule(static)
     for (int field = 0; field < fields; ++field)
-      for (long r = 0; r < rows; ++r) copy_plane_columns(dst[field], to, src[field], from, std::size_t(r), 0, from.cols);
+      for (long r = 0; r < rows; ++r) body(field, r);
   }
 
   void copy_box(const Grid& g, const FieldPtrs<Real>& dst, const FieldPtrs<Real>& src, const Box& b, int) override {
@@ -446,6 +461,12 @@ class HostBackend final : public Backend<Real> {
     }
   };
   std::vector<Shell> shell_;
+
+  template <class Body>
+  static void serially(int first, int last, long rows, const Body& body) {
+    for (int field = first; field < last; ++field)
+      for (long r = 0; r < rows; ++r) body(field, r);
+  }
 
   // Whether a plane kernel over `fields` fields is worth a team of threads:
   // at least 1 MiB of memory to touch per thread (a whole cache line per
