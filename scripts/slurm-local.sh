@@ -63,7 +63,8 @@ dir=$(realpath -m "$dir")
 conf=$dir/slurm.conf
 export SLURM_CONF=$conf
 cluster=$dir/cluster  # --netns: cluster-local.sh's state
-here=$(cd "$(dirname "$0")" && pwd)
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac  # no dirname: on a bare PATH it must still say what is missing
+here=$(cd "$here" && pwd)
 
 say() { echo "slurm-local: $*" >&2; }
 export PATH="$PATH:/usr/sbin:/sbin"  # the daemons live there; a user's PATH may lack it

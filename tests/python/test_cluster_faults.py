@@ -30,13 +30,15 @@ from checkmpi.results import load
 TIMEOUT = 120
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def cluster():
+    """A cluster of its own for each test: a fault leaves state behind in the nodes' kernels (a cut link's sockets
+    retransmitting for minutes), and a run after it on the same nodes was seen 100 times slower."""
     with cluster_of(2, "checkmpi-faults-test-") as c:
         yield c
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def node_bin(cluster, halo_bin) -> Path:
     return tools_in(cluster["folder"], halo_bin)
 
