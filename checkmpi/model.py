@@ -261,6 +261,12 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     else:  # all in flight: one latency per link, the bytes share it
         t["mpi"] += max((_all_at_once(m.link(kind == "intra"), sizes) for kind, sizes in remote.items()),
                         default=0.0)
+        # Each message in flight is posted and completed by the rank itself: its CPU overheads (LogGP's o_s + o_r),
+        # beyond the one message whose latency the link's alpha holds.
+        posted = sum(msg.count for msg in msgs if msg.how in ("self", "intra", "inter"))
+        lg = m.link(True).loggp
+        if posted > 1 and lg is not None:
+            t["mpi"] += (posted - 1) * (lg.o_s + lg.o_r)
         transport = row.parts["transport"]
         if transport == "rma-pscw" and any(remote.values()):  # post/start, complete/wait
             t["mpi"] += 2 * max(m.link(k == "intra").segment(0).alpha for k, s in remote.items() if s)

@@ -12,10 +12,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --tests --sanitize
-for dir in build build-mpich; do
-  echo "== ctest in $dir"
-  (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$(nproc)")
-done
+echo "== ctest in build"
+(cd build && ctest --output-on-failure --no-tests=error -j "$(nproc)")
+# MPICH: everything but the halo validations that vary only what MPI does not
+# see (precision, compute mode, self copy, threads) beyond one or two per rank
+# count: MPICH's ranks poll without yielding, so on 2 cores each of 4 or 8
+# ranks took 35-100 s (8 of them 455 s of CI time); Open MPI runs them all.
+echo "== ctest in build-mpich"
+(cd build-mpich && ctest --output-on-failure --no-tests=error -j "$(nproc)" -E \
+  '^halo_np(2_2x1x1_forward_single_omp2|4_1x2x2_forward_single|4_1x2x2_reverse_double_twopass_selfcopy|4_2x2x1_forward_double_onepass_selfcopy|4_2x2x1_reverse_double|4_2x2x1_reverse_double_twopass_selfcopy|8_2x2x2_reverse_double|8_2x2x2_reverse_double_twopass_selfcopy)$')
 if [ -f build-cuda/build.ninja ]; then
   echo "== ctest in build-cuda (unit, gpu, host cases)"
   (cd build-cuda && ctest --output-on-failure --no-tests=error -j "$(nproc)" -L 'unit|gpu' &&

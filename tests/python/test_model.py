@@ -16,7 +16,7 @@ from checkmpi import catalog, halo_plan, placement
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
 from checkmpi.machine import (KERNELS, AcrossPoint, BarrierPoint, BlockPoint, BlockRates, Blocks, CopyPoint, Datatype, Direction,
-                              Exchange, Kernels, Link, Machine, Memory, Pack, Segment, SelfExchange, TurnPoint, Turns,
+                              Exchange, Kernels, Link, LogGP, Machine, Memory, Pack, Segment, SelfExchange, TurnPoint, Turns,
                               WaitPoint)
 from checkmpi.results import load, schema_validator
 from conftest import BUILD_BIN, DATA
@@ -129,6 +129,22 @@ def test_all_at_once_pays_one_latency_and_one_barrier(rows):
     assert t["barrier"] == pytest.approx(1e-6)
     assert t["compute"] == pytest.approx(COMPUTE)
     assert one(rows, "step7", sync="none").terms["barrier"] == 0.0
+
+
+def test_all_at_once_posts_every_message_at_its_cpu_overheads(rows):
+    """Each message in flight beyond the first costs the rank LogGP's o_s + o_r (measured by p2p loggp); by
+    direction every message pays the whole link time already. 26 neighbours post 26 messages where 6 post 6."""
+    lg = LogGP(0.0, 2e-7, 1e-7, 0.0, 0.0)
+    m = dataclasses.replace(machine(), intra=dataclasses.replace(INTRA, loggp=lg))
+    base = one(rows, "step7").terms["mpi"]
+    assert one(rows, "step7", m=m).terms["mpi"] == pytest.approx(base + 5 * 3e-7)  # 2 to the other rank, 4 to itself
+    assert one(rows, "step3", m=m).terms["mpi"] == pytest.approx(one(rows, "step3").terms["mpi"])
+    plan = halo_plan.make(["--no-input", "--local", "10x10x10", "--np", "1", "--neighbours", "26"], str(BUILD_BIN))
+    case = M.Case((2, 1, 1), (10, 10, 10), M.Geometry.of(plan.raw), ranks_per_node=2)
+    (p26,) = M.predict([rows["step7"]], case, m)
+    (p26_bare,) = M.predict([rows["step7"]], case, machine())
+    assert p26.messages == 26
+    assert p26.terms["mpi"] == pytest.approx(p26_bare.terms["mpi"] + 25 * 3e-7)
 
 
 def test_overlap_hides_mpi_behind_the_cells_that_need_no_halo(rows):
