@@ -80,8 +80,9 @@ class Case:
 
 @dataclass(frozen=True)
 class Message:
-    """The messages to one neighbour on one rank: a face (direction and sign), or an edge or corner (timed,
-    and packed, in its last direction)."""
+    """The messages to one neighbour on one rank: a face (direction and sign), or an edge or corner (timed in
+    its last direction, packed at the rate of the plane of its first: strided as an x plane where it has cells
+    of one x only, rows along x as a y plane otherwise)."""
 
     dir: int
     sign: int
@@ -90,6 +91,11 @@ class Message:
     size: int  # bytes of one
     datatype: bool  # handed to MPI as derived datatypes
     packed: str | None  # 'hand', 'kernel', 'mpi-pack' or None
+    rate_dir: int | None = None  # the plane whose rates its copies run at (None: dir)
+
+    @property
+    def rate(self) -> int:
+        return self.dir if self.rate_dir is None else self.rate_dir
 
     @property
     def through_mpi(self) -> bool:
@@ -118,11 +124,11 @@ def messages(row: Row, case: Case, kinds: dict[tuple[int, int], str], rank: int 
             return "intra" if t["on_node"] == "message" else t["on_node"]
         return "inter"
 
-    def message(d: int, sign: int, kind: str, elements: int) -> Message:
+    def message(d: int, sign: int, kind: str, elements: int, rate_dir: int | None = None) -> Message:
         dt = t["directions"][XYZ[d]]
         per_message = 1 if dt["fields_per_message"] == 1 else g.fields  # one field, or all of them
         return Message(d, sign, how_for(kind), g.fields // per_message, per_message * elements * g.real_bytes,
-                       dt["datatype"], dt["packed"])
+                       dt["datatype"], dt["packed"], rate_dir)
 
     sends_diagonals = direct(row, g)
     faces = g.face_elements if sends_diagonals and g.face_elements else g.plane_elements
@@ -130,7 +136,8 @@ def messages(row: Row, case: Case, kinds: dict[tuple[int, int], str], rank: int 
     if sends_diagonals:
         for offset, kind in placement.offset_kinds(rank, case.procs, case.rpn, g.neighbours).items():
             last = max(a for a in range(3) if offset[a])
-            out.append(message(last, offset[last], kind, g.diagonal_elements[placement.offset_name(offset)]))
+            first = min(a for a in range(3) if offset[a])
+            out.append(message(last, offset[last], kind, g.diagonal_elements[placement.offset_name(offset)], first))
     return out
 
 
@@ -233,7 +240,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
 
     remote: dict[str, list[int]] = {"intra": [], "inter": []}
     for msg in msgs:
-        bw = pack_bw.direction(XYZ[msg.dir])
+        bw = pack_bw.direction(XYZ[msg.rate])
         carried = msg.count * msg.size
         if msg.packed == "mpi-pack" and bw.mpi_pack is not None and bw.mpi_unpack is not None:
             t["pack"] += carried / bw.mpi_pack
@@ -249,12 +256,12 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         elif msg.how == "copy":
             t["self"] += 2.0 * carried / copy_bw
         elif msg.how == "self":
-            t["self"] += msg.count * (m.self_exchange.time(msg.size) + (dtype_extra(msg.size, msg.dir)
+            t["self"] += msg.count * (m.self_exchange.time(msg.size) + (dtype_extra(msg.size, msg.rate)
                                                                         if msg.datatype else 0.0))
         elif msg.how in remote:
             remote[msg.how] += [msg.size] * msg.count
             if msg.datatype:
-                t["mpi"] += msg.count * dtype_extra(msg.size, msg.dir)
+                t["mpi"] += msg.count * dtype_extra(msg.size, msg.rate)
     by_direction = row.parts["schedule"] == "by-direction"
     if by_direction:  # one message after the other
         t["mpi"] += sum(m.link(kind == "intra").time(s) for kind, sizes in remote.items() for s in sizes)

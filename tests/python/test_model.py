@@ -147,6 +147,24 @@ def test_all_at_once_posts_every_message_at_its_cpu_overheads(rows):
     assert p26.terms["mpi"] == pytest.approx(p26_bare.terms["mpi"] + 25 * 3e-7)
 
 
+def test_edges_and_corners_pack_at_the_rate_of_their_first_axis_plane(rows):
+    """An edge or corner is timed in its last direction but its cells lie as the plane of its first axis: one x
+    each (strided, the x plane's rate) or whole rows along x (the y plane's rate)."""
+    plan = halo_plan.make(["--no-input", "--local", "10x10x10", "--np", "1", "--neighbours", "26"], str(BUILD_BIN))
+    g = M.Geometry.of(plan.raw)
+    case = M.Case((2, 1, 1), (10, 10, 10), g, ranks_per_node=2)
+    rank, kinds = placement.busiest(case.procs, case.rpn)
+    msgs = M.messages(rows["step7"], case, kinds, rank)
+    diagonals = msgs[6:]
+    assert len(diagonals) == 20
+    pairs = [(m.dir, m.rate) for m in diagonals]
+    # Edges along x (rows; timed in z), along y (timed in z) and z (timed in y), then corners (timed in z).
+    assert (pairs.count((2, 1)), pairs.count((1, 0)), pairs.count((2, 0))) == (4, 4, 4 + 8)
+    rate = {0: 1e8, 1: 1e9, 2: 1e9}  # the synthetic machine's pack rates
+    (p,) = M.predict([rows["step7"]], case, machine())
+    assert p.terms["pack"] == pytest.approx(sum(m.count * m.size / rate[m.rate] for m in msgs))
+
+
 def test_overlap_hides_mpi_behind_the_cells_that_need_no_halo(rows):
     p7, p8 = one(rows, "step7"), one(rows, "step8")
     visible = p7.terms["mpi"] + p7.terms["self"]
