@@ -318,13 +318,22 @@ class _EventFollower:
 
 def _run(cmd: list[str], env: dict[str, str], timeout: float | None, raise_on_timeout: bool,
          stderr_lines_kept: int, start: float) -> NativeRun:
-    # Through checkmpi.supervise, which ends the job when checkmpi is gone, even by SIGKILL.
+    # Through checkmpi.supervise, which ends the job when checkmpi is gone, even by SIGKILL. The signals are
+    # forwarded from before the job starts: one that comes while it starts stops it once its launcher runs.
+    job = _Job()
+    with _forwarding_signals(job):
+        return _supervised(job, cmd, env, timeout, raise_on_timeout, stderr_lines_kept, start)
+
+
+def _supervised(job: _Job, cmd: list[str], env: dict[str, str], timeout: float | None, raise_on_timeout: bool,
+                stderr_lines_kept: int, start: float) -> NativeRun:
     status_r, status_w = os.pipe()
     try:
         proc = subprocess.Popen([sys.executable, "-m", "checkmpi.supervise", str(status_w), str(os.getpid()), *cmd],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, start_new_session=True, pass_fds=(status_w,))
     except OSError as e:
+        os.close(status_r)
         raise CheckmpiError(f"cannot start {cmd[0]}: {e.strerror}", EXIT_FAILED) from None
     finally:
         os.close(status_w)
@@ -333,8 +342,8 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float | None, raise_on_ti
     if why:
         proc.communicate()
         raise CheckmpiError(f"cannot start {cmd[0]}: {why}", EXIT_FAILED)
+    job.started(proc)  # its launcher runs: a signal already come stops it now
     stderr_lines: deque[str] = deque(maxlen=stderr_lines_kept)
-    job = _Job(proc)
     aborted: list[threading.Timer] = []  # the watchdog's follow-up, once a rank printed its line
 
     def drain_stderr() -> None:
@@ -354,15 +363,14 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float | None, raise_on_ti
         timer.start()
     out = bytearray()
     assert proc.stdout is not None
-    with _forwarding_signals(job):
-        try:
-            while chunk := os.read(proc.stdout.fileno(), 65536):
-                out.extend(chunk)
-            proc.wait()
-            job.wait_ranks()
-        finally:
-            if timer:
-                timer.cancel()
+    try:
+        while chunk := os.read(proc.stdout.fileno(), 65536):
+            out.extend(chunk)
+        proc.wait()
+        job.wait_ranks()
+    finally:
+        if timer:
+            timer.cancel()
     reader.join(timeout=5)
     for t in aborted:
         t.cancel()
@@ -395,13 +403,21 @@ class _Job:
 
     GRACE = 10.0  # seconds between the signal and SIGKILL
 
-    def __init__(self, proc: subprocess.Popen):
-        self.proc = proc
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None  # until its launcher runs
         self.ranks: list[int] = []
         self.reason = ""  # "timeout", "signal" or "watchdog"
         self.signum = 0
         self.previous: dict = {}  # the handlers replaced while the job runs
         self.lock = threading.Lock()
+
+    def started(self, proc: subprocess.Popen) -> None:
+        """The supervisor runs the launcher now; a stop asked for before is carried out."""
+        with self.lock:
+            self.proc = proc
+            pending = self.reason
+        if pending:
+            self._stop(signal.SIGTERM if not self.signum else self.signum)
 
     def stop(self, signum: int, reason: str) -> None:
         with self.lock:
@@ -410,7 +426,13 @@ class _Job:
             self.reason = reason
             if reason == "signal":
                 self.signum = signum
-            self.ranks = _descendants(self.proc.pid)
+            if self.proc is None:  # not started yet: started() stops it
+                return
+        self._stop(signum)
+
+    def _stop(self, signum: int) -> None:
+        assert self.proc is not None
+        self.ranks = _descendants(self.proc.pid)
         self._send(signum)
         self._send(signal.SIGCONT)  # a stopped rank must run to act on it
         threading.Thread(target=self._kill_later, daemon=True).start()

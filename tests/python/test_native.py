@@ -101,6 +101,27 @@ def test_jobs_run_through_the_supervisor_as_they_would_alone(tmp_path):
     assert (e.value.message, e.value.code) == (f"cannot start {tmp_path / 'no-launcher'}: No such file or directory", 1)
 
 
+def test_a_signal_while_the_job_starts_stops_it(monkeypatch):
+    """SIGTERM between starting the supervisor and its launcher running (a campaign interrupted as a run
+    starts) is held and stops the job once it runs: nothing is left, and the caller hears of the signal."""
+    import signal
+    import subprocess
+
+    real = subprocess.Popen
+
+    def popen_then_signal(*args, **kwargs):
+        proc = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # before the supervisor has said the launcher runs
+        return proc
+
+    monkeypatch.setattr(native.subprocess, "Popen", popen_then_signal)
+    began = time.monotonic()
+    with pytest.raises(CheckmpiError) as e:
+        native.run_native(["sleep", "60"], dict(os.environ), 120)
+    assert e.value.code == 128 + signal.SIGTERM and "stopped by SIGTERM" in e.value.message
+    assert time.monotonic() - began < 30
+
+
 def test_a_process_left_by_the_launcher_is_ended(tmp_path):
     """A 'rank' that leaves its launcher's session and outlives it is ended (it used to be left running)."""
     marker = tmp_path / "left-behind"
