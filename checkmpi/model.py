@@ -91,11 +91,7 @@ class Message:
     size: int  # bytes of one
     datatype: bool  # handed to MPI as derived datatypes
     packed: str | None  # 'hand', 'kernel', 'mpi-pack' or None
-    rate_dir: int | None = None  # the plane whose rates its copies run at (None: dir)
-
-    @property
-    def rate(self) -> int:
-        return self.dir if self.rate_dir is None else self.rate_dir
+    rate: int  # the plane whose rates its copies run at: dir for a face
 
     @property
     def through_mpi(self) -> bool:
@@ -124,11 +120,11 @@ def messages(row: Row, case: Case, kinds: dict[tuple[int, int], str], rank: int 
             return "intra" if t["on_node"] == "message" else t["on_node"]
         return "inter"
 
-    def message(d: int, sign: int, kind: str, elements: int, rate_dir: int | None = None) -> Message:
+    def message(d: int, sign: int, kind: str, elements: int, rate: int | None = None) -> Message:
         dt = t["directions"][XYZ[d]]
         per_message = 1 if dt["fields_per_message"] == 1 else g.fields  # one field, or all of them
         return Message(d, sign, how_for(kind), g.fields // per_message, per_message * elements * g.real_bytes,
-                       dt["datatype"], dt["packed"], rate_dir)
+                       dt["datatype"], dt["packed"], d if rate is None else rate)
 
     sends_diagonals = direct(row, g)
     faces = g.face_elements if sends_diagonals and g.face_elements else g.plane_elements

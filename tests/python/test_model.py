@@ -39,16 +39,17 @@ def rows() -> dict[str, catalog.Row]:
     return {r.id: r for r in catalog.load("all", str(BUILD_BIN))}
 
 
-def geometry(local=(10, 10, 10), precision: str = "single") -> M.Geometry:
-    """The block's geometry as checkmpi-halo works it out (its plan)."""
-    plan = halo_plan.make(["--no-input", "--local", "x".join(map(str, local)), "--np", "1", "--precision", precision],
-                          str(BUILD_BIN))
+def geometry(local=(10, 10, 10), precision: str = "single", stencil: tuple[str, ...] = ()) -> M.Geometry:
+    """The block's geometry as checkmpi-halo works it out (its plan); `stencil`: its options, e.g. --neighbours."""
+    plan = halo_plan.make(["--no-input", "--local", "x".join(map(str, local)), "--np", "1", "--precision", precision,
+                           *stencil], str(BUILD_BIN))
     return M.Geometry.of(plan.raw)
 
 
-def one(rows, sid: str, procs=(2, 1, 1), local=(10, 10, 10), m: Machine | None = None, **case) -> M.Prediction:
+def one(rows, sid: str, procs=(2, 1, 1), local=(10, 10, 10), m: Machine | None = None, stencil: tuple[str, ...] = (),
+        **case) -> M.Prediction:
     case.setdefault("ranks_per_node", 2)
-    shape = geometry(local, case.get("precision", "single"))
+    shape = geometry(local, case.get("precision", "single"), stencil)
     return M.predict([rows[sid]], M.Case(procs, local, shape, **case), m or machine())[0]
 
 
@@ -139,10 +140,7 @@ def test_all_at_once_posts_every_message_at_its_cpu_overheads(rows):
     base = one(rows, "step7").terms["mpi"]
     assert one(rows, "step7", m=m).terms["mpi"] == pytest.approx(base + 5 * 3e-7)  # 2 to the other rank, 4 to itself
     assert one(rows, "step3", m=m).terms["mpi"] == pytest.approx(one(rows, "step3").terms["mpi"])
-    plan = halo_plan.make(["--no-input", "--local", "10x10x10", "--np", "1", "--neighbours", "26"], str(BUILD_BIN))
-    case = M.Case((2, 1, 1), (10, 10, 10), M.Geometry.of(plan.raw), ranks_per_node=2)
-    (p26,) = M.predict([rows["step7"]], case, m)
-    (p26_bare,) = M.predict([rows["step7"]], case, machine())
+    p26, p26_bare = (one(rows, "step7", m=profile, stencil=("--neighbours", "26")) for profile in (m, None))
     assert p26.messages == 26
     assert p26.terms["mpi"] == pytest.approx(p26_bare.terms["mpi"] + 25 * 3e-7)
 
@@ -150,9 +148,7 @@ def test_all_at_once_posts_every_message_at_its_cpu_overheads(rows):
 def test_edges_and_corners_pack_at_the_rate_of_their_first_axis_plane(rows):
     """An edge or corner is timed in its last direction but its cells lie as the plane of its first axis: one x
     each (strided, the x plane's rate) or whole rows along x (the y plane's rate)."""
-    plan = halo_plan.make(["--no-input", "--local", "10x10x10", "--np", "1", "--neighbours", "26"], str(BUILD_BIN))
-    g = M.Geometry.of(plan.raw)
-    case = M.Case((2, 1, 1), (10, 10, 10), g, ranks_per_node=2)
+    case = M.Case((2, 1, 1), (10, 10, 10), geometry(stencil=("--neighbours", "26")), ranks_per_node=2)
     rank, kinds = placement.busiest(case.procs, case.rpn)
     msgs = M.messages(rows["step7"], case, kinds, rank)
     diagonals = msgs[6:]
@@ -161,7 +157,7 @@ def test_edges_and_corners_pack_at_the_rate_of_their_first_axis_plane(rows):
     # Edges along x (rows; timed in z), along y (timed in z) and z (timed in y), then corners (timed in z).
     assert (pairs.count((2, 1)), pairs.count((1, 0)), pairs.count((2, 0))) == (4, 4, 4 + 8)
     rate = {0: 1e8, 1: 1e9, 2: 1e9}  # the synthetic machine's pack rates
-    (p,) = M.predict([rows["step7"]], case, machine())
+    p = one(rows, "step7", stencil=("--neighbours", "26"))
     assert p.terms["pack"] == pytest.approx(sum(m.count * m.size / rate[m.rate] for m in msgs))
 
 

@@ -101,6 +101,18 @@ def test_jobs_run_through_the_supervisor_as_they_would_alone(tmp_path):
     assert (e.value.message, e.value.code) == (f"cannot start {tmp_path / 'no-launcher'}: No such file or directory", 1)
 
 
+def _alive(marker: str) -> list[str]:
+    """The live processes whose command line holds `marker`."""
+    found = []
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and marker.encode() in (p / "cmdline").read_bytes():
+                found.append(p.name)
+        except OSError:
+            pass
+    return found
+
+
 def test_a_signal_while_the_job_starts_stops_it(monkeypatch):
     """SIGTERM between starting the supervisor and its launcher running (a campaign interrupted as a run
     starts) is held and stops the job once it runs: nothing is left, and the caller hears of the signal."""
@@ -117,9 +129,10 @@ def test_a_signal_while_the_job_starts_stops_it(monkeypatch):
     monkeypatch.setattr(native.subprocess, "Popen", popen_then_signal)
     began = time.monotonic()
     with pytest.raises(CheckmpiError) as e:
-        native.run_native(["sleep", "60"], dict(os.environ), 120)
+        native.run_native(["sleep", "60.0417"], dict(os.environ), 120)
     assert e.value.code == 128 + signal.SIGTERM and "stopped by SIGTERM" in e.value.message
     assert time.monotonic() - began < 30
+    assert _alive("sleep\x0060.0417") == []
 
 
 def test_a_process_left_by_the_launcher_is_ended(tmp_path):
@@ -129,21 +142,10 @@ def test_a_process_left_by_the_launcher_is_ended(tmp_path):
     done = native.run_native(["sh", "-c", f"setsid {rank} </dev/null >/dev/null 2>&1 & sleep 1; exit 0"],
                              dict(os.environ), 60)
     assert done.returncode == 0
-
-    def alive() -> list[str]:
-        found = []
-        for p in Path("/proc").iterdir():
-            try:
-                if p.name.isdigit() and str(marker).encode() in (p / "cmdline").read_bytes():
-                    found.append(p.name)
-            except OSError:
-                pass
-        return found
-
     deadline = time.monotonic() + 15
-    while alive() and time.monotonic() < deadline:
+    while _alive(str(marker)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert alive() == []
+    assert _alive(str(marker)) == []
 
 
 def test_stale_event_folders_removed(tmp_path, monkeypatch):
