@@ -16,8 +16,9 @@
 # (CheckMPI's own loop). Every figure printed is the median over the rounds
 # of that figure in each run:
 #   vs probe  the compute phase per step (mean over ranks) / the compute
-#             probe's: the backend's own whole-step in-place shift of the same
-#             three fields, no MPI, every rank at once. Target <= 1.1.
+#             probe's: the fastest of the backend's whole-step in-place
+#             kernels (the lines, the memory-order sweep) on the same three
+#             fields, timed in turns, no MPI, every rank at once. Target <= 1.1.
 #   vs step2  loop time / step2's loop time in the same run. Target <= 1.1
 #             for the rows that pack with our kernels or loops; the rows
 #             whose packing is MPI's datatype engine (pack=dtype or
@@ -144,8 +145,15 @@ caches = ", ".join(f"L{x['level']} {x['bytes'] >> 10} KiB" + (f" x{x['shared_by'
 print(f"# {ctx['nprocs']} rank(s), local {l}x{m}x{n}, {c['precision']}, compute {c['compute']}, {c['itfin']} steps, "
       f"{ctx.get('omp_threads', 1)} thread(s)/rank, {rounds} rounds; {ctx.get('cpu', {}).get('model', '?')} "
       f"({caches}); {ctx['mpi_library']}")
-print(f"# compute probe ({first['probes']['compute']['compute']}, no MPI): {probe * 1e3:.3f} ms per step (median); "
-      "each round's order: random.Random(round).shuffle")
+kernels = {}  # each in-place kernel's probe time per round
+for doc in runs:
+    for name, t in doc["probes"]["compute"].get("kernels", {}).items():
+        kernels.setdefault(name, []).append(t["mean"])
+each = "".join(f"; {name} {med(v) * 1e3:.3f}" for name, v in kernels.items())
+fastest = [doc["probes"]["compute"].get("fastest") for doc in runs]
+print(f"# compute probe ({first['probes']['compute']['compute']}, no MPI): {probe * 1e3:.3f} ms per step (median of "
+      f"each round's fastest kernel{each}; fastest " + ", ".join(f"{k} in {fastest.count(k)}" for k in sorted(
+          set(fastest), key=str)) + " rounds); each round's order: random.Random(round).shuffle")
 print(f"{'strategy':26} {'compute':>8} {'loop(s)':>8} {'comp ms':>8} {'vs probe':>8} {'vs step2':>8} "
       f"{'exch ms':>8} {'vs 2-pass':>9}   " + " ".join(f"{'pack ' + d:>6} {'unpk ' + d:>6}" for d in "xyz")
       + "   x / step2's: pack unpk")

@@ -90,6 +90,11 @@ inline const char* backend_name(BackendKind k) { return k == BackendKind::Host ?
 // buffer on a GPU, whose threads cannot keep an in-place sweep's order.
 inline Compute default_compute(BackendKind k) { return k == BackendKind::Host ? Compute::InPlace : Compute::OnePass; }
 
+enum class InPlaceKernel { Chosen, Lines, Sweep };
+inline const char* in_place_kernel_name(InPlaceKernel k) {
+  return k == InPlaceKernel::Lines ? "lines" : k == InPlaceKernel::Sweep ? "sweep" : "chosen";
+}
+
 template <class Real>
 class Backend {
  public:
@@ -175,6 +180,17 @@ class Backend {
                               int queue) {
     (void)g, (void)f, (void)boxes, (void)m, (void)queue;
     throw std::logic_error(describe() + ": no in-place shift on this backend");
+  }
+  // Which in-place kernel a field moving along one axis takes (the compute
+  // probe times each; strategies keep Chosen). Lines: each field by its
+  // lines along the motion, threads sharing out the other axes. Sweep: the
+  // box in memory order against the velocity, shared out by cells. Chosen:
+  // the sweep for a box that is the whole interior (one stream per field),
+  // the lines for the parts of an overlapped step. False where the backend
+  // has no in-place kernels.
+  virtual bool use_in_place_kernel(InPlaceKernel k) {
+    (void)k;
+    return false;
   }
   // After done[f] was shifted in place, every other interior cell of field
   // f. done[f] must be closed downstream: with a cell, the interior cells its

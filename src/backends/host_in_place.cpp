@@ -230,7 +230,7 @@ std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int 
 
 template <class Real>
 void shift_rows_in_place(const Grid& g, Real* a, const Offset& v, const Box& b, const Box& hole, int t, int T) {
-  if (b.empty()) return;  // the same for every thread: none waits at the barriers below
+  if (b.empty()) return;  // the same for every thread: none waits at the barrier below
   const long d = g.offset(v);  // a cell takes the value at c + d
   const bool down = d < 0;     // sources below: walk down the addresses
   // The box's cells as pieces of memory in ascending order: its rows (two where the hole cuts one); a box as
@@ -279,12 +279,12 @@ void shift_rows_in_place(const Grid& g, Real* a, const Offset& v, const Box& b, 
     hi = pieces[p].first + from + left - 1;
   }
   // The sources beyond this thread's end upstream (below lo going down, above hi going up) may be another
-  // thread's cells, written by it after the barrier: a copy is kept first.
+  // thread's cells, written by it after the barrier: a copy is kept first. Nothing wrote the field earlier in
+  // this parallel region (the header's contract), so the copy needs no barrier before it.
   static thread_local std::vector<Real> kept;
   const std::size_t span = std::size_t(down ? -d : d);
   const std::size_t kept_from = down ? std::size_t(long(lo) + d) : hi + 1;  // kept[i] = a[kept_from + i]
   if (T > 1) {
-#pragma omp barrier
     if (any) kept.assign(a + kept_from, a + kept_from + span);
 #pragma omp barrier
   }

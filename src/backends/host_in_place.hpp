@@ -46,7 +46,10 @@ std::vector<ShellPart> in_place_shell_parts(const Grid& g, const Box& done, int 
 // `hole` (empty: none), in memory order against the velocity, cut into one
 // piece per thread; before any thread writes, each keeps a copy of the cells
 // below (or above) its piece that it reads and another thread may write
-// (an orphaned barrier: every thread of the team must call it).
+// (an orphaned barrier: every thread of the team must call it, and no thread
+// may have written the field earlier in the same parallel region). Any
+// constant offset, one axis's included: a box as wide as the interior is one
+// stream per plane, or one in all.
 template <class Real>
 void shift_rows_in_place(const Grid& g, Real* a, const Offset& v, const Box& box, const Box& hole, int t, int T);
 

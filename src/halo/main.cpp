@@ -258,11 +258,26 @@ int halo_main(int argc, char** argv) {
       j["steps"] = probe.steps;
       j["seconds_per_step"] = stats_json(st[0]);
       j["bandwidth"] = stats_json(st[1]);
+      std::string each;
+      if (!probe.kernels.empty()) {
+        std::vector<double> secs;
+        for (const auto& k : probe.kernels) secs.push_back(k.second);
+        const std::vector<Stats> ks = over_ranks(secs, dec.comm);
+        Json kernels = Json::object();
+        std::size_t fastest = 0;
+        for (std::size_t i = 0; i < ks.size(); ++i) {
+          if (ks[i].mean < ks[fastest].mean) fastest = i;
+          kernels[probe.kernels[i].first] = stats_json(ks[i]);
+          each += (i ? ", " : "; ") + probe.kernels[i].first + " " + per_step_text(ks[i].mean);
+        }
+        j["kernels"] = kernels;
+        j["fastest"] = probe.kernels[fastest].first;  // by the mean over ranks
+      }
       doc["probes"]["compute"] = j;
       if (rank == 0)
         std::cout << "compute probe (" << compute_name(probe.compute) << ", no MPI): "
                   << per_step_text(st[0].mean) << " per step, " << fixed(st[1].mean / 1e9, 2)
-                  << " GB/s per rank (mean)\n";
+                  << " GB/s per rank (mean)" << each << "\n";
     }
     bool all_valid = true;
     for (const auto& r : results) all_valid = all_valid && r.valid;

@@ -26,6 +26,8 @@ double memcpy_bandwidth(const Grid& g, int fields, Precision p, const BackendCho
 
 namespace {
 
+constexpr long long kRounds = 5;
+
 template <class Real>
 ComputeProbe timed_compute(const Grid& g, const Motion& m, const BackendChoice& choice, long long steps) {
   const auto backend = make_backend<Real>(choice);
@@ -50,10 +52,32 @@ ComputeProbe timed_compute(const Grid& g, const Motion& m, const BackendChoice& 
     }
     backend->wait(kComputeQueue);
   };
-  for (int warm = 0; warm < 2; ++warm) step();
-  const double t0 = MPI_Wtime();
-  for (long long t = 0; t < steps; ++t) step();
-  probe.seconds_per_step = (MPI_Wtime() - t0) / double(steps);
+  // The kernels in turns, the first of each round alternating, so that a slow spell reaches both alike.
+  std::vector<InPlaceKernel> kernels{InPlaceKernel::Chosen};
+  if (probe.compute == Compute::InPlace && backend->use_in_place_kernel(InPlaceKernel::Lines))
+    kernels = {InPlaceKernel::Lines, InPlaceKernel::Sweep};
+  const long long rounds = std::min<long long>(kRounds, steps);
+  std::vector<std::vector<double>> times(kernels.size());
+  for (long long r = 0; r < rounds; ++r) {
+    const long long n = steps * (r + 1) / rounds - steps * r / rounds;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      const std::size_t which = (i + std::size_t(r)) % kernels.size();
+      backend->use_in_place_kernel(kernels[which]);
+      for (int warm = 0; warm < 2; ++warm) step();
+      const double t0 = MPI_Wtime();
+      for (long long t = 0; t < n; ++t) step();
+      times[which].push_back((MPI_Wtime() - t0) / double(n));
+    }
+  }
+  backend->use_in_place_kernel(InPlaceKernel::Chosen);
+  probe.seconds_per_step = 1e300;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    std::vector<double>& v = times[i];
+    std::sort(v.begin(), v.end());
+    const double median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    if (kernels.size() > 1) probe.kernels.emplace_back(in_place_kernel_name(kernels[i]), median);
+    probe.seconds_per_step = std::min(probe.seconds_per_step, median);
+  }
   for (std::size_t k = 0; k < fields; ++k) {
     backend->release(f[k]);
     if (other[k]) backend->release(other[k]);

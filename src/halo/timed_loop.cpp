@@ -159,14 +159,17 @@ void Runner<Real>::run(const StrategyInfo& info, long long first, long long last
     }
   }
 
+  // The timed steps start from the exact state after step `first`, reached by the warm-up steps from the state
+  // `warmup` steps before it (the motion is periodic, so a negative step number is a state too): the fields are
+  // written whole before the warm-up, which then finds them where a running code's steps find them (an upload
+  // after it, with streaming stores, left the first timed step of every round to fetch them from memory).
+  initialise(fields_, initial_, first - cfg.warmup);
+  on_backend_.upload(state.f);
   progress::at(label + ": warm-up", waits_for_);
   for (long long w = 0; w < cfg.warmup; ++w) {
     progress::beat(w + 1);
     strategy->step(state);
   }
-  // The timed steps start from the exact state after step `first`.
-  initialise(fields_, initial_, first);
-  on_backend_.upload(state.f);
   timers = StepTimers{};
 
   // Test hooks: one wrong cell on the last rank after the first step; a

@@ -4,6 +4,7 @@ sizes (2 to 8 ranks), with every number in the tables checked against the JSON."
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BUILD_BIN, DATA, MPICH_BIN, UNIT, assert_clean_error, checkmpi
+from checkmpi.results import schema_validator
 from test_commands import check_html, check_plots
 from test_tables import check_vs_best
 
@@ -416,3 +418,21 @@ def test_mpi_args_reach_the_launcher(halo_bin, tmp_path):
     assert r.returncode == 0, r.stderr
     assert re.search(r"running: \S*mpirun -n 2 --bind-to none --tag-output ", r.stderr)
     assert re.search(r"^\[1,0\]<stdout>:checkmpi-halo ", (tmp_path / "m" / "checkmpi-halo.log").read_text(), re.M)
+
+
+def test_compute_probe_is_the_fastest_in_place_kernel(halo_bin, tmp_path):
+    """--compute-probe times each in-place kernel on the same fields and holds the strategies to the fastest."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
+    out = subprocess.run(["mpirun", "-n", "1", str(halo_bin / "checkmpi-halo"), "--no-input", "--local", "24x20x16",
+                          "--iters", "10", "--strategy", "step2", "--compute-probe", "--json", "r.json",
+                          "--outdir", "o"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert schema_validator("checkmpi.halo/5").is_valid(doc)
+    probe = doc["probes"]["compute"]
+    kernels = {name: t["mean"] for name, t in probe["kernels"].items()}
+    assert sorted(kernels) == ["lines", "sweep"] and probe["steps"] == 10
+    assert probe["seconds_per_step"]["mean"] == pytest.approx(min(kernels.values()), rel=1e-6)
+    assert probe["fastest"] == min(kernels, key=kernels.get)
+    line = next(line for line in out.stdout.splitlines() if line.startswith("compute probe (in-place, no MPI)"))
+    assert "; lines " in line and ", sweep " in line

@@ -72,7 +72,8 @@ class InPlace : public HostThreadsTest {
 
 // A box each: the whole interior, boxes as wide as the interior (one run per
 // plane) and narrower ones, boxes touching the halo and not, a single cell:
-// each closed downstream (with a cell, the cells its value moves to).
+// each closed downstream (with a cell, the cells its value moves to); by
+// each kernel (the lines, the memory-order sweep, and the backend's choice).
 TEST_P(InPlace, AnyBoxesTakeTheirUpstreamValues) {
   for (const Case& mc : motions()) {
     const Motion m(mc.stencil, mc.reverse);
@@ -95,14 +96,18 @@ TEST_P(InPlace, AnyBoxesTakeTheirUpstreamValues) {
         }
         cases.push_back(boxes);
       }
-      for (const Boxes& boxes : cases) {
-        const Fields<float> before = numbered(g, 1.0f, m);
-        Fields<float> got = before;
-        backend->shift_in_place(g, got.pointers(), boxes, m, kComputeQueue);
-        backend->wait(kComputeQueue);
-        expect_box_shift(g, got, before, boxes, m, text(g, mc));
-        if (HasFatalFailure()) return;
+      for (const InPlaceKernel kernel : {InPlaceKernel::Chosen, InPlaceKernel::Lines, InPlaceKernel::Sweep}) {
+        ASSERT_TRUE(backend->use_in_place_kernel(kernel));
+        for (const Boxes& boxes : cases) {
+          const Fields<float> before = numbered(g, 1.0f, m);
+          Fields<float> got = before;
+          backend->shift_in_place(g, got.pointers(), boxes, m, kComputeQueue);
+          backend->wait(kComputeQueue);
+          expect_box_shift(g, got, before, boxes, m, text(g, mc) + ", kernel " + in_place_kernel_name(kernel));
+          if (HasFatalFailure()) return;
+        }
       }
+      backend->use_in_place_kernel(InPlaceKernel::Chosen);
     }
   }
 }
