@@ -185,9 +185,8 @@ class Backend {
   // probe times each; strategies keep Chosen). Lines: each field by its
   // lines along the motion, threads sharing out the other axes. Sweep: the
   // box in memory order against the velocity, shared out by cells. Chosen:
-  // the sweep for a box that is the whole interior (one stream per field),
-  // the lines for the parts of an overlapped step. False where the backend
-  // has no in-place kernels.
+  // the backend's pick per box (the host's: its shift_in_place). False
+  // where the backend has no in-place kernels.
   virtual bool use_in_place_kernel(InPlaceKernel k) {
     (void)k;
     return false;

@@ -50,6 +50,9 @@ TEST(Fields, UpstreamWrapsInBothDirections) {
   EXPECT_EQ(upstream(2, 100003, 4, -1), 1);
   EXPECT_EQ(upstream(1, 1, 5, 3), 3);   // three cells a step
   EXPECT_EQ(upstream(1, 2, 5, -2), 5);  // 1 + 4 wraps to 5
+  EXPECT_EQ(upstream(1, -1, 4, 1), 2);  // a step before the start: the cell downstream
+  EXPECT_EQ(upstream(4, -3, 4, 1), 3);
+  EXPECT_EQ(upstream(2, -5, 4, -1), 1);
 }
 
 TEST(Fields, PlanesCoverTheRightCells) {
@@ -142,6 +145,11 @@ TEST_P(ShiftTest, SelfExchangedShiftValidatesExactly) {
   Fields<float> direct(g, fs.motion);
   initialise(direct, p, steps);
   EXPECT_EQ(validate(direct, p, steps).count, 0);
+  // A state before the start (a round's warm-up from step 0) reaches the start in as many steps.
+  Fields<float> early(g, fs.motion);
+  initialise(early, p, -steps);
+  run_steps(early, steps);
+  EXPECT_EQ(validate(early, p, 0).count, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothWays, ShiftTest,
