@@ -416,7 +416,8 @@ class HostBackend final : public Backend<Real> {
   // threads wait for each other once per field (about 5 us on the VM of
   // docs/halo.md "Which in-place kernel"), the lines' never: there, on 2
   // threads, the sweep took 1.9x the lines' time at 32^3 and 1.3x at 64^3,
-  // 0.93-0.98x from 128^3; on 1 thread 0.73-0.98x at every size.
+  // 0.93-0.98x from 128^3; on 1 thread 0.73-0.92x up to 128^3, 0.95-1.01x
+  // at 256^3.
   bool use_in_place_kernel(InPlaceKernel k) override {
     kernel_ = k;
     return true;

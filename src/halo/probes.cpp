@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cuda.hpp"
+#include "core/samples.hpp"
 
 namespace checkmpi {
 
@@ -74,7 +75,7 @@ ComputeProbe timed_compute(const Grid& g, const Motion& m, const BackendChoice& 
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     std::vector<double>& v = times[i];
     std::sort(v.begin(), v.end());
-    const double median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    const double median = quantile_sorted(v, 0.5);
     if (kernels.size() > 1) probe.kernels.emplace_back(in_place_kernel_name(kernels[i]), median);
     probe.seconds_per_step = std::min(probe.seconds_per_step, median);
   }
