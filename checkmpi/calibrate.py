@@ -24,7 +24,7 @@ from checkmpi.errors import EXIT_FAILED, EXIT_USAGE, CheckmpiError
 from checkmpi.grid import Triple, parse_triple, physical_cores
 from checkmpi.jobs import RANKS_PER_CPU, ProgressLine
 from checkmpi.machine import MACHINE_SCHEMA, OVERLAPS, Machine, load_machine, machine_of
-from checkmpi.model import completions, kernel_of, messages, predict
+from checkmpi.model import completions, kernel_of, load_of, messages, predict
 from checkmpi.model_tables import machine_table
 from checkmpi.native import Job, Launcher, failure, find_executable, find_launcher, say
 from checkmpi.report import case_of
@@ -287,6 +287,10 @@ def calibrate(args: argparse.Namespace) -> int:
     doc["exchange"] = _exchange(runner, base, ranks_per_node, where, sizes)
     _block_waits(doc, base, runs)
     doc["turns"] = _turns(halo_runs, machine_of(doc, out), cores, list(local))
+    if nodes_allocated > 1:
+        across = _turns_across(runner, where, machine_of(doc, out), cores, local, counts, sizes)
+        if across:
+            doc["turns"]["across"] = across
     write_json(out, doc)
     machine = load_machine(out)  # what predict will read: refuse to leave a profile it cannot
     T.render(machine_table(machine), T.console())
@@ -412,18 +416,60 @@ def _turns(runs: dict[int, tuple[list[HaloRun], str]], base: Machine, cores: int
     for k, (halos, src) in runs.items():
         if k <= cores:
             continue
-        point: dict[str, Any] = {"ranks": k}
-        rows = [catalog.rows_of_run(run) for run in halos]
-        for kind, sid in TURN_STRATEGIES.items():
-            factors = []
-            for run, by_id in zip(halos, rows):
-                result = _result(run, sid)
-                p = predict([by_id[result.id]], case_of(run), base)[0]
-                factors.append((T.measured_total(result) - (p.total - p.turns)) / p.work)
-            point[kind] = max(0.0, min(factors))
-        points.append(point)
+        points.append({"ranks": k, **_turn_factors(halos, base)})
         source += ("; " if source else "") + src
     return {"local": local, "points": points, "source": source or "the node was not oversubscribed"}
+
+
+def _turn_factors(halos: list[HaloRun], base: Machine) -> dict[str, float]:
+    """Per TURN_KINDS: TURN_STRATEGIES' measured step less what `base` predicts for it without turns, over the
+    work it predicts; the fewest over `halos`, not below 0."""
+    rows = [catalog.rows_of_run(run) for run in halos]
+    factors: dict[str, float] = {}
+    for kind, sid in TURN_STRATEGIES.items():
+        values = []
+        for run, by_id in zip(halos, rows):
+            result = _result(run, sid)
+            p = predict([by_id[result.id]], case_of(run), base)[0]
+            values.append((T.measured_total(result) - (p.total - p.turns)) / p.work)
+        factors[kind] = max(0.0, min(values))
+    return factors
+
+
+def _turns_across(runner: Runner, where: Nodes, base: Machine, cores: int, local: Triple, counts: list[int],
+                  sizes: Sizes) -> dict[str, Any] | None:
+    """The turns as _turns finds them, measured across nodes: k ranks on each of the first two nodes for each
+    oversubscribed count k (run in turns, sizes.halo_runs times). A rank's partners are then on its node and off
+    it, and where emulated nodes share the machine's CPUs, other nodes' ranks take turns on its CPU too: each
+    waits for partners that wait for their own CPU, which ranks of one node do not (docs/cluster.md, "The model
+    across nodes"). Points by load, the ranks taking turns on a CPU as the model counts them (model.load_of)."""
+    ks = [k for k in counts if k > cores]
+    if not ks:
+        return None
+    runs: dict[int, list[tuple[HaloRun, str]]] = {k: [] for k in ks}
+    strategies = ",".join(dict.fromkeys(TURN_STRATEGIES.values()))
+    for i in range(1, sizes.halo_runs + 1):
+        for k in ks:
+            at, per_node = where.across(runner.launcher, 2, k)
+            argv = _halo_argv("host", 2 * k, local, halo_steps(sizes, local), runner.folder, strategies,
+                              f"turns-2n-{k}-{i}")
+            run, src, _ = runner.run("checkmpi-halo", 2 * k, argv, f"turns-2n-{k}-{i}",
+                                     f"turns across nodes, {k} ranks on each of 2, run {i}", per_node, at)
+            if int(run.context["nodes"]) != 2:
+                raise CheckmpiError(f"the turns run '{run.path}' was meant to span 2 nodes but ran on "
+                                    f"{run.context['nodes']}; check the nodes given", EXIT_FAILED)
+            runs[k].append((run, src))
+    by_load: dict[int, list[tuple[HaloRun, str]]] = {}
+    for k in ks:
+        load = load_of(case_of(runs[k][0][0]), cores)
+        if load > 1:
+            by_load.setdefault(load, []).extend(runs[k])
+    points = [{"ranks": load, "ranks_per_node": int(halos[0][0].context["ranks_per_node"]),
+               **_turn_factors([h for h, _ in halos], base)} for load, halos in sorted(by_load.items())]
+    if not points:
+        return None
+    return {"nodes": 2, "points": points,
+            "source": "; ".join(src for load in sorted(by_load) for _, src in by_load[load])}
 
 
 def halo_steps(sizes: Sizes, local: Triple) -> int:

@@ -135,17 +135,21 @@ class TurnPoint:
 @dataclass(frozen=True)
 class Turns:
     """Oversubscribed nodes: the other ranks' turns on its core that a rank waits through in MPI per step, in units
-    of its own work, per kernel and schedule (TURN_KINDS), as measured by calibrate."""
+    of its own work, per kernel and schedule (TURN_KINDS), as measured by calibrate (points or across, at least
+    one)."""
 
-    points: tuple[TurnPoint, ...]  # sorted by ranks, at least one
+    points: tuple[TurnPoint, ...]  # on one node, sorted by ranks
     source: str
+    # Measured across nodes (calibrate over several): ranks is then the ranks per CPU, partners on other nodes too.
+    across: tuple[TurnPoint, ...] = ()
 
-    def factor(self, ranks: int, kind: str) -> float | None:
+    def factor(self, ranks: int, kind: str, across: bool = False) -> float | None:
         """Linear in log2(ranks) between measured points, the nearest point outside them; None where `kind`
-        was not measured."""
-        if any(kind not in p.factors for p in self.points):
+        was not measured. `across`: a run over several nodes, by the points measured so where there are any."""
+        points = self.across if across and self.across else self.points
+        if not points or any(kind not in p.factors for p in points):
             return None
-        return _between(self.points, ranks, lambda p: p.factors[kind], log=True)
+        return _between(points, ranks, lambda p: p.factors[kind], log=True)
 
 
 @dataclass(frozen=True)
@@ -424,6 +428,8 @@ def machine_of(doc: Any, p: Path) -> Machine:
                                "(nodes, ranks_per_node)"),
                               ("exchange.points", (doc.get("exchange") or {}).get("points", []), "ranks"),
                               ("turns.points", (doc.get("turns") or {}).get("points", []), "ranks"),
+                              ("turns.across.points", ((doc.get("turns") or {}).get("across") or {}).get("points", []),
+                               "ranks"),
                               *((f"compute.{k}", (doc.get("compute") or {}).get(k, []), "ranks") for k in KERNELS),
                               ("blocks.points", doc["blocks"]["points"], "bytes"),
                               *((f"blocks.points[{i}].by_ranks", p["by_ranks"], "ranks")
@@ -521,7 +527,11 @@ def _exchange(d: dict[str, Any] | None) -> Exchange | None:
 
 
 def _turns(d: dict[str, Any] | None) -> Turns | None:
-    if d is None or not d["points"]:
+    across = (d or {}).get("across") or {}
+    if d is None or not (d["points"] or across.get("points")):
         return None
-    points = tuple(TurnPoint(int(p["ranks"]), {k: float(p[k]) for k in TURN_KINDS if k in p}) for p in d["points"])
-    return Turns(points, d["source"])
+
+    def points(items: list[dict[str, Any]]) -> tuple[TurnPoint, ...]:
+        return tuple(TurnPoint(int(p["ranks"]), {k: float(p[k]) for k in TURN_KINDS if k in p}) for p in items)
+
+    return Turns(points(d["points"]), d["source"], points(across.get("points", [])))

@@ -194,7 +194,7 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     # Rates as measured with the node's rpn ranks at once: their working sets share the caches and memory
     # (and, where they outnumber the cores, the cores in turn). Where other nodes' ranks share the cores, as many
     # ranks as take turns on them: `load` ranks of a node of the profile's cores.
-    load = max(case.rpn, math.ceil((case.ranks_per_cpu or 0.0) * cores - 1e-9))
+    load = load_of(case, cores)
     kind = kernel_of(row, case.compute)
     pack_bw = _pack_for(m, case.backend, load)
     hides = 1.0  # the part of what an overlap could hide that it does
@@ -301,11 +301,12 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
         t["hidden"] = hides * min(t["mpi"] + t["self"], overlappable)
     turns = 0.0
     # While it waits in MPI, its core runs the other ranks' work; a node barrier timed with rpn ranks holds it.
-    # (Not where the ranks sharing its core are other nodes': its node barrier does not wait for them.)
+    # (Not where the ranks sharing its core are other nodes': its node barrier does not wait for them; nor over
+    # several nodes, where its messages to other nodes wait for partners that wait for their own CPU.)
     measured_wait = (row.traits["node_barriers"][case.compute] > 0 and pack_bw.window_wait is not None
-                     and load == case.rpn)
+                     and load == case.rpn and case.nodes == 1)
     if share > 1 and not measured_wait:
-        f = m.turns.factor(load, _turn_kind(row, kind)) if m.turns is not None else None
+        f = m.turns.factor(load, _turn_kind(row, kind), case.nodes > 1) if m.turns is not None else None
         if row.traits["mpi"]:
             turns = (share - 1.0 if f is None else f) * work
             t["mpi"] += turns
@@ -316,6 +317,15 @@ def _predict(row: Row, case: Case, m: Machine, rank: int, kinds: dict[tuple[int,
     through = [msg for msg in msgs if msg.through_mpi]
     return Prediction(row, rank, placement.counts(kinds), sum(msg.count for msg in through),
                       sum(msg.count * msg.size for msg in through), t, work, turns)
+
+
+def load_of(case: Case, cores: int) -> int:
+    """The ranks whose rates a rank's are, as measured on one node of `cores` cores: the node's rpn, or, where
+    other nodes' ranks share the machine's CPUs (more than one rank on a CPU), as many as take turns on the cores
+    (case.ranks_per_cpu each). A CPU with one rank is not shared: one rank of a 2-core node runs at 1 rank's
+    rates, not 2."""
+    per_cpu = case.ranks_per_cpu or 0.0
+    return max(case.rpn, math.ceil(per_cpu * cores - 1e-9)) if per_cpu > 1 else case.rpn
 
 
 def kernel_of(row: Row, mode: str) -> str:

@@ -153,6 +153,9 @@ def machine_table(m: Machine) -> Table:
         for w in m.turns.points:
             t.rows.append([f"turns, {w.ranks} ranks (x own work)", ", ".join(
                 f"{k} {v:.2f}" for k, v in w.factors.items())])
+        for w in m.turns.across:
+            t.rows.append([f"turns across nodes, {w.ranks} ranks per CPU (x own work)", ", ".join(
+                f"{k} {v:.2f}" for k, v in w.factors.items())])
     return t
 
 

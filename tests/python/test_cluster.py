@@ -140,3 +140,16 @@ def test_calibrate_across_nodes_measures_the_off_node_link(cluster, node_bin):
                  "--strategy", "step7", "--json", str(pred), "--bin", str(node_bin), cwd=cluster["folder"])
     assert r.returncode == 0, r.stderr
     assert "warning" not in r.stderr and json.loads(pred.read_text())["off_node_link"] == "measured"
+    # Turns, the node's one CPU taken by 2 ranks: on the node, and across nodes with 2 ranks on each of 2 (whose
+    # partners wait for their own CPU); a prediction over nodes takes the latter, one on a node the former.
+    turns = doc["turns"]
+    assert [p["ranks"] for p in turns["points"]] == [2] and turns["across"]["nodes"] == 2
+    assert [(p["ranks"], p["ranks_per_node"]) for p in turns["across"]["points"]] == [(2, 2)]
+    spans = json.loads((results / "turns-2n-2-1.json").read_text())["context"]["hostnames"]
+    assert sorted(set(spans)) == ["cmpi-n0", "cmpi-n1"] and len(spans) == 4
+    for procs, where in (("2x1x1", turns["points"][0]), ("4x1x1", turns["across"]["points"][0])):
+        r = checkmpi("predict", "--machine", str(out), "--procs", procs, "--local", "8x8x8", "--ranks-per-node", "2",
+                     "--strategy", "step7", "--json", str(pred), "--bin", str(node_bin), cwd=cluster["folder"])
+        assert r.returncode == 0, r.stderr
+        row = json.loads(pred.read_text())["predictions"][0]
+        assert row["turns"] == pytest.approx(where["all-at-once"] * row["work"]), procs

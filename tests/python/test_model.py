@@ -15,7 +15,7 @@ import pytest
 from checkmpi import catalog, halo_plan, placement
 from checkmpi import model as M
 from checkmpi.errors import CheckmpiError
-from checkmpi.machine import (KERNELS, AcrossPoint, BarrierPoint, BlockPoint, BlockRates, Blocks, CopyPoint, Datatype, Direction,
+from checkmpi.machine import (KERNELS, TURN_KINDS, AcrossPoint, BarrierPoint, BlockPoint, BlockRates, Blocks, CopyPoint, Datatype, Direction,
                               Exchange, Kernels, Link, LogGP, Machine, Memory, Pack, Segment, SelfExchange, TurnPoint, Turns,
                               WaitPoint)
 from checkmpi.results import load, schema_validator
@@ -229,9 +229,15 @@ def test_emulated_nodes_sharing_a_machines_cpus(rows):
     assert both.turns == pytest.approx(0.5 * both.work) and both.terms["compute"] == pytest.approx(COMPUTE)
     windowed = dataclasses.replace(m, pack_host=dataclasses.replace(m.pack_host, window_wait=3e-6))
     assert one(rows, "shm-window", procs=(4, 1, 1), ranks_per_node=1, ranks_per_cpu=2.0, m=windowed).turns > 0
-    assert one(rows, "shm-window", procs=(4, 1, 1), ranks_per_node=2, ranks_per_cpu=2.0, m=windowed).turns == 0
+    # Its node barrier timed with the node's 2 ranks holds their turns on one node; over two nodes its messages to
+    # the other node wait for partners that wait for their own CPU, which that barrier does not hold.
+    assert one(rows, "shm-window", procs=(2, 1, 1), ranks_per_node=2, ranks_per_cpu=2.0, m=windowed).turns == 0
+    assert one(rows, "shm-window", procs=(4, 1, 1), ranks_per_node=2, ranks_per_cpu=2.0, m=windowed).turns > 0
     # A CPU per rank (ranks_per_cpu 1, or not known): nothing changes.
     assert one(rows, "step2", procs=(4, 1, 1), ranks_per_node=1, ranks_per_cpu=1.0, m=m).terms == alone.terms
+    # One rank alone on a node of 2 cores (its CPU not shared): the rates of 1 at once, not of the node's 2 cores.
+    single = one(rows, "step2", procs=(1, 1, 1), ranks_per_node=1, ranks_per_cpu=1.0, m=machine(cores=2))
+    assert single.terms["compute"] == pytest.approx(2 * 3 * 1000 * 4 / 1e10) and single.turns == 0.0
 
 
 def test_one_rank_per_node_waits_as_measured_across_nodes(rows):
@@ -312,6 +318,37 @@ def test_measured_turns_replace_the_share_by_kernel_and_schedule(rows):
         assert mock.terms[phase] == pytest.approx(1.6 * bare.terms[phase]), phase
     assert mock.terms["mpi"] == 0.0 and mock.total == pytest.approx(1.6 * bare.total)
     assert one(rows, "step7", m=mm, **case).terms == one(rows, "step7", m=m, **case).terms
+
+
+def test_turns_measured_across_nodes_replace_the_nodes_for_runs_over_several(rows):
+    """A profile calibrated over nodes has turns measured so too (partners that wait for their own CPU): a run
+    over several nodes takes them at its load (its ranks per CPU: emulated nodes sharing the machine's CPUs), one
+    on a node the node's own; without across points, the node's; with only across points, none on one node."""
+    node = (TurnPoint(2, {k: 0.5 for k in TURN_KINDS}), TurnPoint(4, {k: 1.0 for k in TURN_KINDS}))
+    across = (TurnPoint(2, {k: 2.0 for k in TURN_KINDS}), TurnPoint(4, {k: 3.0 for k in TURN_KINDS}))
+    one_core = machine(cores=1)
+    m = dataclasses.replace(one_core, turns=Turns(node, "turns", across))
+    assert m.turns.factor(2, "all-at-once") == 0.5 and m.turns.factor(2, "all-at-once", across=True) == 2.0
+    assert m.turns.factor(4, "in-place", across=True) == 3.0
+    # 2 nodes of 2 ranks, each node's on its own CPU: load 2, over nodes.
+    p = one(rows, "step7", procs=(4, 1, 1), ranks_per_node=2, ranks_per_cpu=2.0, m=m)
+    assert p.turns == pytest.approx(2.0 * p.work)
+    # 4 nodes of 1 rank on 2 CPUs: 2 ranks per CPU, load 2, over nodes.
+    p = one(rows, "step2", procs=(4, 1, 1), ranks_per_node=1, ranks_per_cpu=2.0, m=m)
+    assert p.turns == pytest.approx(2.0 * p.work)
+    # 4 nodes of 2 ranks on 2 CPUs: load 4.
+    p = one(rows, "step8", procs=(2, 2, 2), ranks_per_node=2, ranks_per_cpu=4.0, m=m)
+    assert p.turns == pytest.approx(3.0 * p.work)
+    # One node of 2 ranks on its one core: the node's own factor.
+    p = one(rows, "step7", procs=(2, 1, 1), ranks_per_node=2, m=m)
+    assert p.turns == pytest.approx(0.5 * p.work)
+    node_only = dataclasses.replace(one_core, turns=Turns(node, "turns"))
+    p = one(rows, "step7", procs=(4, 1, 1), ranks_per_node=2, ranks_per_cpu=2.0, m=node_only)
+    assert p.turns == pytest.approx(0.5 * p.work)
+    across_only = dataclasses.replace(one_core, turns=Turns((), "turns", across))
+    assert across_only.turns.factor(2, "in-place") is None
+    p = one(rows, "step7", procs=(2, 1, 1), ranks_per_node=2, m=across_only)
+    assert p.turns == pytest.approx(p.work)  # not measured on a node: share - 1
 
 
 WAITS = Exchange((WaitPoint(2, 1e-6, 3e-6), WaitPoint(8, 4e-6, 9e-6)), "exchange")
