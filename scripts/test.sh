@@ -35,4 +35,4 @@ echo "== build-asan: docs/reliability.md's rows of bounds and outputs"
 CHECKMPI_TABLE_BIN=build-asan/bin CHECKMPI_TABLE_SECTION="Bounds and outputs" \
   .venv/bin/python -m pytest -q tests/python/test_bad_inputs.py
 echo "== pytest (Python layer, tests/python)"
-.venv/bin/python -m pytest tests/python
+.venv/bin/python -m pytest --durations=25 tests/python
