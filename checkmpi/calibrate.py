@@ -286,9 +286,10 @@ def calibrate(args: argparse.Namespace) -> int:
     base = machine_of(doc, out)  # no waits in it yet: each wait is what the rest leaves unexplained
     doc["exchange"] = _exchange(runner, base, ranks_per_node, where, sizes)
     _block_waits(doc, base, runs)
-    doc["turns"] = _turns(halo_runs, machine_of(doc, out), cores, list(local))
+    turnless = machine_of(doc, out)
+    doc["turns"] = _turns(halo_runs, turnless, cores, list(local))
     if nodes_allocated > 1:
-        across = _turns_across(runner, where, machine_of(doc, out), cores, local, counts, sizes)
+        across = _turns_across(runner, where, turnless, cores, local, counts, sizes)
         if across:
             doc["turns"]["across"] = across
     write_json(out, doc)
