@@ -46,6 +46,7 @@ aware=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["contex
 
 python3 - "$out" <<'PY'
 import json, os, sys
+from collections import Counter
 out = sys.argv[1]
 
 def load(tag):
@@ -68,6 +69,10 @@ for tag in ("np1", "np8"):
     gpus = sorted({g["name"] for g in ctx["gpus"]})
     print(f"# {ctx['nprocs']} rank(s) on {', '.join(gpus)}, local {l}x{m}x{n}, {c['precision']}, "
           f"{c['itfin']} steps; CUDA-aware MPI: {ctx['gpu_aware_mpi']}; D2D cudaMemcpy {memcpy / 1e9:.1f} GB/s per rank")
+    share = max(Counter((g["node"], g["device"]) for g in ctx["gpus"]).values())
+    if share > 1:
+        print(f"# {share} ranks share a GPU: unless MPS runs (nvidia-cuda-mps-control -d), the GPU time-slices "
+              "between their processes and every kernel and copy waits for the others' turns")
     print("# GB/s and ratio: compute kernels against that memcpy; pack and unpack: ms per step")
     print(f"{'strategy':30} {'loop(s)':>8} {'compute(s)':>10} {'GB/s':>7} {'ratio':>5}  "
           + " ".join(f"{p + ' ' + d:>9}" for p in ("pack", "unpack") for d in "xyz") + "  MPI buffers")

@@ -69,39 +69,61 @@ inline int upstream(int i, long long t, int n, int v) {
 // The periodic image of any index of the block (halos included) in 1..n.
 inline int image(int i, int n) { return ((i - 1) % n + n) % n + 1; }
 
-// The value a field moving by `v` holds at interior cell (i, j, k) after t
-// steps: its initial value at the cell t steps upstream. A field starts as
-// the sum of the profiles of the directions it moves along (CheckMPI's
-// fields: the profile of its own direction), one at rest as x's. Every rank
-// starts from the same periodic block, so "upstream" wraps within it.
+// The value a field moving by `v` holds at a cell after t steps: its initial
+// value at the cell t steps upstream. A field starts as the sum of the
+// profiles of the directions it moves along (CheckMPI's fields: the profile
+// of its own direction), one at rest as x's. Every rank starts from the same
+// periodic block, so "upstream" wraps within it, and a halo cell holds what
+// its periodic image holds. Tabulated per direction (each index's term, halos
+// included), so a block costs a lookup per moving direction and cell, the
+// terms summed x, y, z in that order.
 template <class Real>
-Real exact_value(const InitialProfiles<Real>& p, const Offset& v, const std::array<int, 3>& at,
-                 const std::array<int, 3>& n, long long t) {
-  Real sum = Real(0);
-  bool any = false;
-  for (std::size_t a = 0; a < 3; ++a) {
-    if (v[a] == 0) continue;
-    const Real term = p.along[a][std::size_t(upstream(at[a], t, n[a], v[a]))];
-    sum = any ? sum + term : term;
-    any = true;
+class ExactValues {
+ public:
+  ExactValues(const InitialProfiles<Real>& p, const Offset& v, const Grid& g, long long t) : lo_(1 - g.h) {
+    const std::array<int, 3> n = g.interior();
+    const bool rest = v[0] == 0 && v[1] == 0 && v[2] == 0;
+    for (std::size_t a = 0; a < 3; ++a) {
+      moves_[a] = v[a] != 0 || (rest && a == 0);
+      if (!moves_[a]) continue;
+      for (int i = 1 - g.h; i <= n[a] + g.h; ++i) {
+        const int at = image(i, n[a]);
+        term_[a].push_back(v[a] != 0 ? p.along[a][std::size_t(upstream(at, t, n[a], v[a]))] : p.along[0][std::size_t(at)]);
+      }
+    }
   }
-  return any ? sum : p.along[0][std::size_t(at[0])];
-}
+  Real operator()(int i, int j, int k) const {
+    const int at[3] = {i - lo_, j - lo_, k - lo_};
+    Real sum = Real(0);
+    bool any = false;
+    for (std::size_t a = 0; a < 3; ++a) {
+      if (!moves_[a]) continue;
+      const Real term = term_[a][std::size_t(at[a])];
+      sum = any ? sum + term : term;
+      any = true;
+    }
+    return sum;
+  }
 
-// The exact state after `t` steps (t = 0: the start): every interior cell
-// holds the initial value t steps upstream; a halo cell what its periodic
-// image holds (the next exchange overwrites it before any read).
+ private:
+  int lo_;
+  std::array<bool, 3> moves_{};
+  std::array<std::vector<Real>, 3> term_;
+};
+
+// The exact state after `t` steps (t = 0: the start), halos included (the
+// next exchange overwrites them before any read).
 template <class Real>
 void initialise(Fields<Real>& fs, const InitialProfiles<Real>& p, long long t = 0) {
   const Grid& g = fs.grid;
-  const std::array<int, 3> n = g.interior();
   for (int f = 0; f < fs.count(); ++f) {
-    const Offset& v = fs.motion.v[std::size_t(f)];
+    const ExactValues<Real> exact(p, fs.motion.v[std::size_t(f)], g, t);
     Real* data = fs.data(f);
     for (int k = 1 - g.h; k <= g.n + g.h; ++k)
-      for (int j = 1 - g.h; j <= g.m + g.h; ++j)
-        for (int i = 1 - g.h; i <= g.l + g.h; ++i)
-          data[g.index(i, j, k)] = exact_value(p, v, {image(i, n[0]), image(j, n[1]), image(k, n[2])}, n, t);
+      for (int j = 1 - g.h; j <= g.m + g.h; ++j) {
+        Real* row = data + g.index(0, j, k);
+        for (int i = 1 - g.h; i <= g.l + g.h; ++i) row[i] = exact(i, j, k);
+      }
   }
 }
 
@@ -134,20 +156,15 @@ bool same_bits(Real a, Real b) {
 template <class Real>
 Mismatch validate(const Fields<Real>& fs, const InitialProfiles<Real>& p, long long t) {
   const Grid& g = fs.grid;
-  const std::array<int, 3> n = g.interior();
   Mismatch m;
   for (int f = 0; f < fs.count(); ++f) {
-    const Offset& v = fs.motion.v[std::size_t(f)];
+    const ExactValues<Real> exact(p, fs.motion.v[std::size_t(f)], g, t);
     const Real* data = fs.data(f);
-    std::vector<Real> row(std::size_t(g.l) + 1);  // field f's expected row, where it depends on x alone
-    const bool by_row = v[1] == 0 && v[2] == 0;
-    if (by_row)
-      for (int i = 1; i <= g.l; ++i) row[std::size_t(i)] = exact_value(p, v, {i, 1, 1}, n, t);
     for (int k = 1; k <= g.n; ++k)
       for (int j = 1; j <= g.m; ++j) {
         const std::size_t c = g.index(0, j, k);
         for (int i = 1; i <= g.l; ++i) {
-          const Real expected = by_row ? row[std::size_t(i)] : exact_value(p, v, {i, j, k}, n, t);
+          const Real expected = exact(i, j, k);
           const Real actual = data[c + std::size_t(i)];
           if (same_bits(actual, expected)) continue;
           if (m.count++ == 0) m = Mismatch{1, f + 1, i, j, k, double(expected), double(actual)};

@@ -60,8 +60,9 @@ std::vector<Skipped> skip_unrunnable(std::vector<const StrategyInfo*>& chosen, c
   std::vector<Skipped> skipped;
   std::vector<const StrategyInfo*> kept;
   for (const StrategyInfo* s : chosen) {
-    std::string reason = unavailable_reason(s->parts);
-    if (reason.empty() && kind == BackendKind::Cuda && s->host_only())
+    std::string reason = unavailable_reason(s->parts);  // the MPI library's, whatever the backend
+    const bool backend_reason = reason.empty() && kind == BackendKind::Cuda && s->host_only();
+    if (backend_reason)
       reason = "host only: " + host_only_reason(s->parts) + ", and the cuda backend keeps the fields on the GPU "
                "(run it with --backend host)";
     if (reason.empty()) {
@@ -70,7 +71,7 @@ std::vector<Skipped> skip_unrunnable(std::vector<const StrategyInfo*>& chosen, c
       skipped.push_back({s, reason});
     } else {
       throw UsageError(s->id + " (" + s->alias + ") cannot run " +
-                       (kind == BackendKind::Cuda ? "on the cuda backend" : "here") + ": " + reason);
+                       (backend_reason ? "on the cuda backend" : "here") + ": " + reason);
     }
   }
   chosen = kept;
