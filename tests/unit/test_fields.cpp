@@ -179,3 +179,34 @@ TEST(Fields, SignOfZeroCounts) {
   EXPECT_FALSE(same_bits(0.0f, -0.0f));
   EXPECT_TRUE(same_bits(1.5, 1.5));
 }
+
+// The start, cell by cell, against the definition: a field is the sum of the
+// profiles of the directions it moves along, x then y then z, at the cell's
+// periodic image (halos included); one at rest is x's profile.
+TEST(Fields, InitialStateIsTheSumOfTheProfilesAtEachImage) {
+  for (const Stencil st : {Stencil{}, Stencil{2, 27, 26}}) {
+    Grid g{5, 3, 4, st.width};
+    InitialProfiles<float> p(g);
+    Fields<float> fs(g, Motion(st, false));
+    initialise(fs, p);
+    const int n[3] = {g.l, g.m, g.n};
+    for (int f = 0; f < fs.count(); ++f) {
+      const Offset& v = fs.motion.v[std::size_t(f)];
+      for (int k = 1 - g.h; k <= g.n + g.h; ++k)
+        for (int j = 1 - g.h; j <= g.m + g.h; ++j)
+          for (int i = 1 - g.h; i <= g.l + g.h; ++i) {
+            const int at[3] = {image(i, n[0]), image(j, n[1]), image(k, n[2])};
+            float want = 0;
+            bool any = false;
+            for (std::size_t a = 0; a < 3; ++a)
+              if (v[a] != 0) {
+                want = any ? want + p.along[a][std::size_t(at[a])] : p.along[a][std::size_t(at[a])];
+                any = true;
+              }
+            if (!any) want = p.along[0][std::size_t(at[0])];
+            ASSERT_TRUE(same_bits(fs.f[std::size_t(f)][g.index(i, j, k)], want))
+                << "field " << f + 1 << " (" << i << "," << j << "," << k << ")";
+          }
+    }
+  }
+}
