@@ -39,12 +39,9 @@ run() {
     --itfin "$itfin" --icheck "$itfin" --warmup 5 --memcpy-probe --outdir "$out/$tag" --json "$out/$tag.json" \
     "$@" ${CHECKMPI_BENCH_ARGS:-} >"$out/$tag.log" 2>&1 || { cat "$out/$tag.log"; exit 1; }
 }
-run np1 1 "$edge1" 1 1 1
-run np8 8 "$edge8" 2 2 2
-aware=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["context"]["gpu_aware_mpi"])' "$out/np8.json")
-[ "$aware" != True ] || run np8_stage 8 "$edge8" 2 2 2 --stage
-
-python3 - "$out" <<'PY'
+# summarise TAG...: the tables of those runs (TAG stage: the staged vs CUDA-aware one), printed as each ends.
+summarise() {
+  python3 - "$out" "$@" <<'PY'
 import json, os, sys
 from collections import Counter
 out = sys.argv[1]
@@ -60,16 +57,16 @@ def traffic(r, l, m, n, real):
         return interior
     return 2 * interior if r["traits"]["overlaps"] else whole + interior
 
-for tag in ("np1", "np8"):
+for tag in (t for t in sys.argv[2:] if t != "stage"):
     doc = load(tag)
     c, ctx = doc["config"], doc["context"]
     l, m, n = c["l"], c["m"], c["n"]
     real = 4 if c["precision"] == "single" else 8
     memcpy = doc["probes"]["memcpy_bandwidth"]["mean"]
-    gpus = sorted({g["name"] for g in ctx["gpus"]})
+    gpus = sorted({g["name"] for g in ctx.get("gpus") or []}) or ["the host (no GPU)"]
     print(f"# {ctx['nprocs']} rank(s) on {', '.join(gpus)}, local {l}x{m}x{n}, {c['precision']}, "
           f"{c['itfin']} steps; CUDA-aware MPI: {ctx['gpu_aware_mpi']}; D2D cudaMemcpy {memcpy / 1e9:.1f} GB/s per rank")
-    share = max(Counter((g["node"], g["device"]) for g in ctx["gpus"]).values())
+    share = max(Counter((g["node"], g["device"]) for g in ctx.get("gpus") or []).values(), default=0)
     if share > 1:
         print(f"# {share} ranks share a GPU: unless MPS runs (nvidia-cuda-mps-control -d), the GPU time-slices "
               "between their processes and every kernel and copy waits for the others' turns")
@@ -84,14 +81,23 @@ for tag in ("np1", "np8"):
               f"{bw / 1e9:7.1f} {bw / memcpy:5.2f}  {per_dir}  {r['mpi_buffers']}")
     print()
 
-staged = load("np8_stage")
-if staged is None:
-    print("# staged vs CUDA-aware: not measured (MPI is not CUDA-aware, or cannot tell: every run above is staged)")
-else:
-    aware = {r["strategy"]: r for r in load("np8")["results"]}
-    print("# 8 ranks: loop time (s, max over ranks), device buffers to CUDA-aware MPI vs --stage")
-    print(f"{'strategy':24} {'aware':>8} {'staged':>8} {'staged/aware':>12}")
-    for r in staged["results"]:
-        a, s = aware[r["strategy"]]["timers"]["loop"]["max"], r["timers"]["loop"]["max"]
-        print(f"{r['strategy'] + ' ' + r['catalog']['alias']:24} {a:8.4f} {s:8.4f} {s / a:12.2f}")
+if "stage" in sys.argv[2:]:
+    staged = load("np8_stage")
+    if staged is None:
+        print("# staged vs CUDA-aware: not measured (MPI is not CUDA-aware, or cannot tell: every run above is staged)")
+    else:
+        aware = {r["strategy"]: r for r in load("np8")["results"]}
+        print("# 8 ranks: loop time (s, max over ranks), device buffers to CUDA-aware MPI vs --stage")
+        print(f"{'strategy':24} {'aware':>8} {'staged':>8} {'staged/aware':>12}")
+        for r in staged["results"]:
+            a, s = aware[r["strategy"]]["timers"]["loop"]["max"], r["timers"]["loop"]["max"]
+            print(f"{r['strategy'] + ' ' + r['catalog']['alias']:24} {a:8.4f} {s:8.4f} {s / a:12.2f}")
 PY
+}
+run np1 1 "$edge1" 1 1 1
+summarise np1
+run np8 8 "$edge8" 2 2 2
+summarise np8
+aware=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["context"]["gpu_aware_mpi"])' "$out/np8.json")
+[ "$aware" != True ] || run np8_stage 8 "$edge8" 2 2 2 --stage
+summarise stage
