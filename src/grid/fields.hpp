@@ -88,7 +88,8 @@ class ExactValues {
       if (!moves_[a]) continue;
       for (int i = 1 - g.h; i <= n[a] + g.h; ++i) {
         const int at = image(i, n[a]);
-        term_[a].push_back(v[a] != 0 ? p.along[a][std::size_t(upstream(at, t, n[a], v[a]))] : p.along[0][std::size_t(at)]);
+        const int from = v[a] != 0 ? upstream(at, t, n[a], v[a]) : at;
+        term_[a].push_back(p.along[a][std::size_t(from)]);  // at rest: a = 0, x's profile
       }
     }
   }
