@@ -87,7 +87,20 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
         # Stopped before checkmpi-halo said a word, the launch itself hung (e.g. srun waiting for a step).
         status = "not_started" if status == "not_started" else "too_slow"
         note = f"stopped {why}" + (" before checkmpi-halo started" if status == "not_started" else "")
-    return finish(cdir, record, status, note)
+    return finish_step(cdir, record, status, note, job)
+
+
+def finish_step(cdir: CampaignDir, record: dict[str, Any], status: str, note: str | None,
+                job: dict[str, Any] | None) -> dict[str, Any]:
+    """finish() for a run of Slurm job `job` (None: not in one), holding the records' lock. Where the campaign
+    saw the job end while the run was under way (a cancelled job refuses srun) and recorded the run then, a
+    failed run says both: the job's end caused what the step saw, and the step saw what happened."""
+    with cdir.records_locked():
+        slurm = ((cdir.read_record(record["run"]) or {}).get("slurm") or {}) if job else {}
+        if job and status != "ok" and slurm.get("ended") and slurm.get("job_id") == job["job_id"]:
+            record["slurm"] = {**job, "state": slurm["state"], "ended": slurm["ended"]}
+            note = f"{slurm['ended']}: {note}" if note else slurm["ended"]
+        return finish(cdir, record, status, note)
 
 
 def new_record(cdir: CampaignDir, spec: Spec, run: Run, launch: dict[str, Any] | None, nodes: list[str],

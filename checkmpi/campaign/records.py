@@ -11,6 +11,8 @@ import os
 import socket
 import time
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -126,6 +128,15 @@ class CampaignDir:
 
     def write_record(self, record: dict[str, Any]) -> None:
         write_json(self.record_path(record["run"]), record)
+
+    @contextmanager
+    def records_locked(self) -> Iterator[None]:
+        """Holds runs/.records.lock: a record read, decided on and written by a Slurm step and by the
+        campaign collecting its ended job is not written by the other in between."""
+        make_folder(self.runs_dir)
+        with open(self.runs_dir / ".records.lock", "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
 
     def mark_running(self, run_id: str, attempt: int, job_id: str | None) -> None:
         write_json(self.marker_path(run_id), {"run": run_id, "attempt": attempt, "host": socket.gethostname(),

@@ -281,24 +281,25 @@ class SlurmCampaign:
                                                               if job.get("cancelled") else ""))
         why = f"job {job_id} ended {state}" + (f" ({job['cancelled']})" if job.get("cancelled") else "")
         for run_id in job["runs"]:
-            record = self.cdir.read_record(run_id)
-            if record is not None and (record.get("slurm") or {}).get("job_id") == job_id:  # its step recorded it
-                note = record.get("note") or ""
-                if state.startswith("CANCELLED") and record["status"] != "ok" and why not in note:
-                    # A step that failed as the job was cancelled (srun refused by a job being ended)
-                    # says so in srun's words; the cancellation was the cause.
-                    finish(self.cdir, record, record["status"], f"{why}: {note}" if note else why)
-                continue
-            marker = self.cdir.marker(run_id)
-            started = marker is not None and str(marker.get("job_id")) == job_id
-            rec = new_record(self.cdir, self.spec, self.by_id[run_id], None, expand_hostlist(job["nodes"] or ""),
-                             {"job_id": job_id, "state": state})
-            if started:
-                assert marker is not None
-                rec["started"], rec["ended"] = marker.get("started"), ended or now_iso()
-                status = "too_slow" if state.startswith("TIMEOUT") else "crashed"
-                finish(self.cdir, rec, status, f"{why} while this run was running")
-            else:
-                finish(self.cdir, rec, "not_started", f"{why} before this run started")
+            with self.cdir.records_locked():  # a step of the job may still be writing its record
+                record = self.cdir.read_record(run_id)
+                if record is not None and (record.get("slurm") or {}).get("job_id") == job_id:  # its step recorded it
+                    note = record.get("note") or ""
+                    if state.startswith("CANCELLED") and record["status"] != "ok" and why not in note:
+                        # A step that failed as the job was cancelled (srun refused by a job being ended)
+                        # says so in srun's words; the cancellation was the cause.
+                        finish(self.cdir, record, record["status"], f"{why}: {note}" if note else why)
+                    continue
+                marker = self.cdir.marker(run_id)
+                started = marker is not None and str(marker.get("job_id")) == job_id
+                rec = new_record(self.cdir, self.spec, self.by_id[run_id], None, expand_hostlist(job["nodes"] or ""),
+                                 {"job_id": job_id, "state": state, "ended": why})
+                if started:
+                    assert marker is not None
+                    rec["started"], rec["ended"] = marker.get("started"), ended or now_iso()
+                    status = "too_slow" if state.startswith("TIMEOUT") else "crashed"
+                    finish(self.cdir, rec, status, f"{why} while this run was running")
+                else:
+                    finish(self.cdir, rec, "not_started", f"{why} before this run started")
         job["collected"] = True
         self._save(k)

@@ -136,6 +136,36 @@ def test_scancel_of_a_running_submission_then_resume(slurm, tmp_path, halo_bin):
     assert doc["submissions"][0]["label"] == f"s1 (jobs {job_id}, {jobs[1]['job_id']})"
 
 
+def test_a_step_that_ends_after_the_campaign_recorded_its_cancelled_job(tmp_path):
+    """The race behind the test above: the campaign sees the cancelled job end and records the run in flight
+    (crashed) before the job's step, whose srun the ended job refused, writes its own record. The step's
+    record stands (it saw what happened: never started), and says the job's end was the cause."""
+    from checkmpi.campaign.execute import finish, finish_step, new_record
+    from checkmpi.campaign.plan import plan
+    from checkmpi.campaign.spec import parse_spec
+
+    spec = parse_spec('[campaign]\nname = "x"\n[halo]\nstrategies = ["step0"]\nitfin = 40\n[[sweep]]\n'
+                      'procs = "2x1x1"\nsize = "32x32x16"\n', tmp_path / "s.toml", resolved=["step0"])
+    (run,) = plan(spec)
+    cdir = CampaignDir(tmp_path / "c")
+    cdir.create_or_check(spec)
+    job = {"job_id": "7", "state": "RUNNING"}
+    step = new_record(cdir, spec, run, None, ["n0"], job)  # the step starts its run
+    why = "job 7 ended CANCELLED"
+    finish(cdir, new_record(cdir, spec, run, None, ["n0"], {"job_id": "7", "state": "CANCELLED", "ended": why}),
+           "crashed", f"{why} while this run was running")  # the campaign collects the job
+    srun = "the job never started checkmpi-halo: srun: error: Expired or invalid job 7"
+    rec = finish_step(cdir, step, "not_started", srun, job)
+    assert rec == cdir.read_record(run.id)
+    assert rec["status"] == "not_started" and rec["note"] == f"{why}: {srun}"
+    assert rec["slurm"] == {"job_id": "7", "state": "CANCELLED", "ended": why} and rec["attempt"] == 1
+    # A run that finished is ok whatever the job did next; another job's record is not this run's cause.
+    assert finish_step(cdir, dict(step), "ok", None, job)["note"] is None
+    finish(cdir, new_record(cdir, spec, run, None, ["n0"], {"job_id": "6", "state": "CANCELLED", "ended": "job 6 "
+                            "ended CANCELLED"}), "crashed", "job 6 ended CANCELLED while this run was running")
+    assert finish_step(cdir, dict(step), "not_started", srun, job)["note"] == srun
+
+
 def test_submissions_that_share_a_node_are_flagged(slurm, tmp_path, halo_bin):
     # Not exclusive, the two submissions (2 ranks, one node each) start at once and run side by side on the
     # one host the pretend nodes are: every run overlapping one of the other submission is flagged.
