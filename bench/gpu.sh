@@ -63,10 +63,11 @@ for tag in (t for t in sys.argv[2:] if t != "stage"):
     l, m, n = c["l"], c["m"], c["n"]
     real = 4 if c["precision"] == "single" else 8
     memcpy = doc["probes"]["memcpy_bandwidth"]["mean"]
-    gpus = sorted({g["name"] for g in ctx.get("gpus") or []}) or ["the host (no GPU)"]
+    ranks_gpus = ctx.get("gpus") or []  # null on the host backend
+    gpus = sorted({g["name"] for g in ranks_gpus}) or ["the host (no GPU)"]
     print(f"# {ctx['nprocs']} rank(s) on {', '.join(gpus)}, local {l}x{m}x{n}, {c['precision']}, "
           f"{c['itfin']} steps; CUDA-aware MPI: {ctx['gpu_aware_mpi']}; D2D cudaMemcpy {memcpy / 1e9:.1f} GB/s per rank")
-    share = max(Counter((g["node"], g["device"]) for g in ctx.get("gpus") or []).values(), default=0)
+    share = max(Counter((g["node"], g["device"]) for g in ranks_gpus).values(), default=0)
     if share > 1:
         print(f"# {share} ranks share a GPU: unless MPS runs (nvidia-cuda-mps-control -d), the GPU time-slices "
               "between their processes and every kernel and copy waits for the others' turns")

@@ -84,8 +84,7 @@ class ExactValues {
     const std::array<int, 3> n = g.interior();
     const bool rest = v[0] == 0 && v[1] == 0 && v[2] == 0;
     for (std::size_t a = 0; a < 3; ++a) {
-      moves_[a] = v[a] != 0 || (rest && a == 0);
-      if (!moves_[a]) continue;
+      if (v[a] == 0 && !(rest && a == 0)) continue;  // no term: an empty table
       for (int i = 1 - g.h; i <= n[a] + g.h; ++i) {
         const int at = image(i, n[a]);
         const int from = v[a] != 0 ? upstream(at, t, n[a], v[a]) : at;
@@ -98,7 +97,7 @@ class ExactValues {
     Real sum = Real(0);
     bool any = false;
     for (std::size_t a = 0; a < 3; ++a) {
-      if (!moves_[a]) continue;
+      if (term_[a].empty()) continue;
       const Real term = term_[a][std::size_t(at[a])];
       sum = any ? sum + term : term;
       any = true;
@@ -108,8 +107,7 @@ class ExactValues {
 
  private:
   int lo_;
-  std::array<bool, 3> moves_{};
-  std::array<std::vector<Real>, 3> term_;
+  std::array<std::vector<Real>, 3> term_;  // by index - lo_; empty for a direction the field does not move in
 };
 
 // The exact state after `t` steps (t = 0: the start), halos included (the
