@@ -90,6 +90,16 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     return finish_step(cdir, record, status, note, job)
 
 
+# Slurm's job states that stop the job's steps still running (sacct's State column).
+STEP_STOPPING_STATES = ("CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "DEADLINE", "OUT_OF_MEMORY")
+
+
+def ended_by_job(status: str, job_state: str) -> bool:
+    """Whether a run of a job that ended `job_state`, failing with `status` as the job ended, failed because
+    the job ended: the campaign's record and the step's, whichever is written first, name the job's end."""
+    return status != "ok" and job_state.startswith(STEP_STOPPING_STATES)
+
+
 def finish_step(cdir: CampaignDir, record: dict[str, Any], status: str, note: str | None,
                 job: dict[str, Any] | None) -> dict[str, Any]:
     """finish() for a run of Slurm job `job` (None: not in one), holding the records' lock. Where the campaign
@@ -97,7 +107,8 @@ def finish_step(cdir: CampaignDir, record: dict[str, Any], status: str, note: st
     failed run says both: the job's end caused what the step saw, and the step saw what happened."""
     with cdir.records_locked():
         slurm = ((cdir.read_record(record["run"]) or {}).get("slurm") or {}) if job else {}
-        if job and status != "ok" and slurm.get("ended") and slurm.get("job_id") == job["job_id"]:
+        if (job and slurm.get("ended") and slurm.get("job_id") == job["job_id"]
+                and ended_by_job(status, slurm.get("state") or "")):
             record["slurm"] = {**job, "state": slurm["state"], "ended": slurm["ended"]}
             note = f"{slurm['ended']}: {note}" if note else slurm["ended"]
         return finish(cdir, record, status, note)

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from checkmpi.campaign.execute import finish, new_record
+from checkmpi.campaign.execute import ended_by_job, finish, new_record
 from checkmpi.campaign.plan import Run, max_ranks, nodes_for
 from checkmpi.atomic import write_json, write_text
 from checkmpi.campaign.records import CampaignDir, needs_work, now_iso
@@ -145,6 +145,15 @@ def _epoch(text: str) -> float | None:
         return datetime.fromisoformat(text).timestamp()
     except ValueError:
         return None
+
+
+def _at_end(record: dict[str, Any], job_ended: str | None) -> bool:
+    """Whether a step's record ended when its job did or later (sacct's End is whole seconds): a step that
+    failed earlier failed on its own. True where either time is unknown."""
+    job = _epoch(job_ended.replace("Z", "+00:00")) if job_ended else None
+    step = record.get("ended") or record.get("finished")
+    at = _epoch(step.replace("Z", "+00:00")) if isinstance(step, str) else None
+    return job is None or at is None or at >= job - 2.0
 
 
 def _utc(text: str) -> str | None:
@@ -285,9 +294,9 @@ class SlurmCampaign:
                 record = self.cdir.read_record(run_id)
                 if record is not None and (record.get("slurm") or {}).get("job_id") == job_id:  # its step recorded it
                     note = record.get("note") or ""
-                    if state.startswith("CANCELLED") and record["status"] != "ok" and why not in note:
-                        # A step that failed as the job was cancelled (srun refused by a job being ended)
-                        # says so in srun's words; the cancellation was the cause.
+                    if ended_by_job(record["status"], state) and why not in note and _at_end(record, ended):
+                        # A step that failed as the job ended (srun refused by a cancelled job, a step killed
+                        # at the time limit) says so in its own words; the job's end was the cause.
                         finish(self.cdir, record, record["status"], f"{why}: {note}" if note else why)
                     continue
                 marker = self.cdir.marker(run_id)

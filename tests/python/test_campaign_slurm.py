@@ -164,6 +164,10 @@ def test_a_step_that_ends_after_the_campaign_recorded_its_cancelled_job(tmp_path
     finish(cdir, new_record(cdir, spec, run, None, ["n0"], {"job_id": "6", "state": "CANCELLED", "ended": "job 6 "
                             "ended CANCELLED"}), "crashed", "job 6 ended CANCELLED while this run was running")
     assert finish_step(cdir, dict(step), "not_started", srun, job)["note"] == srun
+    # A job that ended on its own (its script failed) stopped no step: the step's failure is its own.
+    finish(cdir, new_record(cdir, spec, run, None, ["n0"], {"job_id": "7", "state": "FAILED", "ended": "job 7 "
+                            "ended FAILED"}), "crashed", "job 7 ended FAILED while this run was running")
+    assert finish_step(cdir, dict(step), "crashed", "killed by signal 9", job)["note"] == "killed by signal 9"
 
 
 def test_submissions_that_share_a_node_are_flagged(slurm, tmp_path, halo_bin):
@@ -301,3 +305,25 @@ def test_a_step_that_failed_as_its_job_was_cancelled_is_told_so(tmp_path):
         rec = cdir.read_record("a")
         assert (rec["status"], rec["note"]) == ("not_started", "job 7 ended CANCELLED: " + refused["note"])
         assert cdir.read_record("b") == ok
+
+
+def test_a_job_end_names_itself_in_the_steps_it_stopped_only(tmp_path):
+    # The same rule for every end that stops a job's steps (a time limit, a node lost), and none for a step
+    # that failed on its own: before the job's end (sacct's End, whole seconds), or in a job that merely ended.
+    cdir = CampaignDir(tmp_path)
+    cdir.runs_dir.mkdir(parents=True)
+    fake = SimpleNamespace(cdir=cdir, spec=None, by_id={}, _save=lambda k: None)
+    killed = {"schema": RUN_SCHEMA, "run": "a", "status": "crashed", "slurm": {"job_id": "7"},
+              "ended": "2026-11-28T10:00:03.500000Z", "note": "checkmpi-halo was killed by signal 15"}
+    early = {**killed, "run": "b", "ended": "2026-11-28T09:59:50.000000Z", "status": "invalid",
+             "note": "validation failed"}
+    end = "2026-11-28T10:00:04.000000Z"
+    cases = [("TIMEOUT", end, True, False), ("NODE_FAIL", None, True, True), ("CANCELLED by 0", end, True, False),
+             ("FAILED", end, False, False), ("COMPLETED", None, False, False)]
+    for state, ended, named, named_early in cases:
+        for rec in (killed, early):
+            cdir.write_record(dict(rec))
+        SlurmCampaign.collect(fake, 1, {"job_id": "7", "runs": ["a", "b"], "nodes": ""}, state, ended)
+        why = f"job 7 ended {state}: "
+        assert cdir.read_record("a")["note"] == (why if named else "") + killed["note"], state
+        assert cdir.read_record("b")["note"] == (why if named_early else "") + early["note"], state
