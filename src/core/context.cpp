@@ -18,9 +18,7 @@
 #include <mpi-ext.h>
 #endif
 
-#ifndef CHECKMPI_GIT_REVISION
-#define CHECKMPI_GIT_REVISION "unknown"
-#endif
+#include "checkmpi_revision.h"  // CHECKMPI_GIT_REVISION, written at every build (cmake/revision.cmake)
 #ifndef CHECKMPI_VERSION
 #define CHECKMPI_VERSION "0.0.0"
 #endif
