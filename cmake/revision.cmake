@@ -2,6 +2,7 @@
 # --always --dirty` of SRC says now ("unknown" outside a git checkout), and
 # only when that changed: run at every build, so results name the code the
 # binary was built from, not the code the build folder was configured with.
+cmake_minimum_required(VERSION 3.20)
 set(revision "unknown")
 if(GIT AND EXISTS "${SRC}/.git")
   execute_process(COMMAND "${GIT}" describe --always --dirty WORKING_DIRECTORY "${SRC}"
