@@ -1,6 +1,7 @@
 // barrier: OSU's osu_barrier on the first p ranks, p = 2, 4, 8, ... and all
 // (the others wait); each timed block counts at its slowest rank, as ring.
 #include "p2p/modes.hpp"
+#include "p2p/workload.hpp"
 
 namespace checkmpi::p2p {
 

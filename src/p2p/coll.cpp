@@ -10,6 +10,7 @@
 #include "p2p/modes.hpp"
 #include "p2p/nbc_ops.hpp"
 #include "p2p/timed.hpp"
+#include "p2p/workload.hpp"
 
 namespace checkmpi::p2p {
 

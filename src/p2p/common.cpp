@@ -4,6 +4,7 @@
 #include "core/events.hpp"
 #include "core/watchdog.hpp"
 #include "p2p/modes.hpp"
+#include "p2p/workload.hpp"
 
 namespace checkmpi::p2p {
 

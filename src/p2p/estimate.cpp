@@ -1,4 +1,5 @@
 #include "p2p/estimate.hpp"
+#include "p2p/workload.hpp"
 
 #include <mpi.h>
 

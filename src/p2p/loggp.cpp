@@ -2,6 +2,7 @@
 // Parameter Assessment for Modern Interconnection Networks", IPDPS 2007), as
 // NetGauge implements it. Rank 0 is the client, rank 1 the server.
 #include "p2p/modes.hpp"
+#include "p2p/workload.hpp"
 
 namespace checkmpi::p2p {
 

@@ -16,6 +16,7 @@
 #include "p2p/estimate.hpp"
 #include "p2p/modes.hpp"
 #include "p2p/progress.hpp"
+#include "p2p/workload.hpp"
 
 namespace checkmpi::p2p {
 

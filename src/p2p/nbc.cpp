@@ -16,6 +16,7 @@
 #include "p2p/nbc_ops.hpp"
 #include "p2p/overlap.hpp"
 #include "p2p/timed.hpp"
+#include "p2p/workload.hpp"
 
 namespace checkmpi::p2p {
 

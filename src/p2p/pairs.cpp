@@ -12,6 +12,7 @@
 #include "core/watchdog.hpp"
 #include "p2p/modes.hpp"
 #include "p2p/timed.hpp"
+#include "p2p/workload.hpp"
 
 namespace checkmpi::p2p {
 

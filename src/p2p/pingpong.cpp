@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "p2p/modes.hpp"
+#include "p2p/workload.hpp"
 
 namespace checkmpi::p2p {
 

@@ -1,6 +1,7 @@
 // ring: every rank exchanges with both neighbours of a periodic ring, for
 // rings of 2, 3, ..., P ranks (the first p ranks of the job; the others wait).
 #include "p2p/modes.hpp"
+#include "p2p/workload.hpp"
 
 namespace checkmpi::p2p {
 

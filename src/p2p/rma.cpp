@@ -19,6 +19,7 @@
 // origin; both ranks in the round trips) after every iteration, the ranks
 // meeting in a barrier first.
 #include "p2p/modes.hpp"
+#include "p2p/workload.hpp"
 
 namespace checkmpi::p2p {
 

@@ -5,6 +5,7 @@
 #include "fuzz_args.hpp"
 #include "p2p/estimate.hpp"
 #include "p2p/options.hpp"
+#include "p2p/workload.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzArgs in("checkmpi-p2p", data, size);

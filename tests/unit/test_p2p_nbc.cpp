@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "p2p/options.hpp"
 #include "p2p/overlap.hpp"
+#include "p2p/workload.hpp"
 
 using namespace checkmpi;
 using namespace checkmpi::p2p;

@@ -12,6 +12,7 @@
 #include "p2p/loop.hpp"
 #include "p2p/options.hpp"
 #include "p2p/stats.hpp"
+#include "p2p/workload.hpp"
 
 using namespace checkmpi;
 using namespace checkmpi::p2p;
