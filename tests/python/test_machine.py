@@ -17,6 +17,7 @@ import pytest
 from conftest import DATA, assert_clean_error, checkmpi
 
 from checkmpi import calibrate as C
+from checkmpi import calibrate_entries as E
 from checkmpi.catalog import rows_of_run
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import physical_cores
@@ -308,7 +309,7 @@ def test_calibrate_quick_end_to_end(tmp_path, halo_bin):
     # give its strategy's measured step (the faster of the two runs), not below the turn-less one.
     if physical_cores() >= 2:
         assert doc["turns"]["points"] == [] and doc["turns"]["source"] == "the node was not oversubscribed"
-    turns = C._turns({2: (halos, "runs")}, load_machine(out), 1, [16, 16, 16])
+    turns = E.turns({2: (halos, "runs")}, load_machine(out), 1, [16, 16, 16])
     one_core = machine_of({**doc, "turns": turns, "context": {**doc["context"], "cores_per_node": 1}}, out)
     for kind, sid in C.TURN_STRATEGIES.items():
         results = [next(r for r in h.ran() if sid in (r.id, r.alias)) for h in halos]
@@ -406,12 +407,12 @@ def test_calibrate_fits_become_parameters():
     bandwidth of its largest size: all from a recorded ping-pong."""
     run = load(DATA / "p2p_pingpong.json")
     notes: list[str] = []
-    segs = C._segments(run, "links.intra", notes)
+    segs = E.segments(run, "links.intra", notes)
     fitted = run.fits["hockney"]["segments"]
     assert [s["max_size"] for s in segs] == [s["max_size"] for s in fitted] and segs[0]["min_size"] == 0
     assert [s["beta"] for s in segs] == [s["beta"] for s in fitted] and notes == []
     run.fits["hockney"]["segments"][0] = dict(fitted[0], alpha=-1e-7, beta=None)
-    segs = C._segments(run, "links.intra", notes)
+    segs = E.segments(run, "links.intra", notes)
     top = next(r for r in run.results if r["size"] == fitted[0]["max_size"])
     assert segs[0]["alpha"] == 0.0 and segs[0]["beta"] == top["size"] / top["latency"]["median"]
     assert len(notes) == 2 and "set to 0" in notes[0] and "flat" in notes[1]
