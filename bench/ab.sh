@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Two builds of checkmpi-halo against each other, in the same session: each
-# round runs A then B with the same options, and every figure is the median
-# over rounds (this machine is noisy: only figures taken together mean
-# something).
+# round runs A and B with the same options, A first in odd rounds and B first
+# in even ones (the second launch of a pair ran 2-4% slower here, whichever
+# build it was), and every figure is the median over rounds (this machine is
+# noisy: only figures taken together mean something).
 #
 #   bench/ab.sh BIN_A BIN_B [NP] [EDGE] [ITFIN] [ROUNDS]
 #       NP ranks (default 2) on an NPx1x1 grid of EDGE^3 cells each (default
@@ -25,7 +26,9 @@ flags=()
 mpiexec --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 for r in $(seq "$rounds"); do
-  for side in A B; do
+  order="A B"
+  [ $((r % 2)) -eq 0 ] && order="B A"
+  for side in $order; do
     bin=$a
     [ "$side" = B ] && bin=$b
     # shellcheck disable=SC2086
