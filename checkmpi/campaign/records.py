@@ -28,7 +28,21 @@ STATUSES = ("ok", "invalid", "too_slow", "crashed", "not_started")
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return iso_of(time.time())
+
+
+def iso_of(epoch: float) -> str:
+    """A time as records say it: UTC, microseconds, Z."""
+    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def epoch_of(text: Any) -> float | None:
+    """Seconds since the epoch of a time as records say it (iso_of) or as Slurm prints it (local time); None for
+    anything else (Slurm's Unknown, a missing time)."""
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() if isinstance(text, str) else None
+    except ValueError:
+        return None
 
 
 class CampaignDir:

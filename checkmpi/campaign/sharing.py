@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
+
+from checkmpi.campaign.records import epoch_of
 
 
 @dataclass(frozen=True)
@@ -47,13 +48,6 @@ def _host(name: str) -> str:
     return name if re.fullmatch(r"[\d.]+", name) else name.split(".")[0]
 
 
-def _time(text: Any) -> float | None:
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() if isinstance(text, str) else None
-    except ValueError:
-        return None
-
-
 def spans(record: dict[str, Any]) -> list[Span]:
     """The attempts of a record that ran: its own and the earlier ones it keeps, each with a start, an end
     (`ended`, else `finished` in records older than it) and nodes: the host names of its results where it has
@@ -62,7 +56,7 @@ def spans(record: dict[str, Any]) -> list[Span]:
     for attempt, current in [*((a, False) for a in record.get("previous") or []), (record, True)]:
         if attempt.get("status") == "not_started":  # checkmpi-halo never ran: it held no node
             continue
-        start, end = _time(attempt.get("started")), _time(attempt.get("ended") or attempt.get("finished"))
+        start, end = epoch_of(attempt.get("started")), epoch_of(attempt.get("ended") or attempt.get("finished"))
         names = attempt.get("hostnames") or [n for x in attempt.get("nodes") or [] for n in expand_hostlist(x)]
         if start is not None and end is not None and names:
             out.append(Span(record["run"], start, end, frozenset(map(_host, names)), current))

@@ -19,14 +19,13 @@ import shutil
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from checkmpi.campaign.execute import ended_by_job, finish, new_record
 from checkmpi.campaign.plan import Run, max_ranks, nodes_for
 from checkmpi.atomic import write_json, write_text
-from checkmpi.campaign.records import CampaignDir, needs_work, now_iso
+from checkmpi.campaign.records import CampaignDir, epoch_of, iso_of, needs_work, now_iso
 from checkmpi.campaign.sharing import expand_hostlist
 from checkmpi.campaign.spec import Spec
 from checkmpi.campaign.status import Progress
@@ -140,26 +139,17 @@ def final_state(job_id: str) -> tuple[str, str | None]:
     return fields.get("JobState", "UNKNOWN"), _utc(fields.get("EndTime", ""))
 
 
-def _epoch(text: str) -> float | None:
-    try:
-        return datetime.fromisoformat(text).timestamp()
-    except ValueError:
-        return None
-
-
 def _at_end(record: dict[str, Any], job_ended: str | None) -> bool:
     """Whether a step's record ended when its job did or later (sacct's End is whole seconds): a step that
     failed earlier failed on its own. True where either time is unknown."""
-    job = _epoch(job_ended.replace("Z", "+00:00")) if job_ended else None
-    step = record.get("ended") or record.get("finished")
-    at = _epoch(step.replace("Z", "+00:00")) if isinstance(step, str) else None
+    job, at = epoch_of(job_ended), epoch_of(record.get("ended") or record.get("finished"))
     return job is None or at is None or at >= job - 2.0
 
 
 def _utc(text: str) -> str | None:
-    """Slurm's local time (2024-05-01T12:00:00) as now_iso writes times; None for Unknown."""
-    epoch = _epoch(text)
-    return None if epoch is None else datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """Slurm's local time (2024-05-01T12:00:00) as records say times; None for Unknown."""
+    epoch = epoch_of(text)
+    return None if epoch is None else iso_of(epoch)
 
 
 class SlurmCampaign:
@@ -269,7 +259,7 @@ class SlurmCampaign:
                 self.collect(k, job, f"{q['state']} (still queued {GONE_AFTER_CANCEL_S} s after scancel)")
             return
         reason = None
-        submitted, started = _epoch(q["submit"]), _epoch(q["start"])
+        submitted, started = epoch_of(q["submit"]), epoch_of(q["start"])
         if q["state"] == "PENDING" and submitted and now - submitted > self.spec.slurm.pending_limit_s:
             reason = f"pending for more than {self.spec.slurm.pending_limit_s:g} s"
         limit = slurm_minutes(self.spec.time_limit(k)) * 60 + CANCEL_GRACE_S
