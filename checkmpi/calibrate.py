@@ -357,11 +357,12 @@ def _exchange(runner: Runner, base: Machine, ranks_per_node: int, where: Nodes,
 
 def _turns_across(runner: Runner, where: Nodes, base: Machine, cores: int, local: Triple, counts: list[int],
                   sizes: Sizes) -> dict[str, Any] | None:
-    """The turns as calibrate_entries.turns finds them, measured across nodes: k ranks on each of the first two nodes for each
-    oversubscribed count k (run in turns, sizes.halo_runs times). A rank's partners are then on its node and off
-    it, and where emulated nodes share the machine's CPUs, other nodes' ranks take turns on its CPU too: each
-    waits for partners that wait for their own CPU, which ranks of one node do not (docs/cluster.md, "The model
-    across nodes"). Points by load, the ranks taking turns on a CPU as the model counts them (model.load_of)."""
+    """The turns as calibrate_entries.turns finds them, measured across nodes: k ranks on each of the first two
+    nodes for each oversubscribed count k (run in turns, sizes.halo_runs times). A rank's partners are then on its
+    node and off it, and where emulated nodes share the machine's CPUs, other nodes' ranks take turns on its CPU
+    too: each waits for partners that wait for their own CPU, which ranks of one node do not (docs/cluster.md,
+    "The model across nodes"). Points by load, the ranks taking turns on a CPU as the model counts them
+    (model.load_of)."""
     ks = [k for k in counts if k > cores]
     if not ks:
         return None
