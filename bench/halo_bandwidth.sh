@@ -18,8 +18,9 @@
 # of that figure in each run:
 #   vs probe  the compute phase per step (mean over ranks) / the compute
 #             probe's: the fastest of the backend's whole-step in-place
-#             kernels (the lines, the memory-order sweep) on the same three
-#             fields, timed in turns, no MPI, every rank at once. Target <= 1.1.
+#             kernels (the lines, the memory-order sweep) on the run's own
+#             three fields, no MPI, every rank at once, timed in a turn of
+#             its own in every round among the strategies'. Target <= 1.1.
 #   vs step2  loop time / step2's loop time in the same run. Target <= 1.1
 #             for the rows that pack with our kernels or loops; the rows
 #             whose packing is MPI's datatype engine (pack=dtype or

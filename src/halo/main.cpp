@@ -50,10 +50,13 @@ unsigned long long run_seed(const HaloConfig& cfg, MPI_Comm comm) {
 // rounds: round k of every strategy before round k+1 of any, in an order
 // shuffled per round, so that drift over the job reaches them alike and the
 // rounds are independent samples of each (docs/halo.md, "How checkmpi
-// decides"). A strategy that fails a check is not run again.
+// decides"). A strategy that fails a check is not run again. With `probe`,
+// the compute probe takes a turn in every round among the strategies (its
+// place shuffled with theirs) and each turn is added there.
+using ProbeTurns = std::vector<std::vector<std::pair<std::string, double>>>;
 std::vector<StrategyResult> run_rounds(const std::vector<const StrategyInfo*>& chosen, const Decomposition& dec,
                                        const HaloConfig& cfg, const BackendChoice& backend, PendingFiles& files,
-                                       const RunContext& ctx) {
+                                       const RunContext& ctx, ProbeTurns* probe) {
   const int rank = dec.rank;
   const auto runner = make_round_runner(dec, cfg, backend, ctx.hostnames);
   std::vector<StrategyResult> results(chosen.size());
@@ -70,15 +73,20 @@ std::vector<StrategyResult> run_rounds(const std::vector<const StrategyInfo*>& c
     for (long long round = 0; round < cfg.rounds; ++round) {
       const long long first = round_start(cfg.itfin, cfg.rounds, round);
       const long long last = round_start(cfg.itfin, cfg.rounds, round + 1);
-      const std::vector<int> order = round_order(int(chosen.size()), cfg.seed, rep, round);
+      const int probe_at = int(chosen.size());  // the probe's index in the order
+      const std::vector<int> order = round_order(probe_at + (probe ? 1 : 0), cfg.seed, rep, round);
       if (rank == 0) {
         std::cout << "[" << (rep * cfg.rounds + round + 1) << "/" << cfg.repeat * cfg.rounds << "] "
                   << (cfg.repeat > 1 ? "run " + std::to_string(rep + 1) + ", " : "") << "round " << round + 1
                   << ", steps " << first + 1 << "-" << last << ":";
-        for (const int i : order) std::cout << " " << chosen[size_t(i)]->id;
+        for (const int i : order) std::cout << " " << (i == probe_at ? "probe" : chosen[size_t(i)]->id);
         std::cout << "\n" << std::flush;
       }
       for (const int i : order) {
+        if (i == probe_at) {
+          probe->push_back(runner->probe(last - first, rep * cfg.rounds + round));
+          continue;
+        }
         const StrategyInfo& info = *chosen[size_t(i)];
         StrategyRun& run = runs[size_t(i)];
         ++done;
@@ -224,7 +232,9 @@ int halo_main(int argc, char** argv) {
     }
 
     PendingFiles files;  // every rank's profiles and task logs, renamed into place at the end
-    std::vector<StrategyResult> results = run_rounds(chosen, dec, cfg, backend, files, ctx);
+    ProbeTurns probe_turns;
+    std::vector<StrategyResult> results =
+        run_rounds(chosen, dec, cfg, backend, files, ctx, cli.has("compute-probe") ? &probe_turns : nullptr);
     if (rank == 0 && !cfg.samples.empty()) add_launches(results, earlier);
     for (auto& r : results) {
       summarise(r, dec.comm);
@@ -248,9 +258,8 @@ int halo_main(int argc, char** argv) {
         std::cout << (backend.kind == BackendKind::Cuda ? "device-to-device cudaMemcpy" : "memcpy")
                   << " bandwidth: " << fixed(bw.mean / 1e9, 2) << " GB/s per rank (mean)\n";
     }
-    if (cli.has("compute-probe")) {  // every rank at once, as the strategies' compute ran
-      MPI_Barrier(dec.comm);
-      const ComputeProbe probe = compute_probe(dec.grid, Motion(cfg.stencil, cfg.reverse), cfg.precision, backend, std::min(cfg.itfin, 1000LL));
+    if (cli.has("compute-probe")) {
+      const ComputeProbe probe = summarise_probe(probe_turns, cfg.repeat * cfg.itfin, backend.kind);
       const double bytes = double(shift_bytes(dec.grid, cfg.stencil.fields, real_bytes(cfg.precision)));
       const std::vector<Stats> st = over_ranks({probe.seconds_per_step, bytes / probe.seconds_per_step}, dec.comm);
       Json j = Json::object();

@@ -25,72 +25,66 @@ double memcpy_bandwidth(const Grid& g, int fields, Precision p, const BackendCho
   return best > 0 ? 2.0 * double(bytes) / best : 0.0;
 }
 
-namespace {
-
-constexpr long long kRounds = 5;
-
 template <class Real>
-ComputeProbe timed_compute(const Grid& g, const Motion& m, const BackendChoice& choice, long long steps) {
-  const auto backend = make_backend<Real>(choice);
-  ComputeProbe probe;
-  probe.compute = run_compute(Compute::Auto, backend->kind());
-  probe.steps = steps;
-  const std::size_t fields = std::size_t(m.fields());
-  FieldPtrs<Real> f(fields, nullptr), other(fields, nullptr);
-  const std::vector<Real> start(g.cells(), Real(1));
-  for (std::size_t k = 0; k < fields; ++k) {
-    f[k] = backend->allocate(g.cells());
-    backend->upload(f[k], start.data(), g.cells());
-    if (probe.compute == Compute::OnePass) other[k] = backend->allocate(g.cells());
-  }
+std::vector<std::pair<std::string, double>> probe_turn(Backend<Real>& backend, const Grid& g,
+                                                       const FieldPtrs<Real>& f, const Motion& m, long long steps,
+                                                       long long round) {
+  const Compute compute = run_compute(Compute::Auto, backend.kind());
+  const std::size_t fields = f.size();
+  FieldPtrs<Real> cur = f, other, owned;
+  if (compute == Compute::OnePass)
+    for (std::size_t k = 0; k < fields; ++k) owned.push_back(backend.allocate(g.cells()));
+  other = owned;
   const Boxes all(fields, interior_box(g));
   const auto step = [&] {
-    if (probe.compute == Compute::InPlace) {
-      backend->shift_in_place(g, f, all, m, kComputeQueue);
+    if (compute == Compute::InPlace) {
+      backend.shift_in_place(g, cur, all, m, kComputeQueue);
     } else {
-      backend->shift(g, other, f, all, m, kComputeQueue);
-      std::swap(f, other);
+      backend.shift(g, other, cur, all, m, kComputeQueue);
+      std::swap(cur, other);
     }
-    backend->wait(kComputeQueue);
+    backend.wait(kComputeQueue);
   };
-  // The kernels in turns, the first of each round alternating, so that a slow spell reaches both alike.
   std::vector<InPlaceKernel> kernels{InPlaceKernel::Chosen};
-  if (probe.compute == Compute::InPlace && backend->use_in_place_kernel(InPlaceKernel::Lines))
+  if (compute == Compute::InPlace && backend.use_in_place_kernel(InPlaceKernel::Lines))
     kernels = {InPlaceKernel::Lines, InPlaceKernel::Sweep};
-  const long long rounds = std::min<long long>(kRounds, steps);
-  std::vector<std::vector<double>> times(kernels.size());
-  for (long long r = 0; r < rounds; ++r) {
-    const long long n = steps * (r + 1) / rounds - steps * r / rounds;
-    for (std::size_t i = 0; i < kernels.size(); ++i) {
-      const std::size_t which = (i + std::size_t(r)) % kernels.size();
-      backend->use_in_place_kernel(kernels[which]);
-      for (int warm = 0; warm < 2; ++warm) step();
-      const double t0 = MPI_Wtime();
-      for (long long t = 0; t < n; ++t) step();
-      times[which].push_back((MPI_Wtime() - t0) / double(n));
-    }
-  }
-  backend->use_in_place_kernel(InPlaceKernel::Chosen);
-  probe.seconds_per_step = 1e300;
+  std::vector<std::pair<std::string, double>> out(kernels.size());
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    std::vector<double>& v = times[i];
-    std::sort(v.begin(), v.end());
-    const double median = quantile_sorted(v, 0.5);
-    if (kernels.size() > 1) probe.kernels.emplace_back(in_place_kernel_name(kernels[i]), median);
-    probe.seconds_per_step = std::min(probe.seconds_per_step, median);
+    const std::size_t which = (i + std::size_t(round)) % kernels.size();
+    backend.use_in_place_kernel(kernels[which]);
+    for (int warm = 0; warm < 2; ++warm) step();
+    const double t0 = MPI_Wtime();
+    for (long long t = 0; t < steps; ++t) step();
+    out[which] = {in_place_kernel_name(kernels[which]), (MPI_Wtime() - t0) / double(steps)};
   }
-  for (std::size_t k = 0; k < fields; ++k) {
-    backend->release(f[k]);
-    if (other[k]) backend->release(other[k]);
-  }
-  return probe;
+  backend.use_in_place_kernel(InPlaceKernel::Chosen);
+  for (Real* p : owned) backend.release(p);
+  return out;
 }
 
-}  // namespace
+template std::vector<std::pair<std::string, double>> probe_turn(Backend<float>&, const Grid&,
+                                                                const FieldPtrs<float>&, const Motion&, long long,
+                                                                long long);
+template std::vector<std::pair<std::string, double>> probe_turn(Backend<double>&, const Grid&,
+                                                                const FieldPtrs<double>&, const Motion&, long long,
+                                                                long long);
 
-ComputeProbe compute_probe(const Grid& g, const Motion& m, Precision p, const BackendChoice& backend, long long steps) {
-  return p == Precision::Single ? timed_compute<float>(g, m, backend, steps)
-                                : timed_compute<double>(g, m, backend, steps);
+ComputeProbe summarise_probe(const std::vector<std::vector<std::pair<std::string, double>>>& turns,
+                             long long steps, BackendKind kind) {
+  ComputeProbe probe;
+  probe.compute = run_compute(Compute::Auto, kind);
+  probe.steps = steps;
+  probe.seconds_per_step = 1e300;
+  const std::size_t kernels = turns.empty() ? 0 : turns.front().size();
+  for (std::size_t i = 0; i < kernels; ++i) {
+    std::vector<double> v;
+    for (const auto& turn : turns) v.push_back(turn[i].second);
+    std::sort(v.begin(), v.end());
+    const double median = quantile_sorted(v, 0.5);
+    if (kernels > 1) probe.kernels.emplace_back(turns.front()[i].first, median);
+    probe.seconds_per_step = std::min(probe.seconds_per_step, median);
+  }
+  return probe;
 }
 
 }  // namespace checkmpi

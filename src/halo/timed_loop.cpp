@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "core/watchdog.hpp"
 #include "grid/routing.hpp"
+#include "halo/probes.hpp"
 #include "strategies/strategy.hpp"
 
 namespace checkmpi {
@@ -110,6 +111,11 @@ class Runner final : public RoundRunner {
 
   void run(const StrategyInfo& info, long long first, long long last, bool first_round, StrategyRun& r,
            ProfileFiles& profiles) override;
+  std::vector<std::pair<std::string, double>> probe(long long steps, long long round) override {
+    progress::at("compute probe", "");
+    MPI_Barrier(dec_.comm);
+    return probe_turn(*backend_, dec_.grid, on_backend_.ptrs, motion_, steps, round);
+  }
 
  private:
   const Decomposition& dec_;

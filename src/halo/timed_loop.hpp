@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/atomic_file.hpp"
@@ -32,6 +33,9 @@ class RoundRunner {
   // invalid, with its error, if the routing check or validation fails.
   virtual void run(const StrategyInfo& info, long long first, long long last, bool first_round, StrategyRun& run,
                    ProfileFiles& profiles) = 0;
+  // The compute probe's turn in a round (halo/probes.hpp) on this launch's
+  // fields: `steps` steps of each kernel, every rank at once.
+  virtual std::vector<std::pair<std::string, double>> probe(long long steps, long long round) = 0;
 };
 
 // Allocates and first-touches the fields on the backend (collective only

@@ -421,10 +421,11 @@ def test_mpi_args_reach_the_launcher(halo_bin, tmp_path):
 
 
 def test_compute_probe_is_the_fastest_in_place_kernel(halo_bin, tmp_path):
-    """--compute-probe times each in-place kernel on the same fields and holds the strategies to the fastest."""
+    """--compute-probe times each in-place kernel on the run's fields, a turn in every round among the strategies',
+    and holds the strategies to the fastest."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
     out = subprocess.run(["mpirun", "-n", "1", str(halo_bin / "checkmpi-halo"), "--no-input", "--local", "24x20x16",
-                          "--iters", "10", "--strategy", "step2", "--compute-probe", "--json", "r.json",
+                          "--iters", "10", "--rounds", "10", "--strategy", "step2", "--compute-probe", "--json", "r.json",
                           "--outdir", "o"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     doc = json.loads((tmp_path / "r.json").read_text())
@@ -436,3 +437,5 @@ def test_compute_probe_is_the_fastest_in_place_kernel(halo_bin, tmp_path):
     assert probe["fastest"] == min(kernels, key=kernels.get)
     line = next(line for line in out.stdout.splitlines() if line.startswith("compute probe (in-place, no MPI)"))
     assert "; lines " in line and ", sweep " in line
+    rounds = [line for line in out.stdout.splitlines() if re.match(r"\[\d+/10\] round \d+, steps", line)]
+    assert len(rounds) == 10 and all(sorted(line.split(":")[-1].split()) == ["probe", "step2"] for line in rounds)
