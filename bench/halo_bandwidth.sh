@@ -53,7 +53,7 @@ if [ $# -eq 0 ]; then
   exit 0
 fi
 
-np=$1 edge=$2 itfin=${3:-40} rounds=${4:-7}
+np=$1 edge=$2 itfin=${3:-40} rounds=${4:-11}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 flags=()
