@@ -75,7 +75,8 @@ CommandLine halo_command_line() {
       {"events", 0, true, "write the run's progress as JSON lines to FILE, one as each strategy starts (for a "
                           "program that follows the run)", false, "FILE"},
       {"memcpy-probe", 0, false, "also measure memcpy bandwidth (JSON probes; used by bench/)"},
-      {"compute-probe", 0, false, "also time the backend's own whole-step compute, no MPI, a turn in every round (JSON probes; bench/)"},
+      {"compute-probe", 0, false,
+       "also time the backend's own whole-step compute, no MPI, a turn in every round (JSON probes; bench/)"},
       {"backend", 0, true, "where fields and kernels live (default auto: cuda if built with it "
                            "and every rank sees a GPU)", false, "auto|host|cuda"},
       {"require-gpu-aware", 0, false, "cuda backend: fail unless MPI is CUDA-aware"},

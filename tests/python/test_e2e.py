@@ -425,8 +425,8 @@ def test_compute_probe_is_the_fastest_in_place_kernel(halo_bin, tmp_path):
     and holds the strategies to the fastest."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
     out = subprocess.run(["mpirun", "-n", "1", str(halo_bin / "checkmpi-halo"), "--no-input", "--local", "24x20x16",
-                          "--iters", "10", "--rounds", "10", "--strategy", "step2", "--compute-probe", "--json", "r.json",
-                          "--outdir", "o"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+                          "--iters", "10", "--rounds", "10", "--strategy", "step2", "--compute-probe",
+                          "--json", "r.json", "--outdir", "o"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     doc = json.loads((tmp_path / "r.json").read_text())
     assert schema_validator("checkmpi.halo/5").is_valid(doc)
