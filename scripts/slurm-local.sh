@@ -5,7 +5,7 @@
 #   scripts/slurm-local.sh start [--nodes N] [--cpus C] [DIR]   # prints SLURM_CONF=DIR/slurm.conf
 #   scripts/slurm-local.sh start --nodes N --netns [--rate R] [--share PATH]... [--cpus C] [DIR]   # each node its own host
 #   scripts/slurm-local.sh status [DIR]                         # exit 0 when it answers, 3 when not
-#   scripts/slurm-local.sh stop [DIR]
+#   scripts/slurm-local.sh stop [DIR]                           # cancels its jobs, stops its daemons
 #
 # Debian's slurm-wlm and munge (`bash scripts/setup.sh --slurm` installs
 # them and nothing else; `--tests` installs them too), all state in DIR (default $CHECKMPI_SLURM_DIR, else
@@ -74,6 +74,15 @@ stop_cluster() {  # --netns: the emulated nodes, once the daemons in them are st
     CHECKMPI_CLUSTER_DIR=$cluster bash "$here/cluster-local.sh" stop "$cluster" || return 1
     rm -f "$dir/netns"
   fi
+}
+
+cancel_jobs() {  # this cluster's jobs (its own controller's), so that no job step outlives the daemons
+  answers || return 0
+  scancel --user "$(id -un)" 2>/dev/null || true
+  for _ in $(seq 100); do  # until none is left, completing ones too: 10 s at most
+    [ -z "$(timeout 10 squeue -h -o %i 2>/dev/null)" ] && break
+    sleep 0.1
+  done
 }
 
 stop_daemons() {  # the daemons of this DIR only, by their pid files: SIGTERM, SIGKILL after 10 s
@@ -231,7 +240,7 @@ EOF
 
 case $action in
   start) start ;;
-  stop) stop_daemons; stop_cluster; say "stopped (state kept in $dir)" ;;
+  stop) cancel_jobs; stop_daemons; stop_cluster; say "stopped (state kept in $dir)" ;;
   status)
     if answers; then sinfo; else say "not running (no answer from $conf)"; exit 3; fi ;;
   *) usage ;;

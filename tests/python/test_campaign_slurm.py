@@ -11,16 +11,24 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from campaign_helpers import check_record, interrupt, records, rendered_table, start, validate_report, wait_for_records
+from campaign_helpers import (check_record, interrupt, leftover_processes, records, rendered_table, start,
+                              validate_report, wait_for_records)
 from conftest import MPICH_BIN, REPO, checkmpi
 from test_campaign_spec import ISSUE_SPEC
 
+from checkmpi.campaign.plan import plan
 from checkmpi.campaign.records import RUN_SCHEMA, CampaignDir
 from checkmpi.campaign.slurm import SlurmCampaign
+from checkmpi.campaign.spec import load_spec
+
+# Starts a machine-wide resource (a Slurm cluster, emulated nodes): scripts/test.sh runs the modules marked
+# so one after the other, beside the rest.
+pytestmark = pytest.mark.machine
 
 TIMEOUT = 300  # seconds for any one campaign command here
 
@@ -305,6 +313,58 @@ def test_a_step_that_failed_as_its_job_was_cancelled_is_told_so(tmp_path):
         rec = cdir.read_record("a")
         assert (rec["status"], rec["note"]) == ("not_started", "job 7 ended CANCELLED: " + refused["note"])
         assert cdir.read_record("b") == ok
+
+
+def test_stop_ends_the_jobs_still_running(tmp_path):
+    # A cluster stopped while a job runs (an interrupted test run, a user): stop cancels its jobs first, so
+    # that no batch script or what it started outlives the daemons.
+    script = REPO / "scripts" / "slurm-local.sh"
+    r = subprocess.run(["bash", str(script), "start", str(tmp_path / "c")], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode != 0:
+        pytest.skip(f"the local Slurm cluster did not start (scripts/slurm-local.sh exited {r.returncode})")
+    try:
+        env = {"SLURM_CONF": next(line.split("=", 1)[1] for line in r.stdout.splitlines()
+                                  if line.startswith("SLURM_CONF="))}
+        job = tmp_path / "job.sh"
+        job.write_text(f"#!/bin/bash\nsrun -n 1 {sys.executable} -c 'import time; time.sleep(600)' {tmp_path}\n")
+        assert _slurm(env, "sbatch", "-o", str(tmp_path / "job.out"), str(job)).returncode == 0
+        def running() -> bool:  # the job step's own process, not only srun on its way
+            return any(cmd.startswith(sys.executable) for cmd in leftover_processes(tmp_path))
+        deadline = time.time() + 60
+        while not running() and time.time() < deadline:
+            time.sleep(0.2)
+        assert running()
+    finally:
+        stop = subprocess.run(["bash", str(script), "stop", str(tmp_path / "c")], capture_output=True, text=True,
+                              timeout=120)
+    assert stop.returncode == 0, stop.stderr
+    deadline = time.time() + 10
+    while leftover_processes(tmp_path) and time.time() < deadline:
+        time.sleep(0.2)
+    assert leftover_processes(tmp_path) == []
+
+
+def test_a_step_after_the_campaign_collected_its_job_leaves_the_record(tmp_path, halo_bin):
+    # The other race of a cancellation: Slurm drops the job from squeue before its batch script is gone, the
+    # campaign records the job's runs, and the script starts its next step. That step is the same job's
+    # attempt, recorded already: it leaves the record as it is (it made a second attempt of the job, and the
+    # resumed campaign's retry attempt 3).
+    spec = load_spec(_spec(tmp_path, "late", '[halo]\nstrategies = ["step2"]\nitfin = 10\n[[sweep]]\n'
+                                             'local = "8x8x8"\nnp = 2\n'))
+    cdir = CampaignDir(tmp_path / "campaign")
+    cdir.create_or_check(spec)
+    run = plan(spec)[0]
+    fake = SimpleNamespace(cdir=cdir, spec=spec, by_id={run.id: run}, _save=lambda k: None)
+    SlurmCampaign.collect(fake, 1, {"job_id": "7", "runs": [run.id], "nodes": ""}, "CANCELLED")
+    before = cdir.record_path(run.id).read_bytes()
+    assert json.loads(before)["status"] == "not_started" and json.loads(before)["attempt"] == 1
+    r = checkmpi("campaign", "step", str(cdir.root), run.id, "--bin", str(halo_bin), env={"SLURM_JOB_ID": "7"},
+                 timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert f"{run.id}: not_started: job 7 ended CANCELLED before this run started" in r.stderr
+    assert cdir.record_path(run.id).read_bytes() == before
+    assert cdir.marker(run.id) is None and not cdir.output_dir(run.id, 2).exists()
 
 
 def test_a_job_end_names_itself_in_the_steps_it_stopped_only(tmp_path):
