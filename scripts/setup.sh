@@ -62,7 +62,7 @@ fi
 # fetches the packages from PyPI the first time only.
 extras=""
 modules="numpy, matplotlib, rich, jsonschema"
-[ $tests -eq 0 ] || extras="[test]" modules="$modules, pytest, wheel"
+[ $tests -eq 0 ] || extras="[test]" modules="$modules, pytest, xdist, wheel"
 if [ ! -x .venv/bin/checkmpi ] || ! .venv/bin/python -c "import $modules" 2>/dev/null; then
   echo "setup: installing the checkmpi Python package into .venv"
   .venv/bin/python -c '' 2>/dev/null || python3 -m venv --clear .venv

@@ -34,6 +34,24 @@ echo "== build-asan: unit tests (one process), MPI subset, fuzz targets (at ${SE
 echo "== build-asan: docs/reliability.md's rows of bounds and outputs (at ${SECONDS} s)"
 CHECKMPI_TABLE_BIN=build-asan/bin CHECKMPI_TABLE_SECTION="Bounds and outputs" \
   .venv/bin/python -m pytest -q tests/python/test_bad_inputs.py
-echo "== pytest (Python layer, tests/python) (at ${SECONDS} s)"
-.venv/bin/python -m pytest --durations=25 tests/python
+# pytest waits on daemons, timers and MPI start-up more than it computes: in one process it took 10 min of CI,
+# in three 6. The modules that start a Slurm cluster or emulated nodes (marker `machine`) run one after the
+# other in one of them; the rest on two pytest-xdist workers beside it.
+echo "== pytest (Python layer, tests/python): the 'machine' modules beside the rest (at ${SECONDS} s)"
+tmp=$(mktemp -d)
+# A background job ignores SIGINT: it gets it back, so that an interrupt, ours or the terminal's, lets it stop
+# its cluster.
+(trap - INT; exec .venv/bin/python -m pytest -m machine --basetemp "$tmp/machine" --durations=10 tests/python \
+  >"$tmp/machine.log" 2>&1) &
+machine=$!
+trap 'kill -INT "$machine" 2>/dev/null && wait "$machine"; rm -rf "$tmp"' EXIT
+rest=0 ran=0
+.venv/bin/python -m pytest -n 2 -m "not machine" --basetemp "$tmp/rest" --durations=25 tests/python || rest=$?
+wait "$machine" || ran=$?
+echo "== pytest -m machine (at ${SECONDS} s)"
+cat "$tmp/machine.log"
+if [ "$rest" -ne 0 ] || [ "$ran" -ne 0 ]; then
+  echo "== pytest failed: exit $rest (the rest), $ran (the 'machine' modules) (at ${SECONDS} s)"
+  exit 1
+fi
 echo "== all passed (at ${SECONDS} s)"

@@ -19,6 +19,11 @@ MPICH_BIN = REPO / "build-mpich" / "bin"
 # and by the subprocess timeout here, so a hang fails instead of blocking CI.
 MPI_TIMEOUT = 240
 
+# pytest-xdist's workers set COLUMNS and LINES (80x24), which makes checkmpi wrap its messages as on a
+# terminal; the tests see the environment of a plain run, where a log keeps each message whole.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
 
 @dataclass
 class Result:

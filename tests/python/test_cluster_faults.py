@@ -27,6 +27,10 @@ from conftest import checkmpi
 
 from checkmpi.results import load
 
+# Starts a machine-wide resource (a Slurm cluster, emulated nodes): scripts/test.sh runs the modules marked
+# so one after the other, beside the rest.
+pytestmark = pytest.mark.machine
+
 TIMEOUT = 120
 
 

@@ -18,6 +18,10 @@ import pytest
 from cluster_helpers import ours, tools_in, why_not
 from conftest import REPO, checkmpi
 
+# Starts a machine-wide resource (a Slurm cluster, emulated nodes): scripts/test.sh runs the modules marked
+# so one after the other, beside the rest.
+pytestmark = pytest.mark.machine
+
 SCRIPT = REPO / "scripts" / "slurm-local.sh"
 TIMEOUT = 300
 
