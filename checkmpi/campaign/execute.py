@@ -36,14 +36,14 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     the submission: a run not started by then is not started, one still
     running then is stopped as too slow. A step of a Slurm job that has
     recorded the run already returns that record."""
+    nodes = [socket.gethostname()] if launch.executor == "local" else slurm_nodes()  # scontrol: not under the lock
     with cdir.records_locked():
         # A cancelled job's batch script may go on to its next step after the campaign saw the job end and
         # recorded its runs: that record is this job's attempt, and the step leaves it as it is.
         earlier = cdir.read_record(run.id)
         if job and earlier and (earlier.get("slurm") or {}).get("job_id") == job["job_id"]:
             return earlier
-        record = new_record(cdir, spec, run, launch.as_json(),
-                            [socket.gethostname()] if launch.executor == "local" else slurm_nodes(), job)
+        record = new_record(cdir, spec, run, launch.as_json(), nodes, job)
     attempt = record["attempt"]
     if deadline is not None and time.time() >= deadline:
         return finish(cdir, record, "not_started", f"the submission's time limit "

@@ -33,17 +33,29 @@ pytestmark = pytest.mark.machine
 TIMEOUT = 300  # seconds for any one campaign command here
 
 
-@pytest.fixture(scope="module")
-def slurm(tmp_path_factory) -> dict[str, str]:
-    state = tmp_path_factory.mktemp("slurm")
-    script = REPO / "scripts" / "slurm-local.sh"
-    r = subprocess.run(["bash", str(script), "start", str(state)], capture_output=True, text=True, timeout=120)
+SLURM_LOCAL = REPO / "scripts" / "slurm-local.sh"
+
+
+def _start_cluster(state: Path) -> dict[str, str]:
+    """scripts/slurm-local.sh start STATE: the environment pointing at it, or the test skipped saying why."""
+    r = subprocess.run(["bash", str(SLURM_LOCAL), "start", str(state)], capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         why = " / ".join(line for line in r.stderr.strip().splitlines()[-3:] if line.strip())
         pytest.skip(f"the local Slurm cluster did not start (scripts/slurm-local.sh exited {r.returncode}): {why}")
-    conf = next(line.split("=", 1)[1] for line in r.stdout.splitlines() if line.startswith("SLURM_CONF="))
-    yield {"SLURM_CONF": conf}
-    subprocess.run(["bash", str(script), "stop", str(state)], capture_output=True, timeout=120)
+    return {"SLURM_CONF": next(line.split("=", 1)[1] for line in r.stdout.splitlines()
+                               if line.startswith("SLURM_CONF="))}
+
+
+def _stop_cluster(state: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(SLURM_LOCAL), "stop", str(state)], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory) -> dict[str, str]:
+    state = tmp_path_factory.mktemp("slurm")
+    yield _start_cluster(state)
+    _stop_cluster(state)
 
 
 def _slurm(env: dict[str, str], *argv: str, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -318,14 +330,8 @@ def test_a_step_that_failed_as_its_job_was_cancelled_is_told_so(tmp_path):
 def test_stop_ends_the_jobs_still_running(tmp_path):
     # A cluster stopped while a job runs (an interrupted test run, a user): stop cancels its jobs first, so
     # that no batch script or what it started outlives the daemons.
-    script = REPO / "scripts" / "slurm-local.sh"
-    r = subprocess.run(["bash", str(script), "start", str(tmp_path / "c")], capture_output=True, text=True,
-                       timeout=120)
-    if r.returncode != 0:
-        pytest.skip(f"the local Slurm cluster did not start (scripts/slurm-local.sh exited {r.returncode})")
+    env = _start_cluster(tmp_path / "c")
     try:
-        env = {"SLURM_CONF": next(line.split("=", 1)[1] for line in r.stdout.splitlines()
-                                  if line.startswith("SLURM_CONF="))}
         job = tmp_path / "job.sh"
         job.write_text(f"#!/bin/bash\nsrun -n 1 {sys.executable} -c 'import time; time.sleep(600)' {tmp_path}\n")
         assert _slurm(env, "sbatch", "-o", str(tmp_path / "job.out"), str(job)).returncode == 0
@@ -336,8 +342,7 @@ def test_stop_ends_the_jobs_still_running(tmp_path):
             time.sleep(0.2)
         assert running()
     finally:
-        stop = subprocess.run(["bash", str(script), "stop", str(tmp_path / "c")], capture_output=True, text=True,
-                              timeout=120)
+        stop = _stop_cluster(tmp_path / "c")
     assert stop.returncode == 0, stop.stderr
     deadline = time.time() + 10
     while leftover_processes(tmp_path) and time.time() < deadline:
