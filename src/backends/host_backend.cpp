@@ -226,20 +226,16 @@ class HostBackend final : public Backend<Real> {
     return true;
   }
   void shift_in_place(const Grid& g, const FieldPtrs<Real>& f, const Boxes& boxes, const Motion& m, int) override {
-    const Box interior = interior_box(g);
 #pragma omp parallel
-    for (std::size_t k = 0; k < boxes.size(); ++k) {
-      const int axis = m.axis(int(k));
-      const bool wide = boxes[k].lo[0] == interior.lo[0] && boxes[k].hi[0] == interior.hi[0];
-      const bool sweep = kernel_ == InPlaceKernel::Sweep ||
-                         (kernel_ == InPlaceKernel::Chosen && wide &&
-                          (team_size() == 1 || boxes[k].cells() * sizeof(Real) >= kSweepShare * std::size_t(team_size())));
-      if (axis >= 0 && !sweep) shift_box_in_place(g, f[k], axis, boxes[k], m.step(int(k)), thread_index(), team_size());
-      else if (order_of(m.v[k]) > 0) shift_rows_in_place(g, f[k], m.v[k], boxes[k], Box{}, thread_index(), team_size());
-    }
+    for (std::size_t k = 0; k < boxes.size(); ++k) shift_box(g, f[k], boxes[k], m, int(k));
   }
 
-  // Every shell box of every field in one parallel region.
+  // Every shell box of every field in one parallel region. The parts of a
+  // field's shell read no cell another part writes, so each takes the kernel
+  // shift_in_place would: where few slices ran before the halos were in, the
+  // rest is a box of whole planes (or the whole field), which the sweep
+  // moves faster than the lines on one thread (docs/halo.md, "Which in-place
+  // kernel").
   void shift_shell_in_place(const Grid& g, const FieldPtrs<Real>& f, const Boxes& done, const Motion& m,
                             int) override {
     std::vector<std::vector<ShellPart>> shells(done.size());
@@ -253,7 +249,7 @@ class HostBackend final : public Backend<Real> {
         continue;
       }
       for (const ShellPart& p : shells[k]) {
-        if (p.gap_lo > p.gap_hi) shift_box_in_place(g, f[k], axis, p.box, m.step(int(k)), thread_index(), team_size());
+        if (p.gap_lo > p.gap_hi) shift_box(g, f[k], p.box, m, int(k), true);
         else shift_faces_in_place(g, f[k], axis, p.box, p.gap_lo, p.gap_hi, m.step(int(k)), thread_index(), team_size());
       }
     }
@@ -297,6 +293,25 @@ class HostBackend final : public Backend<Real> {
   static bool threads_pay(const Plane& p, int fields) {
     const std::size_t per_element = p.col_stride == 1 ? sizeof(Real) : 64;
     return p.count() * std::size_t(fields) * per_element >= (std::size_t(1) << 20) * std::size_t(host_threads());
+  }
+
+  // Field k's cells in box b, in the calling thread's share: by the lines or
+  // by the sweep (every thread of the team calls it; see shift_in_place).
+  // In a shell (`part`), where the lines of another part of the field may
+  // still be running, the sweep of several threads takes whole planes only:
+  // the cells each thread keeps before the sweep's barrier (the row or plane
+  // upstream of its share) then lie in the part or in the halo.
+  void shift_box(const Grid& g, Real* a, const Box& b, const Motion& m, int k, bool part = false) const {
+    const int axis = m.axis(k);
+    const bool wide = b.lo[0] == 1 && b.hi[0] == g.l;
+    const bool planes = wide && b.lo[1] == 1 && b.hi[1] == g.m;
+    const int T = team_size();
+    const bool sweep = (kernel_ == InPlaceKernel::Sweep ||
+                        (kernel_ == InPlaceKernel::Chosen && wide &&
+                         (T == 1 || b.cells() * sizeof(Real) >= kSweepShare * std::size_t(T)))) &&
+                       (!part || T == 1 || planes);
+    if (axis >= 0 && !sweep) shift_box_in_place(g, a, axis, b, m.step(k), thread_index(), team_size());
+    else if (order_of(m.v[std::size_t(k)]) > 0) shift_rows_in_place(g, a, m.v[std::size_t(k)], b, Box{}, thread_index(), team_size());
   }
 
   // Streaming (non-temporal) stores when a kernel writes more than the

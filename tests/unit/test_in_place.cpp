@@ -132,15 +132,21 @@ TEST_P(InPlace, DoneThenShellIsTheWholeShift) {
         }
         cases.push_back(boxes);
       }
-      for (const Boxes& done : cases) {
-        const Fields<float> before = numbered(g, 1.0f, m);
-        Fields<float> got = before;
-        backend->shift_in_place(g, got.pointers(), done, m, kComputeQueue);
-        backend->shift_shell_in_place(g, got.pointers(), done, m, kComputeQueue);
-        backend->wait(kComputeQueue);
-        expect_whole_shift(g, got, before, m, text(g, mc));
-        if (HasFatalFailure()) return;
+      // The shell's boxes by each kernel: with the sweep, a shell's parts of whole planes (on one thread, any
+      // wide part) go by the sweep beside the others' lines in one parallel region.
+      for (const InPlaceKernel kernel : {InPlaceKernel::Chosen, InPlaceKernel::Lines, InPlaceKernel::Sweep}) {
+        ASSERT_TRUE(backend->use_in_place_kernel(kernel));
+        for (const Boxes& done : cases) {
+          const Fields<float> before = numbered(g, 1.0f, m);
+          Fields<float> got = before;
+          backend->shift_in_place(g, got.pointers(), done, m, kComputeQueue);
+          backend->shift_shell_in_place(g, got.pointers(), done, m, kComputeQueue);
+          backend->wait(kComputeQueue);
+          expect_whole_shift(g, got, before, m, text(g, mc) + ", kernel " + in_place_kernel_name(kernel));
+          if (HasFatalFailure()) return;
+        }
       }
+      backend->use_in_place_kernel(InPlaceKernel::Chosen);
     }
   }
 }
