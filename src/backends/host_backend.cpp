@@ -310,8 +310,9 @@ class HostBackend final : public Backend<Real> {
                         (kernel_ == InPlaceKernel::Chosen && wide &&
                          (T == 1 || b.cells() * sizeof(Real) >= kSweepShare * std::size_t(T)))) &&
                        (!part || T == 1 || planes);
-    if (axis >= 0 && !sweep) shift_box_in_place(g, a, axis, b, m.step(k), thread_index(), team_size());
-    else if (order_of(m.v[std::size_t(k)]) > 0) shift_rows_in_place(g, a, m.v[std::size_t(k)], b, Box{}, thread_index(), team_size());
+    const Offset& v = m.v[std::size_t(k)];
+    if (axis >= 0 && !sweep) shift_box_in_place(g, a, axis, b, m.step(k), thread_index(), T);
+    else if (order_of(v) > 0) shift_rows_in_place(g, a, v, b, Box{}, thread_index(), T);
   }
 
   // Streaming (non-temporal) stores when a kernel writes more than the

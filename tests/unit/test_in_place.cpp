@@ -57,6 +57,18 @@ std::string text(const Grid& g, const Case& c) {
 
 class InPlace : public HostThreadsTest {
  protected:
+  // body(kernel) with the backend's in-place kernel forced to each in turn (the backend's choice, the lines, the
+  // memory-order sweep), until a fatal failure; then the backend's choice again.
+  template <class Body>
+  void each_kernel(const Body& body) {
+    for (const InPlaceKernel kernel : {InPlaceKernel::Chosen, InPlaceKernel::Lines, InPlaceKernel::Sweep}) {
+      ASSERT_TRUE(backend->use_in_place_kernel(kernel));
+      body(kernel);
+      if (HasFatalFailure()) break;
+    }
+    backend->use_in_place_kernel(InPlaceKernel::Chosen);
+  }
+
   // Small and odd, thin in z (fewer planes than threads), and one past the caches' lines per row.
   std::vector<Grid> grids(int h) const {
     const std::vector<Grid> base{Grid{5, 4, 3}, Grid{9, 7, 2}, Grid{1, 6, 5}, Grid{67, 33, 21}};
@@ -96,8 +108,7 @@ TEST_P(InPlace, AnyBoxesTakeTheirUpstreamValues) {
         }
         cases.push_back(boxes);
       }
-      for (const InPlaceKernel kernel : {InPlaceKernel::Chosen, InPlaceKernel::Lines, InPlaceKernel::Sweep}) {
-        ASSERT_TRUE(backend->use_in_place_kernel(kernel));
+      each_kernel([&](InPlaceKernel kernel) {
         for (const Boxes& boxes : cases) {
           const Fields<float> before = numbered(g, 1.0f, m);
           Fields<float> got = before;
@@ -106,8 +117,8 @@ TEST_P(InPlace, AnyBoxesTakeTheirUpstreamValues) {
           expect_box_shift(g, got, before, boxes, m, text(g, mc) + ", kernel " + in_place_kernel_name(kernel));
           if (HasFatalFailure()) return;
         }
-      }
-      backend->use_in_place_kernel(InPlaceKernel::Chosen);
+      });
+      if (HasFatalFailure()) return;
     }
   }
 }
@@ -134,8 +145,7 @@ TEST_P(InPlace, DoneThenShellIsTheWholeShift) {
       }
       // The shell's boxes by each kernel: with the sweep, a shell's parts of whole planes (on one thread, any
       // wide part) go by the sweep beside the others' lines in one parallel region.
-      for (const InPlaceKernel kernel : {InPlaceKernel::Chosen, InPlaceKernel::Lines, InPlaceKernel::Sweep}) {
-        ASSERT_TRUE(backend->use_in_place_kernel(kernel));
+      each_kernel([&](InPlaceKernel kernel) {
         for (const Boxes& done : cases) {
           const Fields<float> before = numbered(g, 1.0f, m);
           Fields<float> got = before;
@@ -145,8 +155,8 @@ TEST_P(InPlace, DoneThenShellIsTheWholeShift) {
           expect_whole_shift(g, got, before, m, text(g, mc) + ", kernel " + in_place_kernel_name(kernel));
           if (HasFatalFailure()) return;
         }
-      }
-      backend->use_in_place_kernel(InPlaceKernel::Chosen);
+      });
+      if (HasFatalFailure()) return;
     }
   }
 }
