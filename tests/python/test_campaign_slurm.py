@@ -223,8 +223,9 @@ def test_submissions_that_share_a_node_are_flagged(slurm, tmp_path, halo_bin):
 
 def test_a_time_limit_too_short_for_one_submission(slurm, tmp_path, halo_bin):
     # Each run takes 2 to 3 s here (30000 steps; one of 40 steps ends within 1.5 s): submission 2
-    # can finish none of them.
-    spec = _spec(tmp_path, "short", 'repetitions = 2\n[launch]\nranks_per_node = 2\ntime_limit_s = [120, 1.5]\n'
+    # can finish none of them. Submission 1's 240 s hold its four runs on a loaded machine too, where two
+    # busy-polling ranks among other jobs on 2 CPUs can wait a scheduler tick a step (over 120 s in one CI run).
+    spec = _spec(tmp_path, "short", 'repetitions = 2\n[launch]\nranks_per_node = 2\ntime_limit_s = [240, 1.5]\n'
                  '[halo]\nstrategies = ["step2", "step7"]\nitfin = 30000\n[[sweep]]\nprocs = "2x1x1"\n'
                  'size = ["32x32x32", "48x48x48"]\n[slurm]\npoll_s = 0.5\n')
     folder = tmp_path / "campaign"

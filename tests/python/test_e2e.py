@@ -29,8 +29,10 @@ def halo_rows(stdout: str, stem: str, ids: set[str]) -> tuple[float, dict[str, l
     for line in lines[header + 2:]:
         if not line.split() or line.split()[0] not in ids:
             break
-        cells = re.split(r"\s{2,}", line.strip())
-        rows[cells[0].split()[0]] = cells[1:]
+        # No cell of the 80-column table holds a space (its labels are the ids), and where the numbers fill
+        # the width one space may be all that parts two columns.
+        cells = line.split()
+        rows[cells[0]] = cells[1:]
     return UNIT[unit], rows
 
 
