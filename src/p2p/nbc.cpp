@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "core/watchdog.hpp"
+#include "p2p/heap.hpp"
 #include "p2p/modes.hpp"
 #include "p2p/nbc_ops.hpp"
 #include "p2p/overlap.hpp"
@@ -73,6 +74,7 @@ void iterate(const Session& s, Collective& c, LoopCounts n, long long base, Body
 void measure(const Session& s, Collective& c, long long size, Point& point) {
   const LoopCounts n = loop_counts(s.cfg, size);
   const long long per_loop = n.warmup + n.iterations;
+  const SmallChunkHold hold;  // the library's schedules grow in place, as in a small program (p2p/heap.hpp)
   Timed blocking(n.iterations), pure(n.iterations);
   iterate(s, c, n, 0, [&](bool timed) {
     const double t0 = MPI_Wtime();
