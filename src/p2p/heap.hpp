@@ -13,17 +13,16 @@
 //
 // While a SmallChunkHold lives it holds every small free chunk that calloc
 // would hand out first, so that the library's calloc carves from a free
-// block that its reallocs grow into. It takes chunks until kRun in a row come
-// from one block (adjacent addresses): glibc hands out the smallest free
-// chunks first, so the block it then carves from is larger than all the
-// holes it held. Elsewhere than glibc's allocator (another C library, or a
-// sanitizer's allocator) it does nothing.
+// block that its reallocs grow into. It takes chunks with calloc(1, 1) until
+// kRun + 1 in a row come from one block (each the last one's address plus
+// glibc's smallest chunk): glibc hands out the smallest free chunks first,
+// so a block it carves that many from is larger than the holes it held.
+// Elsewhere than glibc's allocator (another C library, or a sanitizer's
+// allocator) it does nothing.
 #pragma once
 
 #include <cstddef>
 #include <vector>
-
-namespace checkmpi::p2p {
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CHECKMPI_HEAP_SANITIZED 1
@@ -32,6 +31,8 @@ namespace checkmpi::p2p {
 #define CHECKMPI_HEAP_SANITIZED 1
 #endif
 #endif
+
+namespace checkmpi::p2p {
 
 class SmallChunkHold {
  public:
