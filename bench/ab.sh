@@ -13,9 +13,10 @@
 # and B, B/A for both (the median of each round's ratio), and each build's
 # loop time over step2's in the same run. The strategies default to
 # step2,step10; CHECKMPI_BENCH_ARGS replaces them (e.g. "--strategy all").
+# MPIEXEC (default mpiexec) launches: mpiexec.mpich for MPICH builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 2 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
 a=$1 b=$2 np=${3:-2} edge=${4:-128} itfin=${5:-60} rounds=${6:-5}
 for bin in "$a" "$b"; do
   [ -x "$bin/checkmpi-halo" ] || { echo "bench: $bin/checkmpi-halo not found" >&2; exit 2; }
@@ -23,7 +24,8 @@ done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 flags=()
-mpiexec --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
+mpiexec=${MPIEXEC:-mpiexec}  # the launcher of the MPI library the binaries were built with
+"$mpiexec" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 for r in $(seq "$rounds"); do
   order="A B"
@@ -32,7 +34,7 @@ for r in $(seq "$rounds"); do
     bin=$a
     [ "$side" = B ] && bin=$b
     # shellcheck disable=SC2086
-    mpiexec -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --lx $((edge * np)) --ly "$edge" --lz "$edge" \
+    "$mpiexec" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --lx $((edge * np)) --ly "$edge" --lz "$edge" \
       --proc_x "$np" --proc_y 1 --proc_z 1 --itfin "$itfin" --icheck "$itfin" --warmup 3 --outdir "$out/o" \
       --json "$out/$side.$r.json" ${CHECKMPI_BENCH_ARGS:---strategy step2,step10} >"$out/log" 2>&1 \
       || { cat "$out/log"; exit 1; }

@@ -38,7 +38,8 @@
 # The header names the CPU and its caches: the results depend on them.
 # STRATEGIES (default all; keep step2 in it) picks the strategies; extra
 # checkmpi-halo options can follow in CHECKMPI_BENCH_ARGS (e.g.
-# "--compute one-pass").
+# "--compute one-pass"). Another MPI library: CHECKMPI_BIN=build-mpich/bin
+# MPIEXEC=mpiexec.mpich.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${CHECKMPI_BIN:-build/bin}
@@ -58,12 +59,13 @@ np=$1 edge=$2 itfin=${3:-40} rounds=${4:-11}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 flags=()
-mpiexec --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
+mpiexec=${MPIEXEC:-mpiexec}  # the launcher of the MPI library the binaries were built with
+"$mpiexec" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 run() {  # run NAME checkmpi-halo-options...
   local name=$1
   shift
-  mpiexec -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --lx $((edge * np)) --ly "$edge" --lz "$edge" \
+  "$mpiexec" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --lx $((edge * np)) --ly "$edge" --lz "$edge" \
     --proc_x "$np" --proc_y 1 --proc_z 1 --itfin "$itfin" --icheck "$itfin" --warmup 2 --outdir "$out/o" \
     --json "$out/$name.json" "$@" >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
 }

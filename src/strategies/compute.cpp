@@ -84,6 +84,14 @@ void ComputeStep<Real>::setup(HaloState<Real>& s, Compute mode, Overlap overlap)
   // same on one rank's thread; fewer slices are fewer OpenMP fork-joins.
   const auto plane_bytes = s.grid.extent()[0] * s.grid.extent()[1] * sizeof(Real);
   slice_planes_ = int(std::max<std::size_t>(1, (std::size_t(512) << 10) / plane_bytes));
+  // Fields moving along x last: a field cut short in its slices leaves after() the upstream face of every row
+  // it did, one cell and so one cache line per row (about 0.1 ms a step at 128^3 per field), where a field
+  // moving in y leaves a row per plane and one moving in z a plane. Messages that arrive within the other
+  // fields' slices leave an x-moving field whole to after().
+  slice_order_.clear();
+  for (int pass = 0; pass < 2; ++pass)
+    for (int f = 0; f < fields; ++f)
+      if ((s.motion.axis(f) == 0) == (pass == 1)) slice_order_.push_back(f);
 }
 
 template <class Real>
@@ -131,20 +139,21 @@ void ComputeStep<Real>::begin_slices() {
 
 template <class Real>
 bool ComputeStep<Real>::next_slice(HaloState<Real>& s) {
-  const int fields = int(ahead_.size());
+  const int fields = int(slice_order_.size());
   const auto skip_empty = [&] {
-    while (slice_field_ < fields && ahead_[std::size_t(slice_field_)].empty()) ++slice_field_;
+    while (slice_field_ < fields && ahead_[std::size_t(slice_order_[std::size_t(slice_field_)])].empty()) ++slice_field_;
   };
   skip_empty();
   if (slice_field_ == fields) return false;
-  const Box& ahead = ahead_[std::size_t(slice_field_)];
-  Box& done = sliced_[std::size_t(slice_field_)];
+  const std::size_t f = std::size_t(slice_order_[std::size_t(slice_field_)]);
+  const Box& ahead = ahead_[f];
+  Box& done = sliced_[f];
   // Planes in z, from the bottom; in place, a field moving up in z from the top, its downstream end (what is
   // left for after() must lie upstream of what was done).
-  const bool down = mode_ == Compute::InPlace && s.motion.v[std::size_t(slice_field_)][2] > 0;
+  const bool down = mode_ == Compute::InPlace && s.motion.v[f][2] > 0;
   Boxes& slice = slice_;
   slice.assign(ahead_.size(), Box{});  // empty but the field's
-  Box& b = slice[std::size_t(slice_field_)] = ahead;
+  Box& b = slice[f] = ahead;
   if (down) {
     b.hi[2] = done.empty() ? ahead.hi[2] : done.lo[2] - 1;
     b.lo[2] = std::max(ahead.lo[2], b.hi[2] - slice_planes_ + 1);
@@ -157,7 +166,7 @@ bool ComputeStep<Real>::next_slice(HaloState<Real>& s) {
   if (done.empty()) done = b;
   done.lo[2] = std::min(done.lo[2], b.lo[2]);
   done.hi[2] = std::max(done.hi[2], b.hi[2]);
-  Box& good = done_[std::size_t(slice_field_)] = good_[std::size_t(slice_field_)];  // right so far: its planes
+  Box& good = done_[f] = good_[f];  // right so far: its planes
   good.lo[2] = std::max(good.lo[2], done.lo[2]);
   good.hi[2] = std::min(good.hi[2], done.hi[2]);
   if (done.lo[2] == ahead.lo[2] && done.hi[2] == ahead.hi[2]) ++slice_field_;

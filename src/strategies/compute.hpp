@@ -76,7 +76,8 @@ class ComputeStep {
   Boxes sliced_;  // the planes of ahead_ shifted so far this step, in slices
   Boxes done_;    // what is right so far this step
   Boxes slice_;   // the one being shifted
-  int slice_field_ = 0, slice_planes_ = 1;
+  std::vector<int> slice_order_;  // the fields in the order slices take them
+  int slice_field_ = 0, slice_planes_ = 1;  // slice_field_: a place in slice_order_
   int parity_ = 0;
 };
 

@@ -224,6 +224,28 @@ TEST_P(InPlace, OverlapCutShortAnywhereIsTheWholeShift) {
   }
 }
 
+// Slices take the field moving in x last (its shell after a cut is a cell per
+// row): the first slice moves planes of the field moving in y, none of field1.
+TEST_P(InPlace, SlicesLeaveTheFieldMovingInXForLast) {
+  Decomposition dec;
+  StepTimers timers;
+  const Motion m(Stencil{}, false);
+  const Grid grid{40, 20, 30, 1};
+  dec.grid = grid;
+  StepOptions config;
+  Fields<float> f = numbered(grid, 1.0f, m);
+  const Fields<float> before = f;
+  HaloState<float> s{dec, grid, f.pointers(), config, timers, *backend, Stencil{}, m};
+  ComputeStep<float> compute;
+  compute.setup(s, Compute::InPlace, Overlap::Interior);
+  compute.begin_slices();
+  ASSERT_TRUE(compute.next_slice(s));
+  const auto moved = [&](int field) { return f.f[std::size_t(field)] != before.f[std::size_t(field)]; };
+  EXPECT_FALSE(moved(0));
+  EXPECT_TRUE(moved(1));
+  EXPECT_FALSE(moved(2));
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, InPlace, ::testing::Values(1, 2, 3, 5));
 
 // The shell in place and the done box cover the interior exactly once, each
