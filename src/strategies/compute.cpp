@@ -1,6 +1,7 @@
 #include "strategies/compute.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 namespace checkmpi {
@@ -88,10 +89,9 @@ void ComputeStep<Real>::setup(HaloState<Real>& s, Compute mode, Overlap overlap)
   // it did, one cell and so one cache line per row (about 0.1 ms a step at 128^3 per field), where a field
   // moving in y leaves a row per plane and one moving in z a plane. Messages that arrive within the other
   // fields' slices leave an x-moving field whole to after().
-  slice_order_.clear();
-  for (int pass = 0; pass < 2; ++pass)
-    for (int f = 0; f < fields; ++f)
-      if ((s.motion.axis(f) == 0) == (pass == 1)) slice_order_.push_back(f);
+  slice_order_.resize(std::size_t(fields));
+  std::iota(slice_order_.begin(), slice_order_.end(), 0);
+  std::stable_partition(slice_order_.begin(), slice_order_.end(), [&](int f) { return s.motion.axis(f) != 0; });
 }
 
 template <class Real>
