@@ -13,7 +13,7 @@
 # and B, B/A for both (the median of each round's ratio), and each build's
 # loop time over step2's in the same run. The strategies default to
 # step2,step10; CHECKMPI_BENCH_ARGS replaces them (e.g. "--strategy all").
-# MPIEXEC (default mpiexec) launches: mpiexec.mpich for MPICH builds.
+# MPIEXEC (default mpiexec) launches, mpiexec.mpich for MPICH; bench/launcher.sh places the ranks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
@@ -23,9 +23,9 @@ for bin in "$a" "$b"; do
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-flags=()
-mpiexec=${MPIEXEC:-mpiexec}  # the launcher of the MPI library the binaries were built with
-"$mpiexec" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
+# shellcheck source=bench/launcher.sh
+source bench/launcher.sh
+read -ra flags <<<"$(launcher_flags "$np")"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 for r in $(seq "$rounds"); do
   order="A B"

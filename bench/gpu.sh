@@ -21,18 +21,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 itfin=${1:-100} edge1=${2:-256} edge8=${3:-128}
 bin=${CHECKMPI_BIN:-build-cuda/bin}
-mpiexec=${MPIEXEC:-mpiexec}
 [ -x "$bin/checkmpi-halo" ] || { echo "bench: $bin/checkmpi-halo not found (build with CUDA first)" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-flags=()
-"$mpiexec" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
+# shellcheck source=bench/launcher.sh
+source bench/launcher.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # run TAG NP EDGE PX PY PZ [options...]: EDGE^3 cells per rank on a PXxPYxPZ grid.
 run() {
   local tag=$1 np=$2 edge=$3 px=$4 py=$5 pz=$6
   shift 6
+  local flags
+  read -ra flags <<<"$(launcher_flags "$np")"
   # shellcheck disable=SC2086
   "$mpiexec" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --backend cuda --strategy all \
     --lx $((edge * px)) --ly $((edge * py)) --lz $((edge * pz)) --proc_x "$px" --proc_y "$py" --proc_z "$pz" \

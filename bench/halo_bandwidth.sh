@@ -35,7 +35,10 @@
 # met (the median's 95% confidence interval, from order statistics, lies at
 # or below the target), not separated (the interval holds the target: this
 # machine's noise, not a shown miss) or above (the whole interval above it).
-# The header names the CPU and its caches: the results depend on them.
+# The header names the CPU, its caches and the ranks' binding: the results
+# depend on them. Ranks are placed alike with either library (launcher.sh):
+# each on as many cores as it has threads where they fit, else as Open MPI
+# places them by default.
 # STRATEGIES (default all; keep step2 in it) picks the strategies; extra
 # checkmpi-halo options can follow in CHECKMPI_BENCH_ARGS (e.g.
 # "--compute one-pass"). Another MPI library: CHECKMPI_BIN=build-mpich/bin
@@ -58,9 +61,9 @@ fi
 np=$1 edge=$2 itfin=${3:-40} rounds=${4:-11}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-flags=()
-mpiexec=${MPIEXEC:-mpiexec}  # the launcher of the MPI library the binaries were built with
-"$mpiexec" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
+# shellcheck source=bench/launcher.sh
+source bench/launcher.sh
+read -ra flags <<<"$(launcher_flags "$np")"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 run() {  # run NAME checkmpi-halo-options...
   local name=$1
@@ -152,7 +155,7 @@ caches = ", ".join(f"L{x['level']} {x['bytes'] >> 10} KiB" + (f" x{x['shared_by'
                    for x in ctx.get("cpu", {}).get("caches", []) if x["level"] >= 2)
 print(f"# {ctx['nprocs']} rank(s), local {l}x{m}x{n}, {c['precision']}, compute {c['compute']}, {c['itfin']} steps, "
       f"{ctx.get('omp_threads', 1)} thread(s)/rank, {rounds} rounds; {ctx.get('cpu', {}).get('model', '?')} "
-      f"({caches}); {ctx['mpi_library']}")
+      f"({caches}); {ctx['mpi_library']}; binding {ctx['binding']}")
 kernels = {}  # each in-place kernel's probe time per round
 for doc in runs:
     for name, t in doc["probes"]["compute"].get("kernels", {}).items():

@@ -41,9 +41,8 @@ rounds=${1:-5} itfin=${2:-50}
 bin=${CHECKMPI_BIN:-build/bin}
 py=${PYTHON:-.venv/bin/python}
 [ -x "$bin/checkmpi-halo" ] || { echo "bench: $bin/checkmpi-halo not found (build first)" >&2; exit 2; }
-launcher=${MPIEXEC:-mpiexec}
-flags=()
-"$launcher" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
+# shellcheck source=bench/launcher.sh
+source bench/launcher.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 nodes_list=${NODES:-}
 if [ -n "${KEEP:-}" ]; then
@@ -118,13 +117,14 @@ print(",".join(ids))' "$r" $ids)
   for c in "${cases[@]}"; do
     read -r np hosts <<<"$c"
     place=()
+    read -ra flags <<<"$(launcher_flags "$np")"
     name=np$np
     if [ -n "$hosts" ]; then
       place=(--host "$hosts")
       name=np$np-n$(echo "$hosts" | tr ',' '\n' | wc -l)
     fi
     for edge in $edges; do
-      "$launcher" -n "$np" "${flags[@]}" "${place[@]}" "$bin/checkmpi-halo" --backend host --no-input \
+      "$mpiexec" -n "$np" "${flags[@]}" "${place[@]}" "$bin/checkmpi-halo" --backend host --no-input \
         --local "${edge}x${edge}x${edge}" --itfin "${steps[$edge]}" --icheck "${steps[$edge]}" --warmup 3 \
         --strategy "$order" --memcpy-probe --outdir "$out/o" ${STENCIL:-} \
         --json "$out/$name-e$edge-r$r.json" >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }

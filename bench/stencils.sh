@@ -64,16 +64,16 @@ fi
 
 [ "$mode" = cost ] || { echo "usage: $0 cost [NP] [EDGE] [FIELDS] [WIDTH] [ROUNDS] [ITFIN] | validate" >&2; exit 2; }
 np=${1:-2} edge=${2:-64} fields=${3:-19} width=${4:-1} rounds=${5:-5} itfin=${6:-200}
-launcher=${MPIEXEC:-mpiexec}
-flags=()
-"$launcher" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
+# shellcheck source=bench/launcher.sh
+source bench/launcher.sh
+read -ra flags <<<"$(launcher_flags "$np")"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "# bench/stencils.sh cost: $(uname -n), $(nproc) CPUs, $(date -u +%FT%TZ); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
   order=$(python3 -c "import random, sys; s = [6, 18, 26]; random.Random(int(sys.argv[1])).shuffle(s); print(*s)" "$r")
   for neighbours in $order; do
-    "$launcher" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --local "${edge}x${edge}x${edge}" \
+    "$mpiexec" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --local "${edge}x${edge}x${edge}" \
       --iters "$itfin" --icheck "$itfin" --warmup 5 --strategy all --fields "$fields" --halo-width "$width" \
       --neighbours "$neighbours" --outdir "$out/o" --json "$out/r$r.n$neighbours.json" >"$out/log" 2>&1 ||
       { cat "$out/log"; exit 1; }

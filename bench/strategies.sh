@@ -24,9 +24,9 @@ if [ $# -eq 0 ]; then
 fi
 
 np=$1 edge=${2:-64} itfin=${3:-200} rounds=${4:-5}
-launcher=${MPIEXEC:-mpiexec}
-flags=()
-"$launcher" --version 2>&1 | grep -Eq "Open MPI|OpenRTE" && flags=(--oversubscribe)
+# shellcheck source=bench/launcher.sh
+source bench/launcher.sh
+read -ra flags <<<"$(launcher_flags "$np")"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -38,7 +38,7 @@ print(*d)" "$np")
 read -r px py pz <<<"$dims"
 for r in $(seq "$rounds"); do
   # shellcheck disable=SC2086
-  "$launcher" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --lx $((edge * px)) --ly $((edge * py)) \
+  "$mpiexec" -n "$np" "${flags[@]}" "$bin/checkmpi-halo" --no-input --lx $((edge * px)) --ly $((edge * py)) \
     --lz $((edge * pz)) --proc_x "$px" --proc_y "$py" --proc_z "$pz" --itfin "$itfin" --icheck "$itfin" \
     --warmup 5 --strategy all --outdir "$out/o" --json "$out/r$r.json" ${CHECKMPI_BENCH_ARGS:-} \
     >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }

@@ -120,6 +120,18 @@ void add_cpus(RunContext& c, MPI_Comm comm) {
   for (const auto& [where, share] : load) c.ranks_per_cpu = std::max(c.ranks_per_cpu, share);
 }
 
+int cpu_count(const std::string& cpus) {  // CPUs in "0-3,8"
+  int count = 0;
+  std::stringstream in(cpus);
+  std::string range;
+  while (std::getline(in, range, ',')) {
+    const auto dash = range.find('-');
+    const int a = std::stoi(range.substr(0, dash)), b = dash == std::string::npos ? a : std::stoi(range.substr(dash + 1));
+    count += b - a + 1;
+  }
+  return count;
+}
+
 }  // namespace
 
 bool oversubscribed(const RunContext& c, int threads_per_rank) {
@@ -153,24 +165,42 @@ std::string cpus_text(const RunContext& c, int threads_per_rank) {
 
 std::string binding_text(const RunContext& c) {
   int least = 1 << 30, most = 0;
-  bool whole_node = true;
+  bool whole_node = true;  // every rank may run on every CPU its node has online
   for (int r = 0; r < c.nprocs; ++r) {
-    int count = 0;  // CPUs in "0-3,8"
-    std::stringstream in(c.cpus_of_rank[size_t(r)]);
-    std::string range;
-    while (std::getline(in, range, ',')) {
-      const auto dash = range.find('-');
-      const int a = std::stoi(range.substr(0, dash)), b = dash == std::string::npos ? a : std::stoi(range.substr(dash + 1));
-      count += b - a + 1;
-    }
+    const int count = cpu_count(c.cpus_of_rank[size_t(r)]);
+    const size_t n = size_t(c.node_of_rank[size_t(r)]);
     least = std::min(least, count);
     most = std::max(most, count);
-    whole_node = whole_node && count >= c.cpus_per_node[size_t(c.node_of_rank[size_t(r)])];
+    whole_node = whole_node && count >= std::max(c.cpus_per_node[n], n < c.online_cpus_per_node.size()
+                                                                          ? c.online_cpus_per_node[n] : 0);
   }
   if (most == 0) return "unknown";
   if (whole_node) return "none (every rank may run on all its node's CPUs)";
   return (least == most ? std::to_string(least) : std::to_string(least) + "-" + std::to_string(most)) +
          (most == 1 ? " CPU" : " CPUs") + " per rank";
+}
+
+std::string placement_advice(const RunContext& c, int threads_per_rank) {
+  if (!oversubscribed(c, threads_per_rank)) return "";
+  const std::string per_rank = std::to_string(threads_per_rank) + " core" + (threads_per_rank > 1 ? "s" : "") +
+                               " (Open MPI: --map-by slot:PE=" + std::to_string(threads_per_rank) +
+                               "; MPICH: mpiexec -bind-to core:" + std::to_string(threads_per_rank) + ")";
+  // The ranks confined to fewer CPUs than the node has (not emulated nodes, each some of a machine's CPUs).
+  for (size_t n = 0; c.machines == c.nodes && n < c.cpus_per_node.size(); ++n)
+    if (n < c.online_cpus_per_node.size() && c.cpus_per_node[n] > 0 &&
+        c.cpus_per_node[n] < c.online_cpus_per_node[n] && c.ranks_on_node[n] * threads_per_rank > c.cpus_per_node[n])
+      return "the ranks may run on " + std::to_string(c.cpus_per_node[n]) + " of the " +
+             std::to_string(c.online_cpus_per_node[n]) + " CPUs online" + (c.nodes > 1 ? " on a node" : "") +
+             ": if the job has more, give each rank " + per_rank;
+  if (threads_per_rank < 2) return "";
+  for (int r = 0; r < c.nprocs; ++r) {  // a rank may run on every CPU its node's ranks use, beside other ranks
+    const size_t n = size_t(c.node_of_rank[size_t(r)]);
+    if (c.ranks_on_node[n] > 1 && c.cpus_per_node[n] > 1 && cpu_count(c.cpus_of_rank[size_t(r)]) >= c.cpus_per_node[n])
+      return "the ranks are not bound, so their threads, spinning at OpenMP barriers and in MPI, take the CPUs "
+             "other ranks' threads wait for: bind each rank (MPICH: mpiexec -bind-to core; Open MPI binds by "
+             "default) or set OMP_WAIT_POLICY=passive";
+  }
+  return "";
 }
 
 RunContext gather_context(MPI_Comm comm, const std::string& tool) {

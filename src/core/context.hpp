@@ -53,10 +53,17 @@ std::string version_text();
 // its ranks have CPUs: timings then include the scheduler's time slices.
 bool oversubscribed(const RunContext& c, int threads_per_rank);
 // "4 ranks x 1 thread on 2 CPUs (node n0): oversubscribed" or "2 ranks x 1
-// thread on 2 CPUs per node"; each rank's binding: "none" (all the node's
-// CPUs) or "1 CPU per rank" or "2-4 CPUs per rank".
+// thread on 2 CPUs per node"; each rank's binding: "none" (all the CPUs its
+// node has online) or "1 CPU per rank" or "2-4 CPUs per rank".
 std::string cpus_text(const RunContext& c, int threads_per_rank);
 std::string binding_text(const RunContext& c);
+// What to change where the run is oversubscribed ("" where nothing would
+// help): ranks confined to fewer CPUs than their node has online (Open MPI
+// binds 1 or 2 ranks to a core each by default, their threads taking turns
+// there), or ranks of several threads each that may run on every CPU their
+// node's ranks use (MPICH's hydra binds nothing by default: 2 ranks x 2
+// threads of 128^3 on 2 CPUs, 16 ms a step so against 2.3 bound).
+std::string placement_advice(const RunContext& c, int threads_per_rank);
 
 // Every rank's `mine`, in rank order, on every rank (one collective; texts
 // longer than 255 bytes are cut).

@@ -269,6 +269,8 @@ void print_table(const std::vector<StrategyResult>& results, const std::vector<i
   for (const auto& line : noisy) out << "warning: noisy (!): " << line << "\n";
   if (oversubscribed(ctx, host_threads()))
     out << "warning: oversubscribed: " << cpus_text(ctx, host_threads()) << "\n";
+  if (const std::string advice = placement_advice(ctx, host_threads()); !advice.empty())
+    out << "warning: placement: " << advice << "\n";
   out << ranking_headline(results, group, !separable(results, ctx)) << "\n";
   std::cout << out.str() << std::flush;
 }
