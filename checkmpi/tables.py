@@ -93,6 +93,8 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     notes = []  # validation errors, noise, the tool's notes: under the table
     if run.oversubscribed:
         notes.append(f"warning: {oversubscribed_text(run)}")
+    if run.context.get("placement_advice"):
+        notes.append(f"warning: placement: {run.context['placement_advice']}")
     for s in run.strategies:
         label = s.label if wide else s.id
         if s.skipped is not None:

@@ -34,6 +34,7 @@ Json results_json(const HaloConfig& cfg, const Decomposition& dec, const RunCont
   context["backend"] = backend_name(backend.kind);
   context["omp_threads"] = host_threads();
   context["oversubscribed"] = oversubscribed(ctx, host_threads());
+  context["placement_advice"] = placement_advice(ctx, host_threads());
   Json gpus;  // null on the host backend
   if (backend.kind == BackendKind::Cuda) {
     gpus = Json::array();

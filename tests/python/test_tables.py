@@ -183,6 +183,11 @@ def test_oversubscription_is_flagged_in_headline_table_and_context(tmp_path):
     assert dict(tables.context_rows(over))["CPUs"].startswith(
         "4 ranks x 1 thread on 2 CPUs: OVERSUBSCRIBED, timings include the scheduler's time slices; binding ")
     assert tables.contexts_summary([over]).rows[0][1].endswith("; OVERSUBSCRIBED")
+    assert "warning: placement" not in tables.halo_table(over).caption  # the binary advised nothing
+    advised = ranked_doc(["step7"], "step2", oversubscribed=True)
+    advised["context"]["placement_advice"] = "the ranks are not bound, so ..."
+    caption = tables.halo_table(_load_doc(tmp_path, advised, "advised.json")).caption
+    assert "\nwarning: " + warning + "\nwarning: placement: the ranks are not bound, so ..." in caption
     # The binary ties every ranked strategy there: the headline says they are not separated, not "tied".
     doc = ranked_doc(["step1", "step4"], "step0", oversubscribed=True)
     for e in doc["results"]:
