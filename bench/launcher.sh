@@ -11,13 +11,13 @@
 #   unbound ranks of several threads on a full machine take each other's CPUs
 #   (2 ranks x 2 threads of 128^3 on 2 CPUs: 16 ms a step unbound, 2.3 bound).
 mpiexec=${MPIEXEC:-mpiexec}
+launcher_version=$("$mpiexec" --version 2>&1 || true)  # asked once: the benches call launcher_flags per run
 launcher_flags() {
-  local np=$1 threads=${2:-${OMP_NUM_THREADS:-1}} version fits=0
-  version=$("$mpiexec" --version 2>&1 || true)
+  local np=$1 threads=${2:-${OMP_NUM_THREADS:-1}} fits=0
   [ "$threads" -gt 1 ] && [ $((np * threads)) -le "$(nproc)" ] && fits=1
-  if grep -Eq "Open MPI|OpenRTE" <<<"$version"; then
+  if grep -Eq "Open MPI|OpenRTE" <<<"$launcher_version"; then
     if [ $fits = 1 ]; then echo "--oversubscribe --map-by slot:PE=$threads"; else echo --oversubscribe; fi
-  elif grep -q HYDRA <<<"$version"; then
+  elif grep -q HYDRA <<<"$launcher_version"; then
     if [ $fits = 1 ]; then
       echo "-bind-to core:$threads"
     elif [ "$np" -le 2 ]; then
