@@ -6,7 +6,8 @@
 # >= 0.8), pack and unpack time per direction, and, where MPI is CUDA-aware,
 # the 8-rank loop time with device buffers against --stage.
 #   bench/gpu.sh [ITFIN] [EDGE1] [EDGE8]   defaults: 100 steps (plus 5 warm-up),
-#                                          256^3 on one rank, 128^3 per rank on 8
+#                                          256^3 on one rank, 128^3 per rank on 8;
+#                                          an edge of 0 leaves that run out
 # CHECKMPI_BIN (default build-cuda/bin) and MPIEXEC (default mpiexec) choose
 # the binary and launcher; extra checkmpi-halo options go in CHECKMPI_BENCH_ARGS.
 #
@@ -96,8 +97,11 @@ if "stage" in sys.argv[2:]:
             print(f"{r['strategy'] + ' ' + r['catalog']['alias']:24} {a:8.4f} {s:8.4f} {s / a:12.2f}")
 PY
 }
-run np1 1 "$edge1" 1 1 1
-summarise np1
+if [ "$edge1" != 0 ]; then
+  run np1 1 "$edge1" 1 1 1
+  summarise np1
+fi
+[ "$edge8" != 0 ] || exit 0
 run np8 8 "$edge8" 2 2 2
 summarise np8
 aware=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["context"]["gpu_aware_mpi"])' "$out/np8.json")
