@@ -90,7 +90,7 @@ pack() {
   fi
   # Modules loaded by name at run time (UCX's transports, verbs providers): as here.
   for d in /usr/lib/x86_64-linux-gnu/ucx /usr/lib/x86_64-linux-gnu/libibverbs; do
-    [ -d "$d" ] && mkdir -p "${rt}$(dirname "$d")" && cp -rL "$d" "${rt}$(dirname "$d")/"
+    if [ -d "$d" ]; then mkdir -p "${rt}$(dirname "$d")" && cp -rL "$d" "${rt}$(dirname "$d")/"; fi
   done
   if [ -n "${OSU_DIR:-}" ]; then
     [ -x "$OSU_DIR/osu_latency_mt" ] || die "OSU_DIR=$OSU_DIR has no osu_latency_mt"
@@ -107,9 +107,10 @@ pack() {
   done < <(needed "$kit/build" "$rt/usr" ${OSU_DIR:+"$kit/osu"})
 
   # The tests' JSON checks (tests/mpi/schema_check.py) need jsonschema, which that machine's Python lacks.
-  local v
+  local v pip=$root/.venv/bin/python  # scripts/setup.sh's, which has pip; Debian's python3 may not
+  [ -x "$pip" ] || pip=python3
   for v in 3.11 3.12 3.13; do  # pip there takes the one for its Python
-    python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$v" --implementation cp \
+    "$pip" -m pip download -q --no-deps --only-binary=:all: --python-version "$v" --implementation cp \
       --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 \
       -d "$kit/whl" jsonschema jsonschema-specifications referencing rpds-py attrs typing-extensions >/dev/null ||
       die "pip download of jsonschema's wheels for Python $v failed"
