@@ -107,6 +107,15 @@ for entry in "${jobs[@]}"; do
       timeout "$limit" "$mpiexec" -n "$np" "$exe" $oargs ${m:+-m $m} "${iters[@]}" >"$file" 2>&1 || rc=$?
     fi
     [ "$rc" -eq 0 ] && return 0
+    # OMB 7.2's osu_latency_mt never calls MPI_Finalize: Open MPI's mpiexec then says a process exited
+    # improperly and exits 1, after the program printed its whole table, which is used.
+    if [ "$1" != p2p ] && [ "$rc" -eq 1 ] && [ -n "$m" ] && grep -q 'exiting improperly' "$file" &&
+      grep -qE "^${m##*:}[[:space:]]" "$file"; then
+      [ -n "${finalize_noted:-}" ] ||
+        echo "# $name: $prog ends without MPI_Finalize (its launcher exits 1): its whole table is used"
+      finalize_noted=1
+      return 0
+    fi
     local why="exit $rc"
     [ "$rc" -ne 124 ] || why="timed out after $limit s"
     echo "# $name: $([ "$1" = p2p ] && echo "checkmpi-p2p $pargs" || echo "$prog") failed ($why): $(grep -v '^\s*$' "$file" | tail -n 1)"
