@@ -25,6 +25,7 @@ root=$PWD
 kit=${GPU_KIT:-$root/.gpu-kit}  # another folder: tests/python/test_gpu_kit.py
 
 die() { echo "gpu-kit: $*" >&2; exit 2; }
+parts_all=(env kernels gpu bench1 osu-threads bench8 rest)  # check's parts, in their default order
 
 # Libraries every Linux has in its own version (the C library's, the GPU driver's): never carried.
 system_lib() {
@@ -35,6 +36,8 @@ system_lib() {
 mpi_lib() {
   [[ $(basename "$1") =~ ^(libmpi|libopen-|libmca_|liboshmem|libpmix|libhwloc|libevent|libuc[mpst]|libfabric|libpsm|libinfinipath) ]]
 }
+# One of Open MPI's configured paths (prefix, libdir, sysconfdir, ...).
+ompi_path() { ompi_info --parsable --path "$1" | sed -n "s/^path:$1://p"; }
 # ELF files' libraries, as the loader here resolves them.
 needed() {
   local f
@@ -55,9 +58,10 @@ pack() {
   "$mpiexec" --version 2>&1 | grep -qE 'Open MPI|OpenRTE' || die "$mpiexec is not Open MPI's (the kit carries Open MPI)"
   local orterun ompi_lib pmix prefix
   orterun=$(readlink -f "$mpiexec")
-  prefix=$(ompi_info --parsable --path prefix | sed -n 's/^path:prefix://p')
-  ompi_lib=$(ompi_info --parsable --path libdir | sed -n 's/^path:libdir://p')
+  prefix=$(ompi_path prefix)
+  ompi_lib=$(ompi_path libdir)
   pmix=$(ompi_info --parsable --all 2>/dev/null | grep -o "with-pmix=[^']*" | head -1 | cut -d= -f2)
+  [ -d "$pmix" ] || pmix=""  # an external PMIx, carried in its own layout
   [ "$prefix" = /usr ] || die "Open MPI's prefix is $prefix: the kit knows Debian's layout (/usr) only"
 
   rm -rf "$kit"
@@ -68,8 +72,9 @@ pack() {
   cp -p "$build/CTestTestfile.cmake" "$kit/build/"
   cp -p "$build/tests/CTestTestfile.cmake" "$build"/tests/*_include.cmake "$build"/tests/*_tests.cmake \
     "$kit/build/tests/"
-  printf 'root=%s\nbuild=%s\nmpiexec=%s\npython=%s\n' "$root" "$(cd "$build" && pwd)" "$mpiexec" \
-    "$(grep -o 'CHECKMPI_PYTHON=[^;"]*' "$build/tests/CTestTestfile.cmake" | head -1 | cut -d= -f2)" >"$kit/origin"
+  printf 'root=%s\nbuild=%s\nmpiexec=%s\npython=%s\npmix=%s\n' "$root" "$(cd "$build" && pwd)" "$mpiexec" \
+    "$(grep -o 'CHECKMPI_PYTHON=[^;"]*' "$build/tests/CTestTestfile.cmake" | head -1 | cut -d= -f2)" "$pmix" \
+    >"$kit/origin"
 
   # Open MPI under the layout it was configured with, relative to OPAL_PREFIX (rt/usr).
   mkdir -p "$rt/usr/bin" "${rt}${ompi_lib}" "$rt/usr/share"
@@ -81,9 +86,9 @@ pack() {
   cp -rL /usr/share/openmpi "$rt/usr/share/"
   # Its configuration (Debian's: which transports; not found through OPAL_PREFIX, so named there).
   local etc
-  etc=$(ompi_info --parsable --path sysconfdir | sed -n 's/^path:sysconfdir://p')
+  etc=$(ompi_path sysconfdir)
   mkdir -p "$rt/etc" && cp -rL "$etc" "$rt/etc/openmpi"
-  if [ -n "$pmix" ] && [ -d "$pmix" ]; then
+  if [ -n "$pmix" ]; then
     mkdir -p "${rt}${pmix}"
     cp -rL "$pmix/lib" "$pmix/share" "${rt}${pmix}/"
     rm -f "${rt}${pmix}"/lib/*.a
@@ -135,8 +140,8 @@ use_kit() {
   export OPAL_PREFIX=$rt/usr PATH=$rt/usr/bin:$PATH
   export LD_LIBRARY_PATH=$rt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   local pmix
-  pmix=$(find "$rt/usr/lib" -maxdepth 3 -type d -name 'pmix*' -path '*x86_64-linux-gnu/pmix*' | head -1)
-  [ -z "$pmix" ] || export PMIX_MCA_mca_base_component_path=$pmix/lib/pmix  # PMIx's plugins: not relocated
+  pmix=$(sed -n 's/^pmix=//p' "$kit/origin")
+  [ -z "$pmix" ] || export PMIX_MCA_mca_base_component_path=$rt$pmix/lib/pmix  # PMIx's plugins: not relocated
   [ ! -d "$rt/usr/lib/x86_64-linux-gnu/ucx" ] || export UCX_MODULE_DIR=$rt/usr/lib/x86_64-linux-gnu/ucx
   export OMPI_MCA_mca_base_param_files=$rt/etc/openmpi/openmpi-mca-params.conf
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -162,7 +167,7 @@ unpack_build() {
 
 check() {
   local parts=("$@") part
-  [ ${#parts[@]} -gt 0 ] || parts=(env kernels gpu bench1 osu-threads bench8 rest)
+  [ ${#parts[@]} -gt 0 ] || parts=("${parts_all[@]}")
   for part in "${parts[@]}"; do
     part_time "$part" >/dev/null
   done
@@ -198,7 +203,7 @@ part_time() {
   case $1 in
     env) echo 20 ;; kernels) echo 30 ;; gpu) echo 150 ;; bench1) echo 90 ;; osu-threads) echo 90 ;;
     bench8) echo 150 ;; rest) echo 240 ;;
-    *) die "unknown part '$1' (env, kernels, gpu, bench1, osu-threads, bench8, rest)" ;;
+    *) local names="${parts_all[*]}"; die "unknown part '$1' (${names// /, })" ;;
   esac
 }
 

@@ -78,6 +78,7 @@ def test_check_runs_the_kits_open_mpi_where_none_is_installed(kit, tmp_path):
     assert re.fullmatch(r"env: exit 0 in \d+ s; GPU.*; MPI: 1 valid 2-rank run\n", r.stdout), r.stdout
     log = (out / "env.log").read_text()
     assert "mpiexec (OpenRTE) 4." in log or "Open MPI" in log, log
+    assert "couldn't open the help file" not in log, log  # PMIx found its plugins (and help) in the kit
     # The test lists point into the clone and at the kit's launcher, as ctest there runs them.
     lists = (clone / "build-cuda" / "tests" / "CTestTestfile.cmake").read_text()
     assert f"CHECKMPI_BIN={clone}/build-cuda/bin" in lists and f"MPIEXEC={kit}/rt/usr/bin/mpiexec" in lists
