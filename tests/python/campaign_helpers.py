@@ -63,6 +63,31 @@ def check_record(folder: Path, rec: dict) -> None:
         assert (folder / rec["log"]).read_text().count("checkmpi-halo") >= 1
 
 
+def why_not_ok(folder: Path, rec: dict) -> str:
+    """What a failed run left to read: its record's outcome, the tail of its log and of its Slurm job's
+    output (a rare failure under CI's load is diagnosed from the assertion message alone: the folder goes)."""
+    keys = ("run", "status", "note", "exit_code", "signal", "elapsed_s", "started", "ended", "errors", "slurm")
+    parts = [json.dumps({k: rec.get(k) for k in keys})]
+    tails = [rec.get("log")] + [j.get("output") for j in _all_jobs(folder)]
+    for rel in filter(None, tails):
+        try:
+            lines = (folder / rel).read_text(errors="replace").splitlines()
+        except OSError as e:
+            lines = [f"unreadable: {e}"]
+        parts.append(f"--- {rel} (last 30 lines)\n" + "\n".join(lines[-30:]))
+    return "\n".join(parts)
+
+
+def _all_jobs(folder: Path) -> list[dict]:
+    jobs = []
+    for path in sorted((folder / "slurm").glob("s*.json")):
+        try:
+            jobs += json.loads(path.read_text()).get("jobs", [])
+        except (OSError, ValueError):
+            pass
+    return jobs
+
+
 def leftover_processes(folder: Path) -> list[str]:
     """Command lines of live processes that name the campaign folder (an orphaned MPI job)."""
     found = []

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 from campaign_helpers import (check_record, interrupt, leftover_processes, records, rendered_table, start,
-                              validate_report, wait_for_records)
+                              validate_report, wait_for_records, why_not_ok)
 from conftest import MPICH_BIN, REPO, checkmpi
 from test_campaign_spec import ISSUE_SPEC
 
@@ -94,7 +94,7 @@ def test_issue_spec_through_slurm_with_the_campaign_killed_halfway(slurm, tmp_pa
     assert len(recs) == 20
     for rec in recs.values():
         check_record(folder, rec)
-        assert rec["status"] == "ok" and rec["attempt"] == 1
+        assert rec["status"] == "ok" and rec["attempt"] == 1, why_not_ok(folder, rec)
         job = _jobs(folder, rec["submission"])[0]
         assert rec["slurm"] == {"job_id": job["job_id"], "state": "RUNNING"}
         assert rec["launch"]["launcher"] == "srun --mpi=pmix" and rec["launch"]["executor"] == "slurm"
@@ -145,7 +145,7 @@ def test_scancel_of_a_running_submission_then_resume(slurm, tmp_path, halo_bin):
     jobs = _jobs(folder, 1)
     assert len(jobs) == 2 and sorted(jobs[1]["runs"]) == sorted(failed)
     for name, rec in records(folder).items():
-        assert rec["status"] == "ok"
+        assert rec["status"] == "ok", why_not_ok(folder, rec)
         if name in failed:
             assert rec["attempt"] == 2 and rec["previous"][0]["status"] == first[name]["status"]
             assert rec["previous"][0]["job_id"] == job_id and rec["slurm"]["job_id"] == jobs[1]["job_id"]
