@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Anything else is unexpected and may have hit one rank only: abort the
     // job rather than leave the other ranks waiting.
-    std::cerr << "checkmpi-p2p: internal error: " << e.what() << std::endl;
+    std::cerr << (std::string("checkmpi-p2p: internal error: ") + e.what() + "\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Finalize();

@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <regex>
 
 namespace checkmpi {
@@ -195,15 +197,16 @@ std::string check_writable_file(const std::string& path, const std::string& what
   return "";
 }
 
-int remove_stale_temporaries(const std::string& dir) {
-  static const std::regex temporary(R"(.+\.tmp\.([0-9]{1,9})\.[0-9]+)");
+int remove_stale_temporaries(const std::string& dir, const std::vector<std::string>& names) {
+  static const std::regex temporary(R"((.+)\.tmp\.([0-9]{1,9})\.[0-9]+)");
   DIR* d = ::opendir(dir.empty() ? "." : dir.c_str());
   if (!d) return 0;
   int removed = 0;
   while (const dirent* e = ::readdir(d)) {
     std::cmatch m;
     if (!std::regex_match(e->d_name, m, temporary)) continue;
-    const pid_t pid = pid_t(std::stol(m[1].str()));
+    if (!names.empty() && std::find(names.begin(), names.end(), m[1].str()) == names.end()) continue;
+    const pid_t pid = pid_t(std::stol(m[2].str()));
     if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // running, or not ours to know
     const std::string path = (dir.empty() ? "" : dir + "/") + e->d_name;
     struct stat st;
@@ -215,8 +218,12 @@ int remove_stale_temporaries(const std::string& dir) {
 
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa, sb;
-  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-         sa.st_ino == sb.st_ino;
+  const bool has_a = ::stat(a.c_str(), &sa) == 0, has_b = ::stat(b.c_str(), &sb) == 0;
+  if (has_a && has_b) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;  // one is still to be made: the same path once made absolute and normalised
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
+  return !ea && !eb && ca == cb;
 }
 
 }  // namespace checkmpi

@@ -80,11 +80,15 @@ std::string check_writable_file(const std::string& path, const std::string& what
 
 // Removes from folder DIR the temporaries (NAME.tmp.PID.N) of writers that
 // no longer run on this node: what a process killed by SIGKILL left. Only
-// for a run on one node, whose writers' PIDs are this node's. Returns how
-// many it removed.
-int remove_stale_temporaries(const std::string& dir);
+// for a run on one node, whose writers' PIDs are this node's. NAMES: the
+// files this run writes there (a user's folder holds other files of that
+// pattern); empty: any name (a folder of the tool's own). Returns how many
+// it removed.
+int remove_stale_temporaries(const std::string& dir, const std::vector<std::string>& names = {});
 
-// Whether two paths name the same existing file (same device and inode).
+// Whether two paths name the same file: the same existing one (device and
+// inode), or where one is still to be made the same path made absolute
+// and normalised (r.json and ./r.json).
 bool same_file(const std::string& a, const std::string& b);
 
 }  // namespace checkmpi

@@ -93,7 +93,8 @@ std::vector<StrategyResult> run_rounds(const std::vector<const StrategyInfo*>& c
         if (!results[size_t(i)].valid || !run.valid) continue;
         events::start(done, total, info.id + " (" + info.alias + ")");
         runner->run(info, first, last, round == 0, run, *profiles[size_t(i)]);
-        if (rank == 0 && !run.valid) std::cerr << "checkmpi-halo: " << info.id << ": " << run.error << "\n";
+        if (rank == 0 && !run.valid)  // one write per line: a launcher that tags output tags each write
+          std::cerr << (std::string("checkmpi-halo: ") + info.id + ": " + run.error + "\n");
       }
     }
     for (size_t i = 0; i < chosen.size(); ++i) {
@@ -207,7 +208,8 @@ int halo_main(int argc, char** argv) {
     auto chosen = collectively(world, [&] { return select_strategies(cfg.strategies); });
     collectively(world, [&] { check_fault_hooks(cfg, chosen); });
     if (rank == 0)
-      for (const std::string& w : cfg.warnings) std::cerr << "checkmpi-halo: warning: " << w << "\n";
+      for (const std::string& w : cfg.warnings)
+        std::cerr << (std::string("checkmpi-halo: warning: ") + w + "\n");
     dec = collectively(world, [&] { return make_decomposition(cfg, world); });
     const BackendChoice backend = choose_backend(cfg, dec.comm);
     cfg.compute = collectively(world, [&] { return run_compute(cfg.compute, backend.kind); });
@@ -297,12 +299,11 @@ int halo_main(int argc, char** argv) {
         const auto slash = path.rfind('/');
         return slash == std::string::npos ? std::string() : path.substr(0, slash == 0 ? 1 : slash);
       };
-      std::vector<std::string> dirs;
-      for (const std::string& path : {cfg.json, cfg.samples})
-        if (!path.empty() && path != "-") dirs.push_back(folder(path));
-      for (const auto& r : results) dirs.push_back(cfg.outdir + "/" + r.info->id);
       int removed = 0;
-      for (const std::string& dir : dirs) removed += remove_stale_temporaries(dir);
+      for (const std::string& path : {cfg.json, cfg.samples})  // a user's folder: only these files' temporaries
+        if (!path.empty() && path != "-")
+          removed += remove_stale_temporaries(folder(path), {path.substr(path.rfind('/') + 1)});
+      for (const auto& r : results) removed += remove_stale_temporaries(cfg.outdir + "/" + r.info->id);
       if (removed > 0)
         std::cout << "removed " << removed << " temporary file" << (removed == 1 ? "" : "s")
                   << " left by a stopped run\n";
@@ -315,11 +316,11 @@ int halo_main(int argc, char** argv) {
     free_decomposition(dec);
     return code;
   } catch (const UsageError& e) {
-    if (rank == 0) std::cerr << "checkmpi-halo: error: " << e.what() << "\n";
+    if (rank == 0) std::cerr << (std::string("checkmpi-halo: error: ") + e.what() + "\n");
     free_decomposition(dec);
     return kExitUsage;
   } catch (const OutputError& e) {
-    if (rank == 0) std::cerr << "checkmpi-halo: error: " << e.what() << "\n";
+    if (rank == 0) std::cerr << (std::string("checkmpi-halo: error: ") + e.what() + "\n");
     free_decomposition(dec);
     return kExitInternal;
   }

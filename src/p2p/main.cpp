@@ -271,7 +271,8 @@ int p2p_main(int argc, char** argv) {
     }
     P2PConfig cfg = collectively(world, [&] { return make_p2p_config(cli); });
     if (rank == 0)
-      for (const std::string& line : cli.deprecations()) std::cerr << "checkmpi-p2p: warning: " << line << "\n";
+      for (const std::string& line : cli.deprecations())  // one write per line (a tagging launcher tags each)
+        std::cerr << (std::string("checkmpi-p2p: warning: ") + line + "\n");
     choose_device(cfg, world);
     check_resources(cfg, world);
     collectively(world, [&] { events::open(cfg.events, rank); });
@@ -299,7 +300,7 @@ int p2p_main(int argc, char** argv) {
     if (rank != 0) return code;
     for (const std::string& why : out.noise) out.table += "# warning: " + why + "\n";
     std::cout << out.table << std::flush;
-    if (!invalid.empty()) std::cerr << "checkmpi-p2p: validation failed: " << invalid << "\n";
+    if (!invalid.empty()) std::cerr << (std::string("checkmpi-p2p: validation failed: ") + invalid + "\n");
     if (cfg.json.empty()) return code;
     Json doc = Json::object();
     doc["schema"] = "checkmpi.p2p/2";
@@ -323,13 +324,13 @@ int p2p_main(int argc, char** argv) {
     doc["valid"] = invalid.empty();
     doc["error"] = invalid.empty() ? Json() : Json(invalid);
     if (const std::string error = write_file(cfg.json, doc.dump() + "\n"); !error.empty()) {
-      std::cerr << "checkmpi-p2p: error: " << error << "\n";
+      std::cerr << (std::string("checkmpi-p2p: error: ") + error + "\n");
       return kExitInternal;
     }
     std::cout << "results written to " << cfg.json << "\n";
     return code;
   } catch (const UsageError& e) {
-    if (rank == 0) std::cerr << "checkmpi-p2p: error: " << e.what() << "\n";
+    if (rank == 0) std::cerr << (std::string("checkmpi-p2p: error: ") + e.what() + "\n");
     return kExitUsage;
   }
 }

@@ -110,3 +110,33 @@ TEST(AtomicFile, StaleTemporariesOfStoppedWritersAreRemoved) {
   EXPECT_EQ(dir.entries(), 5u);
   EXPECT_EQ(remove_stale_temporaries(dir.file("missing")), 0);
 }
+
+TEST(AtomicFile, StaleTemporariesOfOtherNamesStay) {
+  Folder dir;
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const std::string dead = std::to_string(child);
+  // A user's files that only look like temporaries (a thesis draft, a data file), beside the run's own.
+  for (const std::string& name :
+       {"thesis.tmp." + dead + ".12", "data.csv.tmp." + dead + ".0", "r.json.tmp." + dead + ".3"})
+    std::ofstream(dir.file(name)) << "x";
+  EXPECT_EQ(remove_stale_temporaries(dir.path.string(), {"r.json", "s.json"}), 1);
+  EXPECT_FALSE(fs::exists(dir.file("r.json.tmp." + dead + ".3")));
+  EXPECT_TRUE(fs::exists(dir.file("thesis.tmp." + dead + ".12")));
+  EXPECT_TRUE(fs::exists(dir.file("data.csv.tmp." + dead + ".0")));
+}
+
+TEST(AtomicFile, SameFileInTwoSpellings) {
+  Folder dir;
+  const std::string a = dir.file("r.json"), b = dir.path.string() + "/./sub/../r.json";
+  EXPECT_TRUE(same_file(a, b));  // neither exists yet
+  EXPECT_FALSE(same_file(a, dir.file("s.json")));
+  std::ofstream(a) << "x";
+  EXPECT_TRUE(same_file(a, b));
+  fs::create_symlink(a, dir.file("link.json"));
+  EXPECT_TRUE(same_file(dir.file("link.json"), a));
+  EXPECT_FALSE(same_file(a, dir.file("s.json")));
+}
