@@ -9,8 +9,10 @@ import itertools
 import json
 import os
 import re
+import shutil
 import signal
 import stat
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -162,3 +164,44 @@ def refuse_inputs(path: Path, inputs: Iterable[Path], option: str) -> None:
     for source in inputs:
         if path.exists() and source.exists() and os.path.samefile(path, source):
             raise CheckmpiError(f"{option} '{path}' is the input file '{source}'; refusing to write over it")
+
+
+@contextmanager
+def earlier_files_kept(files: Iterable[Path], folders: Iterable[Path], keep_in: Path) -> Iterator[None]:
+    """A job that replaces `files` and the files in `folders` over several steps (checkmpi run's launches):
+    until the block ends without an exception, the files there before are kept aside (hard links, else
+    copies, in a folder of `keep_in`); an exception or a stop puts them back and removes what the job added
+    there, so a failed run leaves the earlier run's files as they were."""
+    files, folders = list(files), list(folders)
+
+    def present() -> list[Path]:
+        found = [f for f in files if f.is_file()]
+        for folder in folders:
+            if folder.is_dir():
+                found += [p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()]
+        return found
+
+    earlier = present()
+    make_folder(keep_in)
+    kept = Path(tempfile.mkdtemp(prefix=".checkmpi-kept-", dir=keep_in))
+    try:
+        aside = {}
+        for k, path in enumerate(earlier):
+            aside[path] = kept / str(k)
+            try:
+                os.link(path, aside[path])
+            except OSError:  # another file system, or no hard links there
+                shutil.copy2(path, aside[path])
+        try:
+            yield
+        except BaseException:
+            before = set(earlier)
+            for path in present():
+                if path not in before:
+                    path.unlink(missing_ok=True)
+            for path, copy in aside.items():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(copy, path)
+            raise
+    finally:
+        shutil.rmtree(kept, ignore_errors=True)

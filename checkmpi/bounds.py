@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from typing import Any, Callable
 
 from checkmpi.errors import CheckmpiError
@@ -13,8 +14,10 @@ from checkmpi.errors import CheckmpiError
 MAX_SECONDS = 1e7  # any time value: about 116 days (checkmpi-halo's --watchdog has the same limit)
 MAX_NP = 1 << 20  # ranks of a run or a campaign point
 MAX_RUNS = 100_000  # runs of a campaign
+MAX_STEPS = 10**12  # itfin, icheck and the like (checkmpi-halo refuses a run of over an hour long before)
 MAX_JSON_DEPTH = 64  # nesting of [ and { in a JSON input (the tools write 6 at most)
 MAX_TOML_DEPTH = 32  # nesting of [ and { in a campaign spec
+MAX_INPUT_BYTES = 1 << 30  # a results file, profile, report or spec read whole (the tools' are megabytes at most)
 # A decimal number: no nan, inf, hexadecimal or digit separators.
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # all but tab and newline
@@ -95,23 +98,31 @@ def check_depth(text: str, where: str, limit: int) -> None:
 
 
 def load_json(text: str, where: str, malformed: str) -> Any:
-    """JSON from `text` (the file `where`): nesting limited, NaN and Infinity refused with the key named after
-    `malformed` ("malformed results in 'FILE'"); json.JSONDecodeError on bad syntax."""
+    """JSON from `text` (the file `where`): nesting limited, NaN, Infinity and integers beyond 64 bits refused
+    with the key named after `malformed` ("malformed results in 'FILE'"); json.JSONDecodeError on bad syntax."""
     check_depth(text, f"'{where}'", MAX_JSON_DEPTH)
     try:
         doc = json.loads(text)
     except RecursionError:  # nesting check_depth could not see: never expected
         raise CheckmpiError(f"'{where}' nests [ and {{ more than {MAX_JSON_DEPTH} deep (the limit)") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # Python's limit on the digits of an integer it converts
+        digits = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+        raise CheckmpiError(f"{malformed}: a number of more than {digits} digits") from None
     path = non_finite(doc)
     if path is not None:
-        raise CheckmpiError(f"{malformed}: {path[0] or 'the document'} is {path[1]}, not a finite number")
+        raise CheckmpiError(f"{malformed}: {path[0] or 'the document'} is {path[1]}")
     return doc
 
 
 def non_finite(doc: Any, where: str = "") -> tuple[str, str] | None:
-    """The key path (results[1].timers.loop.max) and value of the first NaN or infinite number, or None."""
+    """The key path (results[1].timers.loop.max) of the first NaN, infinite number or integer beyond 64 bits (no
+    tool writes one; as a float it would overflow), and what it is; or None."""
     if isinstance(doc, float) and not math.isfinite(doc):
-        return where, repr(doc).replace("nan", "NaN").replace("inf", "Infinity")
+        return where, repr(doc).replace("nan", "NaN").replace("inf", "Infinity") + ", not a finite number"
+    if isinstance(doc, int) and not isinstance(doc, bool) and not -2**63 <= doc < 2**64:
+        return where, f"an integer of {doc.bit_length()} bits, more than 64"
     items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
     for k, v in items:
         found = non_finite(v, f"{where}[{k}]" if isinstance(k, int) else f"{where}.{k}".lstrip("."))

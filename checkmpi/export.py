@@ -9,6 +9,7 @@ import argparse
 import csv
 import io
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -40,8 +41,10 @@ def to_csv(runs: list[HaloRun]) -> str:
             tail = _ranking(run, s)
             for timer in s.timers:  # every timer the tool wrote, in its order (loop totals)
                 for stat in ("min", "mean", "max"):
-                    value = s.timers[timer].get(stat)
-                    writer.writerow(head + [timer, stat, repr(value), repr(value / s.steps) if s.steps else ""] + tail)
+                    value = s.timers[timer].get(stat)  # NaN where the tool wrote null: an empty cell, as below
+                    known = value is not None and math.isfinite(value)
+                    writer.writerow(head + [timer, stat, repr(value) if known else "",
+                                            repr(value / s.steps) if known and s.steps else ""] + tail)
             d = s.raw["step_time"]  # already per step: over ranks, steps, rounds and runs
             for stat in DISTRIBUTION:
                 writer.writerow(head + ["step", stat, "", "" if d[stat] is None else repr(d[stat])] + tail)
@@ -104,18 +107,46 @@ def _cells(run: HaloRun) -> int:
     return l * m * n
 
 
+# What else shapes a run's times: Extra-P would take runs that differ in one of these for repetitions of a point.
+SAME_FOR_EXTRAP = (("config", "precision"), ("config", "fields"), ("config", "halo_width"), ("config", "neighbours"),
+                   ("config", "compute"), ("config", "sync"), ("config", "self_copy"), ("config", "backend"),
+                   ("config", "stage"), ("context", "mpi_library"))
+
+
+def _refuse_mixed(runs: list[HaloRun]) -> None:
+    first = runs[0]
+    for run in runs[1:]:
+        for part, key in SAME_FOR_EXTRAP:
+            mine, theirs = getattr(first, part).get(key), getattr(run, part).get(key)
+            if mine != theirs:
+                raise CheckmpiError(f"--format extrap models ranks (p) and cells per rank (n) only: '{run.path}' has "
+                                    f"{key} {theirs!r}, '{first.path}' {mine!r}; export them apart")
+
+
 def to_extrap(runs: list[HaloRun]) -> str:
     """Extra-P JSON Lines: per run, strategy (callpath) and timer (metric), the
-    time per step in seconds, max over ranks (what the tables show)."""
+    time per step in seconds, max over ranks (what the tables show). Runs must
+    differ in ranks and cells only; a strategy that failed validation and a
+    timer without a value are left out, each named on standard error."""
+    if runs:
+        _refuse_mixed(runs)
     names = extrap_parameters(runs)
     lines = []
     for run in runs:
         point = {"p": run.nprocs, "n": _cells(run)}
         params = {name: point[name] for name in names}
         for s in run.ran():
+            if not s.valid:
+                print(f"checkmpi: warning: {s.id} of '{run.path}' failed validation: left out", file=sys.stderr)
+                continue
+            empty = [t for t in s.timers if not math.isfinite(s.timers[t].max)] if s.steps else []
+            if empty:
+                print(f"checkmpi: warning: {s.id} of '{run.path}' has no value for {', '.join(empty)}: left out",
+                      file=sys.stderr)
             for timer in s.timers if s.steps else ():
-                lines.append(json.dumps({"params": params, "callpath": s.id, "metric": f"time_{timer}",
-                                         "value": s.timers[timer].max / s.steps}))
+                if timer not in empty:
+                    lines.append(json.dumps({"params": params, "callpath": s.id, "metric": f"time_{timer}",
+                                             "value": s.timers[timer].max / s.steps}, allow_nan=False))
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from checkmpi.errors import CheckmpiError
@@ -13,10 +14,8 @@ Triple = tuple[int, int, int]
 def parse_triple(text: str, option: str) -> Triple:
     """'2x2x2' (also 'X' or '*' as separators) -> (2, 2, 2); all positive."""
     parts = text.lower().replace("*", "x").split("x")
-    try:
-        values = tuple(int(p) for p in parts)
-    except ValueError:
-        values = ()
+    # Decimal digits only, as checkmpi-halo reads them (int() would also take "2_0", "+2" and other scripts' digits).
+    values = tuple(int(p) for p in parts) if all(re.fullmatch(r"[0-9]+", p) for p in parts) else ()
     if len(values) != 3 or min(values) <= 0:
         raise CheckmpiError(f"{option} expects three positive integers like 4x2x2, got '{text}'")
     return values  # type: ignore[return-value]

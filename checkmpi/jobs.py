@@ -16,14 +16,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from checkmpi import bounds, halo_plan, hosts
+from checkmpi import bounds, catalog, halo_plan, hosts
 from checkmpi import report as R
 from checkmpi import tables as T
-from checkmpi.atomic import refuse_odd_target, write_text
+from checkmpi.atomic import earlier_files_kept, refuse_odd_target, write_text
 from checkmpi.errors import EXIT_FAILED, EXIT_INVALID, CheckmpiError
 from checkmpi.grid import parse_triple, physical_cores
 from checkmpi.halo_plan import Plan
-from checkmpi.native import Executable, Job, Launcher, NativeRun, failure, find_executable, find_launcher, say
+from checkmpi.native import (Executable, Job, Launcher, NativeRun, failure, find_executable, find_launcher,
+                             remove_stale_folders, say)
 from checkmpi.results import HaloRun, P2PRun, load, new_path, run_folder, x_join
 
 CALIBRATION_STEPS = 10
@@ -84,6 +85,7 @@ def plan_halo(args: argparse.Namespace, extra: list[str], bin_dir: str | None = 
         raise CheckmpiError(f"--procs {x_join(procs)} needs {math.prod(procs)} ranks, but --np is {args.np}")
     if args.iters is not None and args.iters < 1:
         raise CheckmpiError(f"--iters must be positive, got {args.iters}")
+    bounds.at_most(args.iters, "--iters", bounds.MAX_STEPS)
     if args.strategy is not None and not args.strategy.strip(" ,"):
         raise CheckmpiError(f"--strategy needs at least one name, got {args.strategy!r}")
     if has_option(extra, "--input") and has_option(extra, "--no-input"):
@@ -217,19 +219,21 @@ class ProgressLine:
 RANKS_PER_CPU = 4  # the most ranks per CPU of a node --np may start without --force (run, p2p, calibrate)
 
 
-def _check_placeable(args: argparse.Namespace, extra: list[str]) -> None:
-    """--np on this node alone (no Slurm allocation, no --hostfile or --hosts, no hosts in --mpi-args): at most
-    RANKS_PER_CPU per CPU, unless --force (passed on to the tool too): ranks beyond them only wait for the scheduler,
-    and very many of them can bring the node down."""
+def _check_placeable(args: argparse.Namespace, extra: list[str], np: int | None = None, what: str = "") -> None:
+    """--np (or `np` ranks, `what` they are) on this node alone (no Slurm allocation, no --hostfile or --hosts, no
+    hosts in --mpi-args): at most RANKS_PER_CPU per CPU, unless --force (passed on to the tool too): ranks beyond
+    them only wait for the scheduler, and very many of them can bring the node down."""
     mpi_args = _mpi_args(args)
     hosts.check(args, mpi_args)
-    if args.np is None or has_option(extra, "--force") or os.environ.get("SLURM_JOB_ID") or hosts.given(args):
+    np = args.np if np is None else np
+    if np is None or has_option(extra, "--force") or os.environ.get("SLURM_JOB_ID") or hosts.given(args):
         return
     if any(word.split("=", 1)[0] in hosts.HOST_OPTIONS for word in mpi_args):
         return
     cpus = os.cpu_count() or 1
-    if args.np > RANKS_PER_CPU * cpus:
-        raise CheckmpiError(f"--np {args.np} is more ranks than this node places: at most {RANKS_PER_CPU * cpus} "
+    if np > RANKS_PER_CPU * cpus:
+        what = what or f"--np {np}"
+        raise CheckmpiError(f"{what} is more ranks than this node places: at most {RANKS_PER_CPU * cpus} "
                             f"({RANKS_PER_CPU} per CPU of its {cpus}; give --hostfile or --hosts, run in a Slurm "
                             "allocation, or --force)")
 
@@ -290,7 +294,8 @@ def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | Non
     times and at each round's end."""
     rounds, rounds_option = _rounds(plan)
     cal_steps = max(CALIBRATION_STEPS, rounds)
-    with tempfile.TemporaryDirectory(prefix=".checkmpi-calibrate-", dir=scratch) as tmp:
+    remove_stale_folders("calibrate", scratch)
+    with tempfile.TemporaryDirectory(prefix=f".checkmpi-calibrate-{os.getpid()}-", dir=scratch) as tmp:
         json_path = Path(tmp) / "calibration.json"
         argv = halo_argv(exe, plan, json_path, Path(tmp) / "out", cal_steps, strategy, checks=1) + rounds_option
         job = Job(launcher, plan.np, argv + ["--repeat", "1"], tuple(launcher_args), scratch=scratch)
@@ -343,26 +348,37 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
                           _scratch(args, json_path))
         argv_rounds = _rounds(plan)[1]
     argv = halo_argv(exe.path, plan, json_path, outdir, iters, args.strategy) + argv_rounds
+    samples = None
     if launches > 1 and not has_option(plan.passthrough, "--samples"):
         samples = outdir / "samples.json"  # this run's own: a stale one from an earlier run would be refused
+        if samples.resolve() == json_path.resolve():
+            raise CheckmpiError(f"--json '{json_path}' is where the launches keep their samples "
+                                f"({outdir}/samples.json); give another --json or --outdir")
         _prepare(samples)
-        samples.unlink(missing_ok=True)
         argv += ["--samples", str(samples)]
-    logs = []
-    for k in range(1, launches + 1):
-        job = Job(launcher, plan.np, argv, tuple(launcher_args), scratch=_scratch(args, json_path))
-        if k == 1:
-            say("running: " + " ".join(job.command()[0]))
-        what = f"checkmpi-halo on {plan.np} ranks" + (f", launch {k} of {launches}" if launches > 1 else "")
-        with ProgressLine(what) as progress:
-            done = job.run(args.timeout, progress.update)
-        logs.append(done.stdout)
-        if done.returncode not in (0, EXIT_INVALID):
-            raise failure("checkmpi-halo", done)
-        _warnings("checkmpi-halo", done)
-        write_text(outdir / "checkmpi-halo.log", "".join(logs))
-        if done.returncode == EXIT_INVALID:
-            break
+    log = outdir / "checkmpi-halo.log"
+    for path in (log, *([] if args.no_report else [outdir / "report.html"])):
+        refuse_odd_target(path)  # before the job, not after it
+    # Each launch replaces the results; until the last one has, the earlier run's stay aside.
+    folders = [outdir / row.id for row in catalog.load(args.strategy or "all", args.bin)]
+    with earlier_files_kept([json_path, log, *([samples] if samples else [])], folders, json_path.parent):
+        if samples is not None:
+            samples.unlink(missing_ok=True)
+        logs = []
+        for k in range(1, launches + 1):
+            job = Job(launcher, plan.np, argv, tuple(launcher_args), scratch=_scratch(args, json_path))
+            if k == 1:
+                say("running: " + " ".join(job.command()[0]))
+            what = f"checkmpi-halo on {plan.np} ranks" + (f", launch {k} of {launches}" if launches > 1 else "")
+            with ProgressLine(what) as progress:
+                done = job.run(args.timeout, progress.update)
+            logs.append(done.stdout)
+            if done.returncode not in (0, EXIT_INVALID):
+                raise failure("checkmpi-halo", done)
+            _warnings("checkmpi-halo", done)
+            write_text(log, "".join(logs))
+            if done.returncode == EXIT_INVALID:
+                break
     run = _load_written(json_path, "checkmpi-halo")
     assert isinstance(run, HaloRun)
     _show(run, args, outdir)
@@ -380,9 +396,15 @@ def run_p2p(args: argparse.Namespace, extra: list[str]) -> int:
     _check_placeable(args, extra)
     check_watchdog(extra)
     np = args.np or _p2p_ranks(args.mode, extra)
+    if args.np is None and args.mode == "nbc" and has_option(extra, "--pencil"):  # the pencil sets the ranks
+        if np < 1:
+            raise CheckmpiError(f"--pencil {option_value(extra, '--pencil')} gives no ranks")
+        _check_placeable(args, extra, np, f"--pencil {option_value(extra, '--pencil')} ({np} ranks)")
     json_path = _results_path(args, f"p2p-{args.mode}")
     outdir = Path(args.outdir) if args.outdir else run_folder(json_path)
     _prepare(json_path)
+    for path in (outdir / "checkmpi-p2p.log", *([] if args.no_report else [outdir / "report.html"])):
+        refuse_odd_target(path)  # before the job, not after it
     exe, launcher = _launch("checkmpi-p2p", args)
     job = Job(launcher, np, [str(exe.path), args.mode, "--json", str(json_path)] + extra,
               tuple(_launcher_args(args, launcher)), scratch=_scratch(args, json_path))

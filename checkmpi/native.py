@@ -259,7 +259,7 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
     start = time.monotonic()
     if not on_progress:
         return _run(cmd, env, timeout, raise_on_timeout, stderr_lines_kept, start)
-    _remove_stale_event_folders(scratch)
+    remove_stale_folders("events", scratch)
     with tempfile.TemporaryDirectory(prefix=f".checkmpi-events-{os.getpid()}-", dir=scratch) as folder:
         events = Path(folder) / "events.jsonl"
         follower = _EventFollower(events, on_progress)
@@ -269,11 +269,11 @@ def run_native(cmd: list[str], env: dict[str, str], timeout: float | None,
             follower.stop()
 
 
-def _remove_stale_event_folders(scratch: Path | str | None = None) -> None:
-    """Removes the events folders (.checkmpi-events-PID-*) in `scratch` (default: the temporary folder) of
-    checkmpi processes no longer running here: what one killed by SIGKILL left."""
-    for folder in Path(scratch or tempfile.gettempdir()).glob(".checkmpi-events-*-*"):
-        m = re.fullmatch(r"\.checkmpi-events-(\d+)-.+", folder.name)
+def remove_stale_folders(kind: str, scratch: Path | str | None = None) -> None:
+    """Removes the folders .checkmpi-KIND-PID-* (events, calibrate) in `scratch` (default: the temporary folder)
+    of checkmpi processes no longer running here: what one killed by SIGKILL left."""
+    for folder in Path(scratch or tempfile.gettempdir()).glob(f".checkmpi-{kind}-*-*"):
+        m = re.fullmatch(rf"\.checkmpi-{kind}-(\d+)-.+", folder.name)
         if m and int(m.group(1)) != os.getpid() and not pid_alive(int(m.group(1))) and not folder.is_symlink():
             shutil.rmtree(folder, ignore_errors=True)
 

@@ -41,6 +41,10 @@ def link_of(p2ps: list[P2PRun]) -> Link:
                 raise CheckmpiError(f"'{run.path}': LogGP fit lacks one of L, o_s, o_r, g, G") from None
             if not p.G > 0:
                 raise CheckmpiError(f"'{run.path}': LogGP fit has no positive G; cannot predict")
+            # L alone may fit a little below 0 (a real fit here: -7.6e-8 s); what the model adds up may not.
+            if p.o_s < 0 or p.o_r < 0 or p.L + p.o_s + p.o_r < 0:
+                raise CheckmpiError(f"'{run.path}': LogGP fit has o_s {p.o_s:.3g} s, o_r {p.o_r:.3g} s and L + o_s "
+                                    f"+ o_r {p.L + p.o_s + p.o_r:.3g} s: a negative time; cannot predict")
             return Link((Segment(0, 2**62, p.L + p.o_s + p.o_r, 1.0 / p.G),), p, str(run.path))
     names = ", ".join(f"{r.path} ({r.mode})" for r in p2ps) or "none"
     raise CheckmpiError(f"prediction needs a ping-pong result with a Hockney fit or a LogGP result; got {names}")

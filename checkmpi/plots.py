@@ -21,6 +21,7 @@ from checkmpi.p2p_tables import nbc_means
 from checkmpi.tables import measured_total, phase_shares, pick_unit, pooled_text
 
 matplotlib.use("Agg")  # files only; never needs a display (no figure exists yet, so switching is allowed)
+matplotlib.rcParams["text.parse_math"] = False  # names are text: "$a$" in a file name is no formula
 
 
 @dataclass

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 import sys
 from pathlib import Path
 from typing import Callable
 
-from checkmpi.atomic import refuse_inputs, write_json
+from checkmpi.atomic import refuse_inputs, refuse_odd_target, write_json
 from checkmpi import bounds
 from checkmpi.errors import CheckmpiError
 from checkmpi.machine import STAND_IN_WARNING
@@ -26,7 +27,7 @@ def predict_command(args: argparse.Namespace) -> int:
     from checkmpi import tables as T
     from checkmpi.grid import parse_triple
     from checkmpi.model import predict
-    from checkmpi.projection import parse_scale, project
+    from checkmpi.projection import MAX_RANKS, parse_scale, project
 
     inputs = [Path(p) for p in (args.p2p or [])] + [Path(p) for p in (args.machine, args.halo) if p]
     bounds.at_most(args.ranks_per_node, "--ranks-per-node", bounds.MAX_NP)
@@ -37,8 +38,16 @@ def predict_command(args: argparse.Namespace) -> int:
     local = parse_triple(args.local, "--local")
     counts = parse_scale(args.scale) if args.scale else []
     procs = parse_triple(args.procs, "--procs") if args.procs else (1, 1, 1)
-    if args.json:
+    if math.prod(procs) > MAX_RANKS:
+        raise CheckmpiError(f"--procs {args.procs} is {math.prod(procs)} ranks; at most {MAX_RANKS} (the model "
+                            "searches the busiest rank rank by rank)")
+    if args.json:  # checked before anything is written (the projection's plot)
         refuse_inputs(Path(args.json), inputs, "--json")
+        refuse_odd_target(Path(args.json))
+    if args.plots and not counts:
+        raise CheckmpiError("--plots goes with --scale: the projection over rank counts is what it draws")
+    if args.halo and args.copy_bandwidth is not None:
+        raise CheckmpiError("--halo and --copy-bandwidth both give the copy bandwidth; give one")
     # The block in bytes comes from the binary's plan, asked once and only once the inputs have been read.
     geometry = functools.cache(lambda: _geometry(args, procs, local))
     machine = _machine(args, lambda: geometry().real_bytes)
@@ -119,6 +128,7 @@ def _case(args: argparse.Namespace, procs, local, rpn, geometry):
 
     if args.border < 1:
         raise CheckmpiError(f"--border must be positive, got {args.border}")
+    bounds.at_most(args.border, "--border", 1 << 30)  # checkmpi-halo's limit
     compute = catalog.default_compute(args.backend, args.bin) if args.compute == "auto" else args.compute
     if compute == "in-place" and compute != catalog.default_compute(args.backend, args.bin):
         raise CheckmpiError(f"--compute in-place works on host memory, not on the {args.backend} backend")

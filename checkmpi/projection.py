@@ -71,11 +71,11 @@ class Campaign:
 
 
 def load_campaign(path: str) -> Campaign:
-    from checkmpi.results import describe, schema_validator
+    from checkmpi.results import describe, read_input, schema_validator
 
     try:
-        doc = load_json(Path(path).read_text(encoding="utf-8"), path, f"malformed campaign report '{path}'")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        doc = load_json(read_input(Path(path), "campaign report"), path, f"malformed campaign report '{path}'")
+    except json.JSONDecodeError as e:
         raise CheckmpiError(f"cannot read campaign report '{path}': {e}") from None
     if not isinstance(doc, dict) or doc.get("schema") != "checkmpi.campaign/1":
         raise CheckmpiError(f"'{path}' is not a campaign report (schema checkmpi.campaign/1: "
@@ -86,7 +86,14 @@ def load_campaign(path: str) -> Campaign:
     if not doc["scaleup"]:
         raise CheckmpiError(f"campaign report '{path}' has no weak scale-up sweep ([[sweep]] local and np)")
     rows = doc["scaleup"][0]["rows"]
-    local = {p["id"]: tuple(p["local"]) for p in doc["points"]}[rows[0]["point"]]
+    points = {p["id"]: tuple(p["local"]) for p in doc["points"]}
+    if not rows:
+        raise CheckmpiError(f"campaign report '{path}': its weak scale-up sweep has no rows")
+    unknown = next((row["point"] for row in rows if row["point"] not in points), None)
+    if unknown is not None:
+        raise CheckmpiError(f"malformed campaign report '{path}': scaleup[0] names point '{unknown}', "
+                            "which its points do not hold")
+    local = points[rows[0]["point"]]
     itfin = doc["campaign"]["itfin"]
     measured: dict[str, list[tuple[int, float]]] = {}
     for row in rows:

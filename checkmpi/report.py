@@ -23,7 +23,7 @@ from checkmpi import bounds, catalog, halo_plan
 from checkmpi import model_tables as MT
 from checkmpi import tables as T
 from checkmpi.catalog import Row
-from checkmpi.atomic import refuse_inputs, write_text
+from checkmpi.atomic import refuse_inputs, refuse_odd_target, write_text
 from checkmpi.errors import CheckmpiError
 from checkmpi.p2p_tables import p2p_tables
 from checkmpi.machine import STAND_IN_WARNING, Machine
@@ -136,11 +136,17 @@ def _projection(halos: list[HaloRun], p2ps: list[P2PRun], inputs: ModelInputs, r
     ran = [r for r in halos if r.ran()]
     counts = inputs.scale or sorted({r.nprocs for r in ran})
     if not ran or len(counts) < 2 or len({r.local for r in ran}) != 1:
+        if inputs.scale:  # asked for: say why there is none
+            why = ("no halo run to project from" if not ran else
+                   f"the halo runs have {len({r.local for r in ran})} local blocks, not one")
+            rep.notes.append(f"no projection for --scale: {why}")
         return None
     first = ran[0]
     try:
         machine = _machine_for(first, p2ps, inputs, lambda: Geometry.of(first.config).real_bytes)
         if machine is None:
+            if inputs.scale:
+                rep.notes.append("no projection for --scale: it needs --machine FILE or a ping-pong result")
             return None
         rows = _rows(first, inputs)
     except CheckmpiError as e:
@@ -309,6 +315,10 @@ def report_command(args: argparse.Namespace) -> int:
     plots = None if args.no_report else Path(args.plots) if args.plots else folder / "plots"
     if not args.files and not args.campaign:
         raise CheckmpiError("report needs results files or --campaign REPORT.json")
+    html = Path(args.html) if args.html else None if args.no_report else folder / "report.html"
+    if html is not None:  # checked before any plot is written: a refused command writes nothing
+        refuse_inputs(html, [Path(f) for f in (*args.files, args.machine, args.campaign) if f], "--html")
+        refuse_odd_target(html)
     inputs = ModelInputs(_report_machine(args), gbs(args.copy_bandwidth), args.bin,
                          parse_scale(args.scale) if args.scale else [], args.ranks_per_node,
                          load_campaign(args.campaign) if args.campaign else None)
@@ -316,9 +326,7 @@ def report_command(args: argparse.Namespace) -> int:
     print_report(rep, T.console(args.wide))
     if rep.figures:
         print(f"checkmpi: plots in {plots}", file=sys.stderr)
-    if not args.no_report or args.html:
-        html = Path(args.html) if args.html else folder / "report.html"
-        refuse_inputs(html, [Path(f) for f in args.files], "--html")
+    if html is not None:
         write_html(rep, html)
         print(f"checkmpi: report: {html}", file=sys.stderr)
     return 0

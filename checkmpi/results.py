@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -20,7 +22,7 @@ from typing import Any
 import jsonschema
 import referencing
 
-from checkmpi.bounds import load_json
+from checkmpi.bounds import MAX_INPUT_BYTES, load_json
 from checkmpi.errors import CheckmpiError
 
 HALO_SCHEMA = "checkmpi.halo/5"
@@ -137,6 +139,7 @@ class HaloRun:
     rounds: int = 1  # rounds each run's timed steps were split into
     launches: int = 1  # launches the ranking covers (checkmpi-halo --samples)
     separable: bool = True  # False: one oversubscribed launch, every ranked strategy tied by the binary
+    label: str = ""  # the name in tables and plots where the file's stem is not unique (load_all)
 
     @property
     def nprocs(self) -> int:
@@ -160,7 +163,7 @@ class HaloRun:
 
     @property
     def name(self) -> str:
-        return self.path.stem
+        return self.label or self.path.stem
 
     def describe(self) -> str:
         """One line: ranks, grid, local block, precision, steps."""
@@ -184,10 +187,11 @@ class P2PRun:
     results: list[dict[str, Any]]
     fits: dict[str, Any]
     noise: list[str] = field(default_factory=list)
+    label: str = ""  # as HaloRun's
 
     @property
     def name(self) -> str:
-        return self.path.stem
+        return self.label or self.path.stem
 
 
 def opt_float(value: Any) -> float:
@@ -248,15 +252,30 @@ HALO_TIMERS: tuple[str, ...] = tuple(_HALO_RESULT["properties"]["timers"]["requi
 
 
 def read_input(p: Path, what: str) -> str:
-    """The text of an input file (`what`: "results file", ...); CheckmpiError (one line, exit 2) if unreadable."""
+    """The text of an input file (`what`: "results file", ...); CheckmpiError (one line, exit 2) if it is not a
+    regular file of at most MAX_INPUT_BYTES or cannot be read. A pipe is opened without waiting for a writer."""
     try:
-        return p.read_text(encoding="utf-8")
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise CheckmpiError(f"{what} '{p}' does not exist") from None
     except IsADirectoryError:
         raise CheckmpiError(f"{what} '{p}' is a directory") from None
+    except OSError as e:
+        raise CheckmpiError(f"cannot read {what} '{p}': {e.strerror or e}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise CheckmpiError(f"{what} '{p}' is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise CheckmpiError(f"{what} '{p}' is not a regular file (a device, pipe or socket)")
+        if info.st_size > MAX_INPUT_BYTES:
+            raise CheckmpiError(f"{what} '{p}' has {info.st_size} bytes; at most {MAX_INPUT_BYTES}")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(MAX_INPUT_BYTES + 1).decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CheckmpiError(f"cannot read {what} '{p}': {getattr(e, 'strerror', None) or e}") from None
+    finally:
+        os.close(fd)
 
 
 def load(path: str | Path) -> HaloRun | P2PRun:
@@ -305,12 +324,24 @@ def describe(error: jsonschema.ValidationError) -> str:
 
 
 def load_all(paths: list[str]) -> tuple[list[HaloRun], list[P2PRun]]:
-    halos: list[HaloRun] = []
-    p2ps: list[P2PRun] = []
+    """The results files, each once; runs whose files share a stem are named by as many of their folders as tell
+    them apart (a/halo.json, b/halo.json: a-halo, b-halo), so that no table or plot stands for two."""
+    runs = []
     for path in paths:
         run = load(path)
-        (halos if isinstance(run, HaloRun) else p2ps).append(run)
-    return halos, p2ps
+        twice = next((r for r in runs if os.path.samefile(r.path, run.path)), None)
+        if twice is not None:
+            raise CheckmpiError(f"results file '{path}' is given twice (as '{twice.path}' before)")
+        runs.append(run)
+    parts = [run.path.resolve().with_suffix("").parts for run in runs]
+    for i, run in enumerate(runs):
+        depth = 1
+        while any(j != i and other[-depth:] == parts[i][-depth:] for j, other in enumerate(parts)):
+            depth += 1
+        if depth > 1:
+            run.label = "-".join(parts[i][-depth:])
+    halos = [r for r in runs if isinstance(r, HaloRun)]
+    return halos, [r for r in runs if isinstance(r, P2PRun)]
 
 
 def _stats(d: dict[str, Any]) -> Stats:

@@ -78,7 +78,10 @@ def halo_table(run: HaloRun, wide: bool = False) -> Table:
     marks the fastest group), the tail and the bandwidth per direction; fits
     80 columns. `wide` adds every other figure, all per step."""
     ran = run.ran()
-    unit, scale = pick_unit(max((s.step_time.max for s in ran if s.step_time), default=0.0))
+    # The unit of the medians, the table's figure (one slow step, in the wide table's max column only, once put
+    # 27 us medians in ms, two digits, coarser than the ties they are ranked by).
+    unit, scale = pick_unit(max((s.step_time.median for s in ran if s.step_time and math.isfinite(s.step_time.median)),
+                                default=0.0))
     digits = 2 if scale == 1e6 else 3
     repeats = any(s.runs > 1 for s in ran)  # the runs' spread: a column only when there are runs to spread
     if wide:
@@ -394,7 +397,7 @@ def contexts_summary(runs: list[HaloRun | P2PRun]) -> Table:
         what = [rows["tool"].split(" (")[0], rows["date"], rows["machine"], rows["MPI library"].split(",")[0],
                 rows["ranks"], rows["backend / GPU-aware MPI"]]
         what += ["OVERSUBSCRIBED"] if run.context.get("oversubscribed") else []
-        t.rows.append([run.path.name, "; ".join(what)])
+        t.rows.append([run.path.name if not run.label else f"{run.path.name} ({run.label})", "; ".join(what)])
     t.left_columns = 2
     return t
 

@@ -8,7 +8,8 @@ import signal
 from pathlib import Path
 
 from checkmpi import tables as T
-from checkmpi.campaign.plan import Run, nodes_for, plan, sweep_points
+from checkmpi.atomic import refuse_odd_target
+from checkmpi.campaign.plan import Run, by_submission, nodes_for, plan, sweep_points
 from checkmpi.campaign.records import CampaignDir
 from checkmpi.campaign.spec import Spec, load_spec
 from checkmpi.errors import EXIT_FAILED, CheckmpiError
@@ -75,6 +76,9 @@ def _plan(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
+PLAN_ROWS = 1000  # rows a plan's table shows (a table of 10^5 runs took minutes to draw and nobody reads it)
+
+
 def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
     slurm = spec.executor == "slurm"
     sweeps = {p: [sw.index for sw in spec.sweeps if p in sweep_points(sw)] for p in {r.point for r in runs}}
@@ -82,7 +86,7 @@ def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
                     f"{len(runs) // spec.repetitions // len(spec.strategies)} points x {len(spec.strategies)} "
                     f"strategies, {spec.itfin} steps each",
                     ["run", "sweep", "ranks", "local size"] + (["nodes"] if slurm else []), left_columns=1)
-    for i, r in enumerate(runs):
+    for i, r in enumerate(runs[:PLAN_ROWS]):
         p = r.point
         table.rows.append([r.id, ",".join(map(str, sweeps[p])), str(p.np), x_join(p.local)]
                           + ([str(nodes_for(p.np, spec.ranks_per_node))] if slurm else []))
@@ -91,11 +95,13 @@ def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
     order = ("each submission's runs in the order its job runs them (the submissions' jobs may run at the same time)"
              if slurm else "in execution order, one submission after another")
     table.caption = (f"{order}; run: s<submission>-<grid of ranks>-<global size>-<strategy>; "
-                     + "; ".join(f"sweep {sw.index}: {sw.name}" for sw in spec.sweeps))
+                     + "; ".join(f"sweep {sw.index}: {sw.name}" for sw in spec.sweeps)
+                     + (f"; the first {PLAN_ROWS} of {len(runs)} runs" if len(runs) > PLAN_ROWS else ""))
     subs = T.Table("Submissions", ["submission", "runs", "time limit (s)", "first run", "last run"], left_columns=1)
     options = []  # sbatch's, under the table: a line each
-    for k in range(1, spec.repetitions + 1):
-        mine = [r for r in runs if r.submission == k]
+    groups = by_submission(runs)
+    for k in range(1, min(spec.repetitions, PLAN_ROWS) + 1):
+        mine = groups.get(k, [])
         subs.rows.append([str(k), str(len(mine)), f"{spec.time_limit(k):g}", mine[0].id, mine[-1].id])
         if slurm:
             from checkmpi.campaign.slurm import sbatch_options
@@ -123,6 +129,8 @@ def plan_tables(spec: Spec, runs: list[Run]) -> list[T.Table]:
                                                if spec.ranks_per_node else "")
     subs.caption += (f"; a run is stopped as too slow after {spec.too_slow:g} x its expected time, or at the "
                      "submission's time limit")
+    if spec.repetitions > PLAN_ROWS:
+        subs.caption += f"; the first {PLAN_ROWS} of {spec.repetitions} submissions"
     subs.caption = "\n".join([subs.caption, *options])
     return [table, subs]
 
@@ -192,6 +200,13 @@ def _report(args: argparse.Namespace, extra: list[str]) -> int:
     cdir = CampaignDir(args.dir)
     spec = cdir.load_spec()
     plots = Path(args.plots) if args.plots else cdir.root / "plots"
+    targets = [(option, Path(value)) for option, value in (("--json", args.json), ("--html", args.html)) if value]
+    for option, target in targets:  # before anything is written
+        if cdir.reads(target):
+            raise CheckmpiError(f"{option} '{target}' is one of the campaign's own files; write the report elsewhere")
+        refuse_odd_target(target)
+    if len(targets) == 2 and targets[0][1].resolve() == targets[1][1].resolve():
+        raise CheckmpiError(f"--json and --html name the same file '{args.json}'")
     rep = CR.build(cdir, spec, plan(spec), args.include_shared)
     if args.html:
         rep.figures = CP.all_plots(spec, rep.cells, plots)

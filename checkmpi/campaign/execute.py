@@ -22,7 +22,7 @@ from checkmpi.atomic import make_folder, write_text
 from checkmpi.campaign.records import RUN_SCHEMA, CampaignDir, attempt_history, now_iso
 from checkmpi.campaign.sharing import expand_hostlist
 from checkmpi.campaign.spec import Spec
-from checkmpi.errors import EXIT_INVALID, CheckmpiError
+from checkmpi.errors import EXIT_FAILED, EXIT_INVALID, CheckmpiError
 from checkmpi.jobs import HaloPlan, halo_argv
 from checkmpi.native import WATCHDOG_LINE, Executable, NativeRun
 from checkmpi.results import HaloRun, load, x_join
@@ -72,7 +72,13 @@ def execute(cdir: CampaignDir, spec: Spec, run: Run, halo: Executable, p2p: Exec
     # Interrupted (Ctrl-C, SIGTERM, the scheduler), the marker stays: a Slurm
     # collection then knows the run had started; locally `campaign status` and the next `campaign run` call
     # the run interrupted.
-    done = mpi_job.run(stop_at, raise_on_timeout=False, stderr_lines_kept=20000)
+    try:
+        done = mpi_job.run(stop_at, raise_on_timeout=False, stderr_lines_kept=20000)
+    except CheckmpiError as e:  # the launcher itself could not start (no marker left: it did not run)
+        if e.code != EXIT_FAILED:
+            raise
+        record["ended"] = now_iso()
+        return finish_step(cdir, record, "not_started", e.message, job)
     record["ended"] = now_iso()
     write_text(out / "checkmpi-halo.log", done.stdout)
     record.update(elapsed_s=round(done.seconds, 3), exit_code=done.returncode, signal=_signal_of(done),

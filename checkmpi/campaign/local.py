@@ -7,7 +7,7 @@ import time
 
 from checkmpi.campaign.execute import execute
 from checkmpi.campaign.launch import resolve_launch
-from checkmpi.campaign.plan import Run
+from checkmpi.campaign.plan import Run, by_submission
 from checkmpi.campaign.records import CampaignDir, needs_work
 from checkmpi.campaign.spec import Spec
 from checkmpi.campaign.status import Progress
@@ -26,8 +26,9 @@ def run_local(cdir: CampaignDir, spec: Spec, runs: list[Run], halo: Executable, 
         say(f"removed {removed} temporary file{'s' if removed > 1 else ''} left by a stopped run")
     todo = [r for r in runs if needs_work(cdir.read_record(r.id))]
     progress = Progress(runs, len(runs) - len(todo))
+    groups = by_submission(todo)
     for k in range(1, spec.repetitions + 1):
-        mine = [r for r in todo if r.submission == k]
+        mine = groups.get(k, [])
         if not mine:
             continue
         say(f"submission {k}: {len(mine)} runs, time limit {spec.time_limit(k):g} s")

@@ -4,11 +4,15 @@ runs (submission x point x strategy), in the order they execute."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from checkmpi.campaign.spec import Spec, Sweep
 from checkmpi.grid import Triple
 from checkmpi.results import x_join
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,15 @@ def points(spec: Spec) -> list[Point]:
 def plan(spec: Spec) -> list[Run]:
     """All runs in execution order: submission, then point, then strategy."""
     return [Run(k, p, s) for k in range(1, spec.repetitions + 1) for p in points(spec) for s in spec.strategies]
+
+
+def by_submission(items: Iterable[T], submission: Callable[[Any], int] = lambda r: r.submission
+                  ) -> dict[int, list[T]]:
+    """Items (runs, cells) grouped by their submission, in their order: one pass, however many submissions."""
+    groups: dict[int, list[T]] = {}
+    for item in items:
+        groups.setdefault(submission(item), []).append(item)
+    return groups
 
 
 def max_ranks(spec: Spec) -> int:

@@ -19,6 +19,7 @@ from checkmpi.plots import Figure, id_ticks, save_figure
 from checkmpi.tables import pick_unit
 
 matplotlib.use("Agg")
+matplotlib.rcParams["text.parse_math"] = False  # names are text: "$a$" in a file name is no formula
 
 STATUS_COLOURS = {"ok": "#55a868", "invalid": "#dd8452", "too_slow": "#8172b3", "crashed": "#c44e52",
                   "not_started": "#8c8c8c", "interrupted": "#e8d36a", "running": "#a6cee3", "missing": "#ffffff"}

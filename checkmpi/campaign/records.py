@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import socket
 import time
 import tomllib
@@ -68,6 +69,12 @@ class CampaignDir:
     def rel(self, path: Path) -> str:
         return str(path.relative_to(self.root))
 
+    def reads(self, path: Path) -> bool:
+        """Whether `path` is one of the files the campaign itself reads (its record, runs, jobs, locks)."""
+        full = path.resolve()
+        return full in (self.campaign_file, self.root / ".lock") or any(
+            full.is_relative_to(folder) for folder in (self.runs_dir, self.root / "slurm"))
+
     # ---- the campaign ---------------------------------------------------------------------------------
 
     def create_or_check(self, spec: Spec) -> None:
@@ -119,6 +126,15 @@ class CampaignDir:
             raise CheckmpiError(f"cannot read '{self.campaign_file}': {e}") from None
         if not isinstance(doc, dict) or doc.get("schema") != DIR_SCHEMA:
             raise CheckmpiError(f"'{self.campaign_file}' is not a {DIR_SCHEMA} file")
+        strategies, grids = doc.get("strategies"), doc.get("grids")
+        # Run ids, file names under runs/, come from the strategies: a changed file must not reach outside it.
+        if not (isinstance(doc.get("spec"), str) and isinstance(doc.get("spec_path"), str)
+                and (strategies is None or isinstance(strategies, list) and all(
+                    isinstance(s, str) and re.fullmatch(r"[A-Za-z0-9_.=,+-]+", s) and ".." not in s
+                    for s in strategies))
+                and (grids is None or isinstance(grids, dict))):
+            raise CheckmpiError(f"'{self.campaign_file}' has been changed: its spec, spec_path, strategies or grids "
+                                "are not what a campaign writes")
         # The strategies and grids as checkmpi-halo resolved them when the campaign began: status and report
         # need no tool.
         return parse_spec(doc["spec"], Path(doc["spec_path"]), resolved=doc.get("strategies"), grids=doc.get("grids"))

@@ -15,7 +15,7 @@ from rich.console import Console
 from checkmpi import __version__
 from checkmpi import report as R
 from checkmpi import tables as T
-from checkmpi.campaign.plan import Point, Run, points, sweep_points
+from checkmpi.campaign.plan import Point, Run, by_submission, points, sweep_points
 from checkmpi.atomic import write_json, write_text
 from checkmpi.campaign.records import STATUSES, CampaignDir, now_iso
 from checkmpi.campaign.sharing import shared_nodes
@@ -272,8 +272,9 @@ def submissions_table(spec: Spec, cells: dict[str, Cell]) -> tuple[T.Table, list
     table = T.Table("Submissions", ["submission", "ok", "failed", "not started", "pending", "slower than expected",
                                     "verdict"], left_columns=1)
     subs = []
+    groups = by_submission(cells.values(), lambda c: c.run.submission)
     for k in range(1, spec.repetitions + 1):
-        mine = [c for c in cells.values() if c.run.submission == k]
+        mine = groups.get(k, [])
         n = {s: sum(1 for c in mine if c.status == s) for s in (*STATUSES, *UNRECORDED)}
         failed = sum(n[s] for s in FAILED)
         slow = sum(1 for c in mine if c.slow)
@@ -302,7 +303,8 @@ def summary_lines(spec: Spec, cells: dict[str, Cell], subs: list[dict[str, Any]]
     def share(count: int, what: str) -> str:
         return f"{count}/{n} submissions ({100 * count / n:.0f}%) {what}"
 
-    by_sub = {s["submission"]: [c for c in cells.values() if c.run.submission == s["submission"]] for s in subs}
+    groups = by_submission(cells.values(), lambda c: c.run.submission)
+    by_sub = {s["submission"]: groups.get(s["submission"], []) for s in subs}
     lines = [
         f"{counts['ok']}/{counts['runs']} runs ok; " + ", ".join(
             f"{counts[s]} {status_text(s)}" for s in (*FAILED, "not_started", *UNRECORDED)

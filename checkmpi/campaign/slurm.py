@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from checkmpi.campaign.execute import ended_by_job, finish, new_record
-from checkmpi.campaign.plan import Run, max_ranks, nodes_for
+from checkmpi.campaign.plan import Run, by_submission, max_ranks, nodes_for
 from checkmpi.atomic import write_json, write_text
 from checkmpi.campaign.records import CampaignDir, epoch_of, iso_of, needs_work, now_iso
 from checkmpi.campaign.sharing import expand_hostlist
@@ -78,9 +78,11 @@ def sbatch_options(spec: Spec, submission: int) -> list[str]:
 
 def batch_script(cdir: CampaignDir, spec: Spec, submission: int, attempt: int, run_ids: list[str],
                  bin_dir: Path, output: Path) -> str:
-    lines = ["#!/bin/bash"] + [f"#SBATCH {o}" for o in sbatch_options(spec, submission)]
-    lines += [f"#SBATCH {sbatch_quote(f'--output={output}')}",
-              f"# checkmpi campaign '{spec.name}', submission {submission}, attempt {attempt}: {len(run_ids)} runs,",
+    # The output first: sbatch reads the #SBATCH lines as one argument list, so an option of sbatch_args left
+    # without its value at the end takes no option of ours for it. '%' starts a file name pattern (%j, %x): %%.
+    lines = ["#!/bin/bash", f"#SBATCH {sbatch_quote('--output=' + str(output).replace('%', '%%'))}"]
+    lines += [f"#SBATCH {o}" for o in sbatch_options(spec, submission)]
+    lines += [f"# checkmpi campaign '{spec.name}', submission {submission}, attempt {attempt}: {len(run_ids)} runs,",
               "# in order, each one job step; `checkmpi campaign step` launches it and writes its record.",
               "export CHECKMPI_SUBMISSION_START=$(date +%s.%N)",
               f"cd {shlex.quote(str(Path.cwd()))}", "rc=0"]
@@ -186,8 +188,9 @@ class SlurmCampaign:
         self.cdir.drop_stale_markers(self.runs)
         todo = [r for r in self.runs if r.id not in busy and needs_work(self.cdir.read_record(r.id))]
         progress = Progress(self.runs, sum(1 for r in self.runs if not needs_work(self.cdir.read_record(r.id))))
+        groups = by_submission(todo)
         for k in self.subs:
-            mine = [r.id for r in todo if r.submission == k]
+            mine = [r.id for r in groups.get(k, [])]
             if mine:
                 self.submit(k, mine)
         seen = {r.id: self._stamp(r.id) for r in self.runs}

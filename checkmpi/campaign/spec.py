@@ -13,16 +13,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from checkmpi.bounds import MAX_NP, MAX_RUNS, MAX_SECONDS, MAX_TOML_DEPTH, check_depth, control_character, power
+from checkmpi.bounds import (MAX_NP, MAX_RUNS, MAX_SECONDS, MAX_STEPS, MAX_TOML_DEPTH, check_depth, control_character,
+                             power)
 from checkmpi.errors import CheckmpiError
 from checkmpi.grid import Triple, parse_triple
+from checkmpi.results import read_input
 from checkmpi import catalog, halo_plan
 
 EXECUTORS = ("local", "slurm")
-MAX_STEPS = 10**12  # itfin, icheck and the like (checkmpi-halo refuses a run of over an hour long before)
 MAX_FACTOR = 1e6  # too_slow, slow
 MIN_POLL_S = 0.1
 MAX_POINTS = 1000  # sizes or rank counts of one sweep
+MAX_SPEC_STRING = 4096  # characters of any string of a spec (an argument of up to 128 KiB is all Linux takes)
 # checkmpi-halo's options that set what a run's record names (strategy, sizes, grid, steps, output): [halo] args
 # may not give them.
 _SET_BY_CAMPAIGN = {"--strategy", "-s", "--iters", "--itfin", "--icheck", "--json", "--outdir", "-o", "--size",
@@ -163,13 +165,7 @@ class _Checker:
 
 def load_spec(path: str | Path, bin_dir: str | None = None) -> Spec:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CheckmpiError(f"campaign spec '{p}' does not exist") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise CheckmpiError(f"cannot read campaign spec '{p}': {getattr(e, 'strerror', None) or e}") from None
-    return parse_spec(text, p, bin_dir)
+    return parse_spec(read_input(p, "campaign spec"), p, bin_dir)
 
 
 def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list[str] | None = None,
@@ -237,11 +233,15 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
         if option in _SET_BY_CAMPAIGN:
             raise c.fail("[halo] args", f"may not set {option}; the campaign sets it (its records name the "
                          "strategy, sizes, steps and output)")
+        if option in ("--help", "-h", "--version"):
+            raise c.fail("[halo] args", f"may not hold {option}: checkmpi-halo would print it and run nothing")
 
     sweeps = doc.get("sweep")
     if not isinstance(sweeps, list) or not sweeps:
         raise c.fail("[[sweep]]", "is missing: give at least one sweep")
     parsed = tuple(_sweep(c, i + 1, s, bin_dir, grids) for i, s in enumerate(sweeps))
+    if not resolved:  # a new spec: checkmpi-halo plans its largest grid of each kind and reads [halo] args
+        _check_with_the_tool(c, parsed, halo_args, bin_dir)
     points = len({p for sw in parsed for p in _points(sw)})
     runs = repetitions * points * len(strategies)
     if runs > MAX_RUNS:
@@ -257,6 +257,10 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
         pending_limit_s=c.number(sl.get("pending_limit_s", 86400.0), "[slurm] pending_limit_s", 0.0, MAX_SECONDS),
         poll_s=c.number(sl.get("poll_s", 5.0), "[slurm] poll_s", MIN_POLL_S, 3600.0, or_equal=True),
         exclusive=c.boolean(sl, "exclusive", "slurm", True))
+    for arg in slurm.sbatch_args:  # the job's log is the campaign's to name: it reads it
+        if arg in ("-o", "--output") or arg.startswith("--output=") or (arg.startswith("-o") and arg[:2] != "--"):
+            raise c.fail("[slurm] sbatch_args", f"may not set the job's output ('{arg}'): the campaign writes it to "
+                         "slurm/s<submission>-a<attempt>.out and reads it there")
     report = c.table(doc, "report")
     slow = c.number(report.get("slow", 1.5), "[report] slow", 1.0, MAX_FACTOR)
     return Spec(path=path, text=text, name=name, executor=executor, repetitions=repetitions,
@@ -279,6 +283,8 @@ def _sweep(c: _Checker, index: int, s: Any, bin_dir: str | None, grids: dict[str
         raise c.fail(f"{where} name", f"must be a non-empty string, got {name!r}")
     if "procs" in s and "size" in s and not ({"local", "np"} & set(s)):
         procs = c.triple(s["procs"], f"{where} procs")
+        if math.prod(procs) > MAX_NP:
+            raise c.fail(f"{where} procs", f"{_x(procs)} is {math.prod(procs)} ranks, more than {power(MAX_NP)}")
         if len(_listed(s["size"])) > MAX_POINTS:
             raise c.fail(f"{where} size", f"lists {len(_listed(s['size']))} sizes, more than the {MAX_POINTS} a "
                          "sweep may have")
@@ -309,6 +315,28 @@ def _sweep(c: _Checker, index: int, s: Any, bin_dir: str | None, grids: dict[str
                  "rank, growing ranks)")
 
 
+def _check_with_the_tool(c: _Checker, sweeps: tuple[Sweep, ...], halo_args: tuple[str, ...],
+                         bin_dir: str | None) -> None:
+    """What only checkmpi-halo knows, refused at planning rather than in every run: a size sweep's largest size
+    on its grid (a block too large for a message), and [halo] args (an unknown option, a value it refuses)."""
+    for sw in sweeps:
+        if sw.kind == "size":
+            assert sw.procs is not None
+            largest = max(sw.sizes, key=math.prod)
+            try:
+                halo_plan.make(["--no-input", "--size", _x(largest), "--procs", _x(sw.procs)], bin_dir)
+            except CheckmpiError as e:
+                raise c.fail(f"[[sweep]] {sw.index} size", f"{_x(largest)} on {_x(sw.procs)}: {e.message}") from None
+    if halo_args:
+        first = sweeps[0]
+        where = (["--size", _x(first.sizes[0]), "--procs", _x(first.procs)] if first.kind == "size" else
+                 ["--local", _x(first.local), "--np", str(first.nps[0])])  # type: ignore[arg-type]
+        try:
+            halo_plan.make(["--no-input", *where, *halo_args], bin_dir)
+        except CheckmpiError as e:
+            raise c.fail("[halo] args", f"are refused by checkmpi-halo: {e.message}") from None
+
+
 def _no_control_characters(c: _Checker, value: Any, where: str) -> None:
     """Every string of the spec, keys too, is one line of text: a newline in [slurm] partition once became a
     command of the batch script."""
@@ -317,6 +345,8 @@ def _no_control_characters(c: _Checker, value: Any, where: str) -> None:
         if found is not None or "\n" in value:
             raise c.fail(where, f"holds a control character ({found or 'U+000A'}); spec strings are one line of "
                          "text")
+        if len(value) > MAX_SPEC_STRING:  # a command line of them must still start (the kernel's limit)
+            raise c.fail(where, f"is {len(value)} characters long; at most {MAX_SPEC_STRING}")
     elif isinstance(value, dict):
         for k, v in value.items():
             _no_control_characters(c, k, where or f"[{k}]")

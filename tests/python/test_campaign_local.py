@@ -107,6 +107,21 @@ def test_status(tiny):
     assert len(rows) == 20 and all(row[1] == "done" and row[2] == "1" for row in rows)
 
 
+def test_report_never_writes_over_the_campaigns_own_files(tiny, tmp_path):
+    """--json or --html naming a run record or campaign.json once wrote over it (exit 0) and broke the folder."""
+    folder = tiny["folder"]
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    record = sorted((folder / "runs").glob("*.json"))[0]
+    for option, target in (("--json", record), ("--html", folder / "campaign.json")):
+        r = checkmpi("campaign", "report", str(folder), option, str(target), timeout=120)
+        assert_clean_error(r, 2, f"{option} '{target}' is one of the campaign's own files; write the report "
+                           "elsewhere")
+    r = checkmpi("campaign", "report", str(folder), "--json", str(tmp_path / "r"), "--html", str(tmp_path / "./r"),
+                 timeout=120)
+    assert_clean_error(r, 2, f"--json and --html name the same file '{tmp_path / 'r'}'")
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+
+
 def test_report_tables_json_html(tiny, tmp_path):
     folder = tiny["folder"]
     r = checkmpi("campaign", "report", str(folder), "--json", str(tmp_path / "r.json"), "--html",
@@ -159,8 +174,9 @@ def _spec(tmp_path: Path, name: str, body: str) -> Path:
 
 
 def test_crashed_runs_keep_each_ranks_errors_and_are_retried(tmp_path, halo_bin):
-    # A build without CUDA refuses --backend cuda on every rank: a real crash (exit code 2).
-    spec = _spec(tmp_path, "crash", '[halo]\nstrategies = ["step2"]\nitfin = 10\nargs = ["--backend", "cuda"]\n'
+    # An error injected into a strategy the run does not run: checkmpi-halo's plan takes it (the campaign's check
+    # of [halo] args passes), the run refuses it: a real crash (exit code 2).
+    spec = _spec(tmp_path, "crash", '[halo]\nstrategies = ["step2"]\nitfin = 10\nargs = ["--inject-error", "step9"]\n'
                  '[[sweep]]\nprocs = "2x1x1"\nsize = "16x8x8"\n')
     folder = tmp_path / "c"  # given relative to the working directory
     r = checkmpi("campaign", "run", str(spec), "--dir", "c", "--bin", str(halo_bin), cwd=tmp_path, timeout=TIMEOUT)
@@ -168,7 +184,7 @@ def test_crashed_runs_keep_each_ranks_errors_and_are_retried(tmp_path, halo_bin)
     rec = records(folder)["s1-2x1x1-16x8x8-step2"]
     check_record(folder, rec)
     assert rec["status"] == "crashed" and rec["exit_code"] == 2 and rec["note"] == "exit code 2"
-    assert any("checkmpi-halo: error:" in line and "cuda" in line for line in rec["errors"]["0"])
+    assert any("checkmpi-halo: error:" in line and "'step9'" in line for line in rec["errors"]["0"])
     assert re.search(r"\[1/1\] s1-2x1x1-16x8x8-step2: crashed in [0-9.]+ s .*: exit code 2", r.stderr)
 
     r = checkmpi("campaign", "run", str(spec), "--dir", str(folder), "--bin", str(halo_bin), timeout=TIMEOUT)

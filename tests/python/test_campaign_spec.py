@@ -165,6 +165,18 @@ BOUNDS = [
     ('[campaign]\nname = "x"\n[halo]\nargs = ["--no-input"]\n' + SWEEP, "[halo] args may not set --no-input;"),
     ('[campaign]\nname = "x"\n[halo]\nargs = ["--samples=s.json"]\n' + SWEEP, "[halo] args may not set --samples;"),
     ('[campaign]\nname = "x"\n[halo]\nargs = ["--itfin=5"]\n' + SWEEP, "[halo] args may not set --itfin;"),
+    # What only checkmpi-halo knows, asked at planning (once every run crashed, or a traceback mid-campaign).
+    ('[campaign]\nname = "x"\n[halo]\nargs = ["--border", "ten"]\n' + SWEEP,
+     "[halo] args are refused by checkmpi-halo: value of --border is not an integer: 'ten'"),
+    ('[campaign]\nname = "x"\n[halo]\nargs = ["--bogus"]\n' + SWEEP,
+     "[halo] args are refused by checkmpi-halo: unknown option '--bogus'"),
+    ('[campaign]\nname = "x"\n[halo]\nargs = ["--version"]\n' + SWEEP,
+     "[halo] args may not hold --version: checkmpi-halo would print it and run nothing"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nprocs = "2048x1024x1"\nsize = "2048x1024x1"\n',
+     "[[sweep]] 1 procs 2048x1024x1 is 2097152 ranks, more than"),
+    ('[campaign]\nname = "x"\n[[sweep]]\nprocs = "1x1x1"\nsize = ["8x8x8", "1073741824x1073741824x1073741824"]\n',
+     "[[sweep]] 1 size 1073741824x1073741824x1073741824 on 1x1x1: local block 1073741824x1073741824x1073741824 is "
+     "too large"),
     ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nests [ and { more than 32 deep (the limit)"),
     ("a = " + "{ b = " * 40 + "1" + " }" * 40 + "\n", "nests [ and { more than 32 deep (the limit)"),
 ]
@@ -291,6 +303,25 @@ def test_sbatch_lines_quote_what_sbatch_would_split(tmp_path):
     with pytest.raises(CheckmpiError, match=r"#SBATCH option '--output=.*\\nx/out.txt' holds a control character "
                        r"\(U\+000A\), which a batch script cannot carry"):
         batch_script(CampaignDir(tmp_path / "dir"), spec, 1, 1, runs, Path("/opt/bin"), tmp_path / "d\nx" / "out.txt")
+
+
+def test_the_jobs_output_line_comes_first_and_escapes_sbatch_patterns(tmp_path):
+    """sbatch reads every #SBATCH line as one argument list and fills %j, %x... in --output: the campaign's output
+    line is the first (a value-less option at the end of sbatch_args takes none of ours) with '%' written '%%', and
+    sbatch_args may not name another output; a spec string longer than 4096 characters is refused."""
+    slurm = ISSUE_SPEC.replace('executor = "local" ', 'executor = "slurm" ')
+    spec = parse_spec(slurm + '[slurm]\nsbatch_args = ["--comment"]\n', tmp_path / "s.toml")
+    runs = [r.id for r in plan(spec) if r.submission == 1]
+    lines = batch_script(CampaignDir(tmp_path / "pct_100%j"), spec, 1, 1, runs, Path("/opt/bin"),
+                         tmp_path / "pct_100%j" / "slurm" / "s1-a1.out").splitlines()
+    assert lines[1] == f"#SBATCH --output={tmp_path}/pct_100%%j/slurm/s1-a1.out"
+    assert [line for line in lines if line.startswith("#SBATCH")][-1] == "#SBATCH --comment"
+    for arg in ("--output=x.out", "-o", "-ox.out", "--output"):
+        with pytest.raises(CheckmpiError, match=r"\[slurm\] sbatch_args may not set the job's output"):
+            parse_spec(slurm + f'[slurm]\nsbatch_args = ["{arg}"]\n', tmp_path / "s.toml")
+    assert parse_spec(slurm + '[slurm]\nsbatch_args = ["--open-mode=append", "-O"]\n', tmp_path / "s.toml")
+    with pytest.raises(CheckmpiError, match=r"\[halo\] args\[0\] is 5007 characters long; at most 4096"):
+        parse_spec(slurm.replace("[halo]\n", '[halo]\nargs = ["--seed=' + "1" * 5000 + '"]\n', 1), tmp_path / "s.toml")
 
 
 def test_injected_partition_writes_no_batch_line(tmp_path):

@@ -497,3 +497,64 @@ def test_null_fits_are_shown_as_missing_not_a_crash(tmp_path):
     assert re.search(r"\b1\s+\S+\s+[0-9.]+\s+-\s", hockney), hockney[:400]
     r = checkmpi("predict", "--p2p", str(tmp_path / "pp.json"), "--procs", "2x1x1", "--local", "8x8x8")
     assert_clean_error(r, 2, "no positive beta; cannot predict")
+
+
+def test_report_names_runs_apart_and_draws_names_as_text(tmp_path):
+    """Two results files of one name (a/halo.json, b/halo.json) once shared their plots and predictions: they are
+    a-halo and b-halo. A '$' in a name (matplotlib's formulas) once crashed the plots after the tables."""
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+        shutil.copy(DATA / "halo_4ranks.json", tmp_path / sub / "halo.json")
+    r = checkmpi("report", "a/halo.json", "b/halo.json", "--outdir", "out", cwd=tmp_path, timeout=180)
+    assert r.returncode == 0, r.stderr
+    names = sorted(p.name for p in (tmp_path / "out" / "plots").glob("*.png"))
+    assert names == ["a-halo-breakdown.png", "a-halo-directions.png", "b-halo-breakdown.png",
+                     "b-halo-directions.png", "comparison.png"]
+    assert "halo.json (a-halo)" in r.stdout and "halo.json (b-halo)" in r.stdout
+    shutil.copy(DATA / "halo_4ranks.json", tmp_path / "r$\\frac{a$.json")
+    r = checkmpi("report", "r$\\frac{a$.json", cwd=tmp_path, timeout=180)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "r$\\frac{a$" / "report.html").is_file()
+
+
+def test_predict_refuses_a_loggp_fit_of_negative_time(tmp_path):
+    doc = json.loads((DATA / "p2p_loggp.json").read_text())
+    assert doc["fits"]["loggp"]["L"] < 0  # a real fit: L alone below 0 is accepted
+    r = checkmpi("predict", "--p2p", str(DATA / "p2p_loggp.json"), "--procs", "2x1x1", "--local", "8x8x8",
+                 "--strategy", "step2")
+    assert r.returncode == 0, r.stderr
+    doc["fits"]["loggp"]["L"] = -1e-5
+    (tmp_path / "neg.json").write_text(json.dumps(doc))
+    r = checkmpi("predict", "--p2p", str(tmp_path / "neg.json"), "--procs", "2x1x1", "--local", "8x8x8",
+                 "--strategy", "step2")
+    assert_clean_error(r, 2, "LogGP fit has o_s 8.89e-08 s, o_r 1.6e-07 s and L + o_s + o_r -9.75e-06 s: a "
+                       "negative time; cannot predict")
+
+
+def test_a_campaign_report_without_rows_or_with_an_unknown_point(tmp_path):
+    doc = json.loads((DATA / "campaign_scale_report.json").read_text())
+    empty = json.loads(json.dumps(doc))
+    empty["scaleup"][0]["rows"] = []
+    unknown = json.loads(json.dumps(doc))
+    unknown["scaleup"][0]["rows"][0]["point"] = "9x9x9-1x1x1"
+    for name, bad, message in (("empty", empty, "its weak scale-up sweep has no rows"),
+                               ("unknown", unknown, "scaleup[0] names point '9x9x9-1x1x1', which its points do "
+                                "not hold")):
+        (tmp_path / f"{name}.json").write_text(json.dumps(bad))
+        r = checkmpi("report", "--campaign", str(tmp_path / f"{name}.json"), "--machine", str(_profile(tmp_path)),
+                     "--no-report")
+        assert_clean_error(r, 2, message)
+
+
+def test_a_refused_output_writes_no_plot(tmp_path):
+    """The plots were written before the --html or --json target was checked."""
+    (tmp_path / "adir").mkdir()
+    r = checkmpi("report", str(DATA / "halo_4ranks.json"), "--html", str(tmp_path / "adir"), "--plots",
+                 str(tmp_path / "p"))
+    assert_clean_error(r, 1, "a directory")
+    assert not (tmp_path / "p").exists()
+    r = checkmpi("predict", "--machine", str(_profile(tmp_path)), "--scale", "2,4", "--ranks-per-node", "2",
+                 "--local", "8x8x8", "--strategy", "step2", "--plots", str(tmp_path / "q"), "--json",
+                 str(tmp_path / "adir"))
+    assert_clean_error(r, 1, "a directory")
+    assert not (tmp_path / "q").exists()

@@ -10,6 +10,7 @@ import pytest
 from conftest import DATA
 
 from checkmpi import export
+from checkmpi.errors import CheckmpiError
 from checkmpi.results import HALO_TIMERS, load
 
 
@@ -118,3 +119,29 @@ def test_extrap_json_lines():
     b.config.update({"l": 32})
     assert export.extrap_parameters([a, b]) == ["n"]
     assert json.loads(export.to_extrap([a, b]).splitlines()[-1])["params"] == {"n": 32 * 16 * 16}
+
+
+def test_extrap_keeps_to_what_it_can_model(tmp_path, capsys):
+    """Runs that differ in more than ranks and cells are refused (Extra-P would take them for repetitions); a
+    strategy that failed validation and a timer without a value (null in the JSON) are left out, and said so."""
+    a = load(DATA / "halo_4ranks.json")
+    b = load(DATA / "halo_4ranks.json")
+    b.config["precision"] = "double"
+    with pytest.raises(CheckmpiError, match=r"--format extrap models ranks \(p\) and cells per rank \(n\) only: "
+                       r".* has precision 'double', .* 'single'; export them apart"):
+        export.to_extrap([a, b])
+    doc = _halo_doc()
+    doc["results"][1]["valid"] = False
+    for stat in ("min", "mean", "max"):
+        doc["results"][0]["timers"]["x"][stat] = None
+    (tmp_path / "h.json").write_text(json.dumps(doc))
+    lines = [json.loads(x) for x in export.to_extrap([load(tmp_path / "h.json")]).splitlines()]
+    assert {x["callpath"] for x in lines} == {"step0", "step2"}
+    assert ("step0", "time_x") not in {(x["callpath"], x["metric"]) for x in lines}
+    assert len(lines) == 2 * len(HALO_TIMERS) - 1
+    err = capsys.readouterr().err
+    assert "step1 of '" in err and "failed validation: left out" in err
+    assert "step0 of '" in err and "has no value for x: left out" in err
+    rows = list(csv.reader(io.StringIO(export.to_csv([load(tmp_path / "h.json")]))))
+    x = [row for row in rows[1:] if row[14] == "step0" and row[18] == "x"]
+    assert x and all(row[20] == "" and row[21] == "" for row in x)  # empty, not 'nan'

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -58,6 +59,46 @@ def test_signal_to_checkmpi_ends_the_whole_job(halo_bin, tmp_path, sig):
     assert "Traceback" not in err
     assert not _ranks_of(tmp_path / "results"), "MPI processes left running"
     assert _files(tmp_path) == before, "files of the earlier run changed"
+
+
+def test_stop_in_a_later_launch_leaves_the_earlier_run(halo_bin, tmp_path):
+    """Each launch of a run of several replaces the results, the samples, the log and the profiles: a stop in
+    launch 2 puts the earlier run's back and removes what the stopped one added."""
+    run = ["run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--strategy", "step2", "--no-report",
+           "--json", str(tmp_path / "results.json"), "--launches", "2", *LIMIT]
+    r = checkmpi(*run, "--iters", "6", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    before = _files(tmp_path)
+    assert "results/samples.json" in before and "results/checkmpi-halo.log" in before
+    # About a second or more a launch: long enough for the stop to land in launch 2.
+    proc = subprocess.Popen([sys.executable, "-m", "checkmpi", *run, "--iters", "100000", "--icheck", "50000"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 120
+    while not any("launch 2 of 2" in line for line in lines) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert any("launch 2 of 2" in line for line in lines), "".join(lines)
+    assert (tmp_path / "results" / "samples.json").read_bytes() != before["results/samples.json"]  # launch 1's
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
+    reader.join(timeout=10)
+    assert proc.returncode == 128 + signal.SIGTERM, "".join(lines)
+    assert "files of earlier runs are as they were" in "".join(lines)
+    assert not _ranks_of(tmp_path / "results"), "MPI processes left running"
+    assert _files(tmp_path) == before, "files of the earlier run changed"
+
+
+def test_json_where_the_launches_keep_their_samples_is_refused(halo_bin, tmp_path):
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "samples.json").write_text('{"mine": 1}')
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "6", "--strategy",
+                 "step2", "--launches", "2", "--no-report", "--json", "o/samples.json", "--outdir", "o", *LIMIT,
+                 cwd=tmp_path)
+    assert_clean_error(r, 2, "--json 'o/samples.json' is where the launches keep their samples (o/samples.json); "
+                       "give another --json or --outdir")
+    assert (tmp_path / "o" / "samples.json").read_text() == '{"mine": 1}'
 
 
 def test_timeout_leaves_earlier_results(halo_bin, tmp_path):

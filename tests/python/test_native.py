@@ -167,6 +167,10 @@ def test_stale_event_folders_removed(tmp_path, monkeypatch):
     target.mkdir()
     link = tmp_path / f".checkmpi-events-{gone.pid}-link"
     link.symlink_to(target)
-    native._remove_stale_event_folders()
-    assert not stale.exists()
+    calibrating = tmp_path / f".checkmpi-calibrate-{gone.pid}-xyz"  # a calibration's, killed likewise
+    calibrating.mkdir()
+    native.remove_stale_folders("events")
+    assert not stale.exists() and calibrating.is_dir()
     assert live.is_dir() and other.is_dir() and link.is_symlink() and target.is_dir()
+    native.remove_stale_folders("calibrate")
+    assert not calibrating.exists()
