@@ -335,10 +335,13 @@ def load_all(paths: list[str]) -> tuple[list[HaloRun], list[P2PRun]]:
         runs.append(run)
     parts = [run.path.resolve().with_suffix("").parts for run in runs]
     for i, run in enumerate(runs):
+        clash = [other for j, other in enumerate(parts) if j != i and other[-1] == parts[i][-1]]
         depth = 1
-        while any(j != i and other[-depth:] == parts[i][-depth:] for j, other in enumerate(parts)):
+        while depth < len(parts[i]) and any(other[-depth:] == parts[i][-depth:] for other in clash):
             depth += 1
-        if depth > 1:
+        if any(other[-depth:] == parts[i][-depth:] for other in clash):  # one folder, r.json and r.JSON
+            run.label = run.path.name.replace(".", "-")
+        elif depth > 1:
             run.label = "-".join(parts[i][-depth:])
     halos = [r for r in runs if isinstance(r, HaloRun)]
     return halos, [r for r in runs if isinstance(r, P2PRun)]

@@ -258,7 +258,7 @@ def parse_spec(text: str, path: Path, bin_dir: str | None = None, resolved: list
         poll_s=c.number(sl.get("poll_s", 5.0), "[slurm] poll_s", MIN_POLL_S, 3600.0, or_equal=True),
         exclusive=c.boolean(sl, "exclusive", "slurm", True))
     for arg in slurm.sbatch_args:  # the job's log is the campaign's to name: it reads it
-        if arg in ("-o", "--output") or arg.startswith("--output=") or (arg.startswith("-o") and arg[:2] != "--"):
+        if arg == "--output" or arg.startswith(("--output=", "-o")):
             raise c.fail("[slurm] sbatch_args", f"may not set the job's output ('{arg}'): the campaign writes it to "
                          "slurm/s<submission>-a<attempt>.out and reads it there")
     report = c.table(doc, "report")

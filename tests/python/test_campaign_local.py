@@ -244,3 +244,35 @@ def test_spec_must_not_change_under_a_campaign(tmp_path, halo_bin):
     r = checkmpi("campaign", "run", str(other), "--dir", str(folder), "--bin", str(halo_bin), timeout=60)
     assert_clean_error(r, 2, "made from a different spec")
     shutil.rmtree(folder)
+
+
+def test_a_launcher_that_cannot_start_records_the_run_not_started(tmp_path, halo_bin, monkeypatch):
+    """The launcher's exec failing (once: 'Argument list too long') left the run's marker, and the campaign called
+    the run interrupted: it is recorded not started, with the reason, and no marker stays."""
+    from checkmpi import native
+    from checkmpi.campaign.cli import _executables
+    from checkmpi.campaign.execute import execute
+    from checkmpi.campaign.launch import resolve_launch
+    from checkmpi.campaign.plan import plan
+    from checkmpi.campaign.records import CampaignDir
+    from checkmpi.campaign.spec import load_spec
+    from checkmpi.errors import EXIT_FAILED, CheckmpiError
+
+    spec = load_spec(_spec(tmp_path, "e2big", '[halo]\nstrategies = ["step2"]\nitfin = 2\n'
+                           '[[sweep]]\nlocal = "8x8x8"\nnp = [1]\n'), str(halo_bin))
+    cdir = CampaignDir(tmp_path / "c")
+    cdir.create_or_check(spec)
+    halo, p2p = _executables(str(halo_bin))
+
+    real_run = native.Job.run
+
+    def cannot_start(self, *args, **kwargs):  # the halo run's launch; the ping-pong that sizes its limit runs
+        if Path(self.argv[0]).name != "checkmpi-halo":
+            return real_run(self, *args, **kwargs)
+        raise CheckmpiError("cannot start /usr/bin/mpirun: Argument list too long", EXIT_FAILED)
+
+    monkeypatch.setattr(native.Job, "run", cannot_start)
+    run = plan(spec)[0]
+    rec = execute(cdir, spec, run, halo, p2p, resolve_launch(spec, halo.path), None)
+    assert rec["status"] == "not_started" and rec["note"] == "cannot start /usr/bin/mpirun: Argument list too long"
+    assert cdir.marker(run.id) is None and cdir.read_record(run.id)["status"] == "not_started"

@@ -511,6 +511,10 @@ def test_report_names_runs_apart_and_draws_names_as_text(tmp_path):
     assert names == ["a-halo-breakdown.png", "a-halo-directions.png", "b-halo-breakdown.png",
                      "b-halo-directions.png", "comparison.png"]
     assert "halo.json (a-halo)" in r.stdout and "halo.json (b-halo)" in r.stdout
+    shutil.copy(DATA / "halo_4ranks.json", tmp_path / "a" / "halo.JSON")  # one folder, one stem: the suffix tells
+    r = checkmpi("report", "a/halo.json", "a/halo.JSON", "--no-report", cwd=tmp_path, timeout=180)
+    assert r.returncode == 0, r.stderr
+    assert "Headline: halo-json:" in r.stdout and "Headline: halo-JSON:" in r.stdout
     shutil.copy(DATA / "halo_4ranks.json", tmp_path / "r$\\frac{a$.json")
     r = checkmpi("report", "r$\\frac{a$.json", cwd=tmp_path, timeout=180)
     assert r.returncode == 0, r.stderr
