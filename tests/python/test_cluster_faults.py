@@ -111,12 +111,14 @@ def test_link_down_mid_run(cluster, node_bin):
 
 
 def test_rate_lowered_mid_run(cluster, node_bin):
-    """The links shaped to 20 Mbit/s as the ninth of ten rounds starts (16^3 blocks: 7.8 KB a step each way, 3 ms at
-    that rate, some 50 times the unshaped step): every result valid, a late round's median several times the first
-    ones', the run flagged noisy (its tail far above its median). The sockets' buffers (up to 4 MB) take the first
-    few hundred shaped steps' messages at once, so the messages must be large enough and the rounds long enough
-    (1500 steps) for the later steps to wait for the link; two shaped rounds, as each waiting step gives its CPU
-    away (on a loaded machine four took minutes)."""
+    """The links shaped to 50 Mbit/s as the seventh of ten rounds starts (16^3 blocks: 7.8 KB a step each way, 1.25 ms
+    at that rate, some 35 times the unshaped step): every result valid, a late round's median several times the
+    first ones', the run flagged noisy (its tail far above its median). The sockets' buffers (up to 4 MB) take the
+    first few hundred shaped steps' messages at once, so the messages must be large enough and the rounds long
+    enough (1500 steps) for the later steps to wait for the link. An unshaped round takes some 50 ms: shaping two
+    rounds before the last two leaves the tc commands, slow on a loaded machine, two rounds to land (shaped at the
+    ninth, it once landed in the tenth); at 50 rather than 20 Mbit/s the shaped rounds stay short, as each waiting
+    step gives its CPU away (on a loaded machine four rounds at 20 Mbit/s took minutes)."""
     folder, env = cluster["folder"], cluster["env"]
     events, out = folder / "rate.events", folder / "rate.json"
     cmd = ["mpirun", "-n", "2", "--hostfile", cluster["hostfile"], str(node_bin / "checkmpi-halo"), "--no-input",
@@ -128,8 +130,8 @@ def test_rate_lowered_mid_run(cluster, node_bin):
         end = time.monotonic() + 90
         while proc.poll() is None and time.monotonic() < end and not lowered:
             seen = [json.loads(line) for line in events.read_text().splitlines()] if events.exists() else []
-            if any(e.get("index", 0) >= 9 for e in seen):  # events count from 1: the ninth round starts
-                assert script(cluster, "rate", "20mbit", "all").returncode == 0
+            if any(e.get("index", 0) >= 7 for e in seen):  # events count from 1: the seventh round starts
+                assert script(cluster, "rate", "50mbit", "all").returncode == 0
                 lowered = True
             time.sleep(0.01)
         output, _ = proc.communicate(timeout=150)
@@ -137,7 +139,7 @@ def test_rate_lowered_mid_run(cluster, node_bin):
         if proc.poll() is None:
             proc.kill()
         assert script(cluster, "rate", "none", "all").returncode == 0
-    assert lowered, "the run ended before its ninth round"
+    assert lowered, "the run ended before its seventh round"
     assert proc.returncode == 0, output[-3000:]
     run = load(out)
     (r,) = run.ran()
