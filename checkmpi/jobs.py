@@ -16,7 +16,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from checkmpi import bounds, catalog, halo_plan, hosts
+from checkmpi import bounds, halo_plan, hosts
 from checkmpi import report as R
 from checkmpi import tables as T
 from checkmpi.atomic import earlier_files_kept, refuse_odd_target, write_text
@@ -37,6 +37,7 @@ class HaloPlan:
     sizing: list[str]  # checkmpi-halo's options that size the run: as given, or the main job's --local
     iters: int | None  # None: calibrate (or the input file's itfin)
     passthrough: list[str]
+    strategies: tuple[str, ...] = ()  # the ids checkmpi-halo's plan runs (each writes OUTDIR/<id>/)
 
     @property
     def uses_input(self) -> bool:
@@ -113,7 +114,7 @@ def plan_halo(args: argparse.Namespace, extra: list[str], bin_dir: str | None = 
         options = (["--local", x_join((edge,) * 3)] if auto else []) + sizing
         native = halo_plan.make(options + rest, bin_dir)
         if not auto or edge <= 16 or not _too_big(native):
-            return HaloPlan(native.ranks, options, args.iters, extra)
+            return HaloPlan(native.ranks, options, args.iters, extra, tuple(sp.row.id for sp in native.strategies))
         edge //= 2
 
 
@@ -360,7 +361,7 @@ def run_halo(args: argparse.Namespace, extra: list[str]) -> int:
     for path in (log, *([] if args.no_report else [outdir / "report.html"])):
         refuse_odd_target(path)  # before the job, not after it
     # Each launch replaces the results; until the last one has, the earlier run's stay aside.
-    folders = [outdir / row.id for row in catalog.load(args.strategy or "all", args.bin)]
+    folders = [outdir / sid for sid in plan.strategies]
     with earlier_files_kept([json_path, log, *([samples] if samples else [])], folders, json_path.parent):
         if samples is not None:
             samples.unlink(missing_ok=True)

@@ -258,20 +258,18 @@ def read_input(p: Path, what: str) -> str:
         fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise CheckmpiError(f"{what} '{p}' does not exist") from None
-    except IsADirectoryError:
-        raise CheckmpiError(f"{what} '{p}' is a directory") from None
     except OSError as e:
         raise CheckmpiError(f"cannot read {what} '{p}': {e.strerror or e}") from None
     try:
         info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
+        if stat.S_ISDIR(info.st_mode):  # open() takes a folder for reading; fstat tells
             raise CheckmpiError(f"{what} '{p}' is a directory")
         if not stat.S_ISREG(info.st_mode):
             raise CheckmpiError(f"{what} '{p}' is not a regular file (a device, pipe or socket)")
         if info.st_size > MAX_INPUT_BYTES:
             raise CheckmpiError(f"{what} '{p}' has {info.st_size} bytes; at most {MAX_INPUT_BYTES}")
-        with os.fdopen(os.dup(fd), "rb") as f:
-            return f.read(MAX_INPUT_BYTES + 1).decode("utf-8")
+        with os.fdopen(os.dup(fd), "rb") as f:  # fdopen refuses a folder's descriptor: after the checks
+            return f.read().decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CheckmpiError(f"cannot read {what} '{p}': {getattr(e, 'strerror', None) or e}") from None
     finally:

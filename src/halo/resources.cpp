@@ -125,7 +125,7 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
   collectively(dec.comm, [&] {
     if (dec.rank != 0 || cfg.samples.empty()) return;
     for (const auto& [other, what] : {std::pair{cfg.json, "--json file"}, std::pair{cfg.input, "input file"}})
-      if (!other.empty() && (other == cfg.samples || same_file(other, cfg.samples)))
+      if (!other.empty() && same_file(other, cfg.samples))
         throw UsageError("--samples '" + cfg.samples + "' is the " + what + "; the samples need a file of their own");
   });
 }
