@@ -4,7 +4,7 @@
 # same runs as a device-to-device cudaMemcpy (--memcpy-probe). Prints per
 # strategy the compute kernels' bandwidth as a ratio of that memcpy (target
 # >= 0.8), pack and unpack time per direction, and, where MPI is CUDA-aware,
-# the 8-rank loop time with device buffers against --stage.
+# the 8-rank time per step with device buffers against --stage.
 #   bench/gpu.sh [ITFIN] [EDGE1] [EDGE8]   defaults: 100 steps (plus 5 warm-up),
 #                                          256^3 on one rank, 128^3 per rank on 8;
 #                                          an edge of 0 leaves that run out
@@ -73,14 +73,15 @@ for tag in (t for t in sys.argv[2:] if t != "stage"):
     if share > 1:
         print(f"# {share} ranks share a GPU: unless MPS runs (nvidia-cuda-mps-control -d), the GPU time-slices "
               "between their processes and every kernel and copy waits for the others' turns")
-    print("# GB/s and ratio: compute kernels against that memcpy; pack and unpack: ms per step")
-    print(f"{'strategy':30} {'loop(s)':>8} {'compute(s)':>10} {'GB/s':>7} {'ratio':>5}  "
+    print("# step: median time per step, validation excluded; GB/s and ratio: compute kernels against that memcpy;"
+          " pack and unpack: ms per step")
+    print(f"{'strategy':30} {'step(ms)':>8} {'compute(s)':>10} {'GB/s':>7} {'ratio':>5}  "
           + " ".join(f"{p + ' ' + d:>9}" for p in ("pack", "unpack") for d in "xyz") + "  MPI buffers")
     for r in doc["results"]:
         t, steps = r["timers"], r["steps"]
         bw = traffic(r, l, m, n, real) * steps / t["compute"]["mean"]
         per_dir = " ".join(f"{1e3 * t[p + '_' + d]['mean'] / steps:9.3f}" for p in ("pack", "unpack") for d in "xyz")
-        print(f"{(r['strategy'] + ' ' + r['catalog']['alias'])[:30]:30} {t['loop']['max']:8.4f} {t['compute']['mean']:10.4f} "
+        print(f"{(r['strategy'] + ' ' + r['catalog']['alias'])[:30]:30} {1e3 * r['step_time']['median']:8.3f} {t['compute']['mean']:10.4f} "
               f"{bw / 1e9:7.1f} {bw / memcpy:5.2f}  {per_dir}  {r['mpi_buffers']}")
     print()
 
@@ -90,10 +91,10 @@ if "stage" in sys.argv[2:]:
         print("# staged vs CUDA-aware: not measured (MPI is not CUDA-aware, or cannot tell: every run above is staged)")
     else:
         aware = {r["strategy"]: r for r in load("np8")["results"]}
-        print("# 8 ranks: loop time (s, max over ranks), device buffers to CUDA-aware MPI vs --stage")
+        print("# 8 ranks: median time per step (ms), device buffers to CUDA-aware MPI vs --stage")
         print(f"{'strategy':24} {'aware':>8} {'staged':>8} {'staged/aware':>12}")
         for r in staged["results"]:
-            a, s = aware[r["strategy"]]["timers"]["loop"]["max"], r["timers"]["loop"]["max"]
+            a, s = 1e3 * aware[r["strategy"]]["step_time"]["median"], 1e3 * r["step_time"]["median"]
             print(f"{r['strategy'] + ' ' + r['catalog']['alias']:24} {a:8.4f} {s:8.4f} {s / a:12.2f}")
 PY
 }

@@ -101,9 +101,14 @@ __global__ void plane_kernel(Group<Real> dst, Plane to, Group<Real> src, Plane f
 // is: dst_f(c) = src_f(c + offset[f]) (0 for copy_box, the motion's offset
 // for shift; a one-cell offset in x only moves a warp's read window). The
 // grid covers the largest box; each thread moves its cell of every field
-// whose box holds it (three independent loads in flight when the boxes are
-// equal, as in a plain one-pass shift). `base` is the index of cell
-// (0, 0, 0) of the field's index space: lo holds coordinates.
+// whose box holds it. The fields' loop is unrolled and every load issued
+// before the first store: with a loop over `count` and a store after each
+// load, the compiler must assume a store may change the next field's source,
+// so a thread had one load in flight: 1225 GB/s on an H200 at 256^3 single,
+// 2897 GB/s with three (docs/gpu.md, "Recorded results"). Sources are never
+// written by the same launch (dst and src are different arrays, or the same
+// cell with offset 0), so they go through the read-only cache. `base` is the
+// index of cell (0, 0, 0) of the field's index space: lo holds coordinates.
 struct BoxArgs {
   long long lo[kGroup][3];  // [field][direction]
   long long n[kGroup][3];   // cells along x, y, z
@@ -117,12 +122,20 @@ __global__ void box_kernel(Group<Real> dst, Group<Real> src, BoxArgs a, long lon
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i >= nx) return;
   for (long long j = blockIdx.y; j < ny; j += gridDim.y)
-    for (long long k = blockIdx.z; k < nz; k += gridDim.z)
-      for (int f = 0; f < dst.count; ++f) {
-        if (i >= a.n[f][0] || j >= a.n[f][1] || k >= a.n[f][2]) continue;
-        const long long c = a.base + (a.lo[f][0] + i) + (a.lo[f][1] + j) * a.sy + (a.lo[f][2] + k) * a.sz;
-        dst.p[f][c] = src.p[f][c + a.offset[f]];
+    for (long long k = blockIdx.z; k < nz; k += gridDim.z) {
+      Real v[kGroup];
+      long long c[kGroup];
+      bool in[kGroup];
+#pragma unroll
+      for (int f = 0; f < kGroup; ++f) {
+        in[f] = f < dst.count && i < a.n[f][0] && j < a.n[f][1] && k < a.n[f][2];
+        c[f] = a.base + (a.lo[f][0] + i) + (a.lo[f][1] + j) * a.sy + (a.lo[f][2] + k) * a.sz;
+        if (in[f]) v[f] = __ldg(src.p[f] + c[f] + a.offset[f]);
       }
+#pragma unroll
+      for (int f = 0; f < kGroup; ++f)
+        if (in[f]) dst.p[f][c[f]] = v[f];
+    }
 }
 
 template <class Real>

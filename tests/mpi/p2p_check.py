@@ -2,7 +2,10 @@
 """p2p_check.py FILE MODE NPROCS [flat-ok]: checks a checkmpi-p2p JSON file
 (schema checkmpi.p2p/2) for MODE run on NPROCS ranks; prints what is wrong,
 exits 1. flat-ok: a Hockney segment may have beta null (time not growing with
-size), which is what ranks oversubscribing the cores measure."""
+size), which is what ranks oversubscribing the cores measure, and LogGP's G
+may be <= 0 if the tool calls it unphysical (device buffers staged through one
+GPU that several ranks share: every copy waits for a time slice, and that
+noise can swamp G's few microseconds per 64 KiB on a loaded machine)."""
 import json
 import math
 import sys
@@ -228,7 +231,7 @@ elif mode == "loggp":
     need(all(v.startswith(f"{k} = ") for k, v in f.get("unphysical", {}).items()), "unphysical reasons")
     need(f["n"] == n, "fit n")
     need(all(finite(f[k]) for k in ["L", "o_s", "o_r", "g", "G"]), f"LogGP not finite: {f}")
-    need(f["G"] > 0, f"G = {f['G']} not > 0")
+    need(f["G"] > 0 or (flat_ok and "G" in f.get("unphysical", {})), f"G = {f['G']} not > 0 and not called unphysical")
     need(f["g"] >= 0, f"g = {f['g']} < 0")
     need([x["size"] for x in f["residuals"]] == sizes, "residual sizes")
     need(all(finite(x["residual"]) for x in f["residuals"]), "residuals not finite")

@@ -10,7 +10,10 @@ run_mpi "$np" "$CHECKMPI_BIN/checkmpi-p2p" "$mode" --json r.json "$@" >out.txt 2
   fail "exit $? ($(tail -n 3 err.txt))"
 # More ranks than cores: the scheduler, not the bytes, sets the time (MPICH
 # polls), so a flat Hockney fit (beta null) is then the honest result.
-# pingpong --threads T: T polling threads per rank count as T ranks here.
+# pingpong --threads T: T polling threads per rank count as T ranks here;
+# and their latencies at 1-256 B (what the tests measure) differ by far less
+# than threads contending for a loaded machine's cores vary: flat may be
+# honest there too.
 threads=1 block=""
 args=("$@")
 for i in "${!args[@]}"; do
@@ -18,7 +21,7 @@ for i in "${!args[@]}"; do
   [ "${args[$i]}" != --block ] || block=${args[$((i + 1))]}
 done
 flat=""
-[ $((np * threads)) -le "$(nproc)" ] || flat=flat-ok
+[ $((np * threads)) -le "$(nproc)" ] && [ "$threads" -eq 1 ] || flat=flat-ok
 python3 "$(dirname "$0")/p2p_check.py" r.json "$mode" "$np" $flat || fail "JSON check ($(cat out.txt))"
 check_schema r.json
 # --block N: every result's blocks are N iterations long, and the config says so.

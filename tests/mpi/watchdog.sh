@@ -26,11 +26,17 @@ for _ in $(seq 300); do grep -Eq "$started" out.txt || ! kill -0 $job 2>/dev/nul
 grep -Eq "$started" out.txt || fail "the job did not start: $(cat err.txt)"
 sleep 1  # well into the measurement
 # The ranks are the processes whose command line starts with the tool itself
-# (the launcher's starts with the launcher); pick rank $victim by its --json
-# or --outdir, which only this test uses.
+# (the launcher's starts with the launcher) and names this test's --json or
+# --outdir; rank $victim is the one whose launcher told it so (Open MPI's
+# OMPI_COMM_WORLD_RANK, Hydra's PMI_RANK): PIDs need not follow the ranks.
 pids=$(pgrep -f "^${cmd[0]} .*$dir/" | sort -n)
 [ "$(echo "$pids" | wc -l)" -eq $np ] || fail "expected $np ranks, found: $pids"
-pid=$(echo "$pids" | sed -n "$((victim + 1))p")
+pid=""
+for p in $pids; do
+  rank=$(tr '\0' '\n' <"/proc/$p/environ" | sed -n -E 's/^(OMPI_COMM_WORLD_RANK|PMI_RANK)=//p' | head -n 1)
+  [ "$rank" != "$victim" ] || pid=$p
+done
+[ -n "$pid" ] || fail "no rank $victim among $pids (no OMPI_COMM_WORLD_RANK or PMI_RANK in their environment)"
 start=$SECONDS
 kill -STOP "$pid"
 rc=0
