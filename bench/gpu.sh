@@ -81,7 +81,8 @@ for tag in (t for t in sys.argv[2:] if t != "stage"):
         t, steps = r["timers"], r["steps"]
         bw = traffic(r, l, m, n, real) * steps / t["compute"]["mean"]
         per_dir = " ".join(f"{1e3 * t[p + '_' + d]['mean'] / steps:9.3f}" for p in ("pack", "unpack") for d in "xyz")
-        print(f"{(r['strategy'] + ' ' + r['catalog']['alias'])[:30]:30} {1e3 * r['step_time']['median']:8.3f} {t['compute']['mean']:10.4f} "
+        name = (r['strategy'] + ' ' + r['catalog']['alias'])[:30]
+        print(f"{name:30} {1e3 * r['step_time']['median']:8.3f} {t['compute']['mean']:10.4f} "
               f"{bw / 1e9:7.1f} {bw / memcpy:5.2f}  {per_dir}  {r['mpi_buffers']}")
     print()
 

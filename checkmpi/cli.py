@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 from checkmpi import __version__, bounds
-from checkmpi.errors import CheckmpiError
+from checkmpi.errors import CheckmpiError, Stopped, stopping_on_signals
 from checkmpi.results import P2P_MODES
 
 
@@ -299,12 +300,16 @@ def main(argv: list[str] | None = None) -> int:
         if extra and args.command not in ("run", "p2p"):
             raise CheckmpiError(f"unrecognized arguments: {' '.join(extra)} (see 'checkmpi {args.command} --help')")
         _given_once(top, args, argv, extra)
-        return args.func(args, extra)
+        with stopping_on_signals():
+            return args.func(args, extra)
     except CheckmpiError as e:
         print(f"checkmpi: error: {e.message}", file=sys.stderr)
         for line in e.detail:
             print(f"  | {line}", file=sys.stderr)
         return e.code
+    except Stopped as e:
+        print(f"checkmpi: stopped by {signal.Signals(e.signum).name}", file=sys.stderr)
+        return 128 + e.signum
     except KeyboardInterrupt:
         print("checkmpi: interrupted", file=sys.stderr)
         return 130

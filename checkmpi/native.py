@@ -381,9 +381,11 @@ def _supervised(job: _Job, cmd: list[str], env: dict[str, str], timeout: float |
                             EXIT_FAILED, list(stderr_lines)[-5:])
     if job.signum:
         # A caller's own handler (a campaign turns SIGTERM into an interrupt)
-        # gets the signal once the job is gone.
+        # gets the signal once the job is gone; checkmpi's own (errors.Stopped)
+        # would only replace this message.
         previous = job.previous.get(job.signum)
-        if callable(previous) and previous is not signal.default_int_handler:
+        if callable(previous) and previous is not signal.default_int_handler and \
+                not getattr(previous, "checkmpi_stop", False):
             previous(job.signum, None)
         name = signal.Signals(job.signum).name
         raise CheckmpiError(f"stopped by {name}: the MPI job ({Path(cmd[0]).name}) was ended; files of earlier "

@@ -170,3 +170,41 @@ find {disk} -name '*.tmp.*'
     assert errors[0].endswith(": No space left on device"), errors
     assert f"{disk}/report.html: OK" in r.stdout
     assert ".tmp." not in r.stdout, "temporary files left behind"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_signal_outside_a_job_says_so(monkeypatch, capsys, tmp_path, sig):
+    """SIGTERM or SIGHUP after the job (checkmpi drawing the report): the file being written goes, the earlier
+    one stays, and checkmpi says what stopped it (it used to end with exit 143 and no line)."""
+    from checkmpi import atomic, cli, report
+
+    target = tmp_path / "report.html"
+    target.write_text("earlier")
+
+    def drawing(args):
+        with atomic.replacing(target) as temp:
+            temp.write_text("half")
+            os.kill(os.getpid(), sig)
+            time.sleep(30)  # not reached: the handler raises at once
+        return 0
+
+    monkeypatch.setattr(report, "report_command", drawing)
+    before = signal.getsignal(sig)
+    assert cli.main(["report", str(DATA / "halo_4ranks.json")]) == 128 + sig
+    assert capsys.readouterr().err == f"checkmpi: stopped by {signal.Signals(sig).name}\n"
+    assert _files(tmp_path) == {"report.html": b"earlier"}
+    assert signal.getsignal(sig) == before  # the caller's handler back
+
+
+def test_an_ignored_hangup_stays_ignored(monkeypatch, tmp_path):
+    """Under nohup SIGHUP is ignored: checkmpi keeps it so and finishes."""
+    from checkmpi import cli, report
+
+    seen = []
+    monkeypatch.setattr(report, "report_command", lambda args: seen.append(signal.getsignal(signal.SIGHUP)) or 0)
+    old = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        assert cli.main(["report", str(DATA / "halo_4ranks.json")]) == 0
+    finally:
+        signal.signal(signal.SIGHUP, old)
+    assert seen == [signal.SIG_IGN]
