@@ -62,6 +62,19 @@ def option_value(argv: list[str], name: str) -> str | None:
     return value
 
 
+def without_option(argv: list[str], name: str) -> list[str]:
+    """argv less a pass-through option and its value (`--name V` or `--name=V`)."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == name:
+            skip = True
+        elif not a.startswith(name + "="):
+            out.append(a)
+    return out
+
+
 # CheckMPI's names of what --size, --procs and --iters set: checkmpi run sets
 # the settings itself, so the keys cannot reach checkmpi-halo beside them.
 NAMELIST_KEYS = {"--lx": "--size LXxLYxLZ (or --local LxMxN)", "--ly": "--size LXxLYxLZ (or --local LxMxN)",
@@ -121,9 +134,9 @@ def plan_halo(args: argparse.Namespace, extra: list[str], bin_dir: str | None = 
 def check_watchdog(extra: list[str]) -> None:
     """--watchdog S passed on: a decimal number of seconds, as checkmpi-halo and checkmpi-p2p document it."""
     value = option_value(extra, "--watchdog")
-    if value is not None and not (re.fullmatch(r"\d+(\.\d*)?", value) and float(value) <= bounds.MAX_SECONDS):
-        raise CheckmpiError(f"--watchdog must be 0 (off) or a number of seconds up to 10^7 in decimal digits, "
-                            f"got '{value}'")
+    if value is not None and not (re.fullmatch(r"\d+(\.\d*)?", value) and
+                                  (float(value) == 0 or 1 <= float(value) <= bounds.MAX_SECONDS)):
+        raise CheckmpiError(f"--watchdog must be 0 (off) or 1 to 10^7 seconds in decimal digits, got '{value}'")
 
 
 def check_namelist(path: Path) -> None:
@@ -299,7 +312,9 @@ def calibrate(exe: Path, launcher: Launcher, plan: HaloPlan, strategy: str | Non
     with tempfile.TemporaryDirectory(prefix=f".checkmpi-calibrate-{os.getpid()}-", dir=scratch) as tmp:
         json_path = Path(tmp) / "calibration.json"
         argv = halo_argv(exe, plan, json_path, Path(tmp) / "out", cal_steps, strategy, checks=1) + rounds_option
-        job = Job(launcher, plan.np, argv + ["--repeat", "1"], tuple(launcher_args), scratch=scratch)
+        # One repeat, whatever the run's (checkmpi-halo refuses an option given twice).
+        job = Job(launcher, plan.np, without_option(argv, "--repeat") + ["--repeat", "1"], tuple(launcher_args),
+                  scratch=scratch)
         with ProgressLine(f"calibrating ({cal_steps} steps per strategy in {rounds} rounds)") as progress:
             done = job.run(timeout, progress.update)
         if done.returncode != 0:

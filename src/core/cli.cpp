@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <regex>
 #include <sstream>
 
 #include "core/errors.hpp"
@@ -61,6 +62,8 @@ void CommandLine::parse(int argc, const char* const* argv) {
       positional_.push_back(arg);
       continue;
     }
+    if (values_.count(spec->name))  // the last one silently won
+      throw UsageError("option --" + spec->name + " is given twice; give it once");
     if (!spec->takes_value) {
       if (inline_value) throw UsageError("option --" + spec->name + " takes no value");
       values_[spec->name] = "";
@@ -155,25 +158,32 @@ std::string CommandLine::help() const {
   return out;
 }
 
+namespace {
+// A value as an error line shows it: a 100 000-character value made a 100 kB line.
+std::string shown(const std::string& text) { return text.size() <= 80 ? text : text.substr(0, 77) + "..."; }
+}  // namespace
+
 long long parse_integer(const std::string& text, const std::string& what) {
   const char* begin = text.c_str();
   char* end = nullptr;
   errno = 0;
   long long v = std::strtoll(begin, &end, 10);
   if (text.empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0])))
-    throw UsageError("value of " + what + " is not an integer: '" + text + "'");
-  if (errno == ERANGE) throw UsageError("value of " + what + " is out of range: '" + text + "'");
+    throw UsageError("value of " + what + " is not an integer: '" + shown(text) + "'");
+  if (errno == ERANGE) throw UsageError("value of " + what + " is out of range: '" + shown(text) + "'");
   return v;
 }
 
 double parse_number(const std::string& text, const std::string& what) {
+  // Decimal only: strtod also takes hex ("0x10" was 16), "inf" and "nan".
+  static const std::regex decimal(R"([-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)");
   const char* begin = text.c_str();
   char* end = nullptr;
   errno = 0;
   double v = std::strtod(begin, &end);
-  if (text.empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0])))
-    throw UsageError("value of " + what + " is not a number: '" + text + "'");
-  if (errno == ERANGE) throw UsageError("value of " + what + " is out of range: '" + text + "'");
+  if (!std::regex_match(text, decimal) || *end != '\0')
+    throw UsageError("value of " + what + " is not a decimal number: '" + shown(text) + "'");
+  if (errno == ERANGE) throw UsageError("value of " + what + " is out of range: '" + shown(text) + "'");
   return v;
 }
 

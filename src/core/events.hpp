@@ -6,12 +6,17 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace checkmpi::events {
 
 // Opens FILE (rank 0; the others keep no file). UsageError if it cannot be
-// created.
-void open(const std::string& path, int rank);
+// created, is a link, a folder or not a regular file, or is one of `others`
+// (path, what it is: the input file, the --json file, ...). A write that
+// fails later (a full disk) is one warning of `tool`'s, and no more lines.
+void open(const std::string& path, int rank, const std::string& tool,
+          const std::vector<std::pair<std::string, std::string>>& others = {});
 // Unit `index` of `count` starts: a line, if a file is open.
 void start(long long index, long long count, const std::string& what);
 

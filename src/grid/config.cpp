@@ -1,6 +1,8 @@
 #include "grid/config.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -108,19 +110,38 @@ long long resolve_rounds(const HaloConfig& c) {
 
 std::string read_text_file(const std::string& path, const std::string& what, long long max_bytes,
                            const std::string& limit) {
+  const auto fail = [&](const std::string& why) { return UsageError("cannot read " + what + " '" + path + "': " + why); };
+  // Non-blocking: a FIFO swapped in after a check cannot make the open wait for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw fail(std::strerror(errno));
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    throw UsageError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw UsageError("cannot read " + what + " '" + path + "': not a regular file");
-  if (st.st_size > max_bytes)
-    throw UsageError("cannot read " + what + " '" + path + "': " + std::to_string(st.st_size) +
-                     " bytes, more than " + limit);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + what + " '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw UsageError("cannot read " + what + " '" + path + "'");
-  return text.str();
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw fail("not a regular file");
+  }
+  if (st.st_size > max_bytes) {
+    ::close(fd);
+    throw fail(std::to_string(st.st_size) + " bytes, more than " + limit);
+  }
+  std::string text;
+  char chunk[1 << 16];
+  for (;;) {  // to the end, not st_size: files in /proc say 0
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw fail(std::strerror(err));
+    }
+    if (n == 0) break;
+    text.append(chunk, std::size_t(n));
+    if ((long long)text.size() > max_bytes) {
+      ::close(fd);
+      throw fail("more than " + limit);
+    }
+  }
+  ::close(fd);
+  return text;
 }
 
 const char* precision_name(Precision p) { return p == Precision::Single ? "single" : "double"; }
@@ -206,8 +227,12 @@ void check_config(const HaloConfig& c, const std::set<std::string>& given) {
   }
   const std::pair<const char*, long long> procs[] = {
       {"proc_x", c.proc_x}, {"proc_y", c.proc_y}, {"proc_z", c.proc_z}};
-  for (const auto& [name, v] : procs)
+  for (const auto& [name, v] : procs) {
     if (v < 0) throw UsageError(std::string(name) + " must be positive (or 0 to choose), got " + std::to_string(v));
+    if (v > kMaxExtent)  // no more ranks along an axis than cells can have
+      throw UsageError(std::string(name) + " " + std::to_string(v) + " is too large: at most " +
+                       std::to_string(kMaxExtent));
+  }
   // Upper limits far above any useful run, so that products of counts stay
   // far from overflow (strategies x repeats x rounds x steps).
   const auto in_range = [](const char* name, long long v, long long lo, long long hi, const char* what) {
@@ -305,6 +330,8 @@ void parse_misroute(HaloConfig& c, const std::string& text) {
 
 HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_text) {
   HaloConfig c;
+  if (cli.has("no-input") && cli.has("input"))
+    throw UsageError("--no-input and --input '" + cli.get("input", "") + "' contradict each other; give one");
   c.input = cli.has("no-input") ? "" : cli.get("input", "file.input");
   std::set<std::string> given;
   std::map<std::string, long long> stencil;
@@ -347,7 +374,8 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   }
   if ((c.seed_given = cli.has("seed"))) {
     const long long seed = cli.get_int("seed", 0);
-    if (seed < 0) throw UsageError("--seed must not be negative, got " + std::to_string(seed));
+    if (seed < 0 || seed > (1LL << 53) - 1)  // exact in JSON's numbers, so a run's recorded seed gives it back
+      throw UsageError("--seed must be 0 to 2^53-1 (9007199254740991), got " + std::to_string(seed));
     c.seed = static_cast<unsigned long long>(seed);
   }
   c.tie_threshold = cli.get_double("tie-threshold", 0.02);
@@ -371,6 +399,7 @@ HaloConfig make_halo_config(const CommandLine& cli, const std::string& input_tex
   if (c.outdir.empty()) throw UsageError("--outdir must not be empty");
   c.json = cli.get("json", "");
   if (cli.has("json") && c.json.empty()) throw UsageError("--json needs a file name");
+  if (cli.has("events") && cli.get("events", "").empty()) throw UsageError("--events needs a file name");
   c.samples = cli.get("samples", "");
   if (cli.has("samples") && c.samples.empty()) throw UsageError("--samples needs a file name");
   c.watchdog = watchdog_option(cli);

@@ -127,8 +127,12 @@ void commit_outputs(const HaloConfig& cfg, const Decomposition& dec, const Json&
   agree_output(dec.comm, error);
 }
 
-// A document to FILE, whole or not at all ('-': standard output).
-void write_document(const Json& doc, const std::string& path) {
+// A document to FILE, whole or not at all ('-': standard output), never
+// over the input file (`option` names FILE's option in the error).
+void write_document(const Json& doc, const std::string& path, const CommandLine& cli, const std::string& option) {
+  if (path.empty()) throw UsageError(option + " needs a file name (or - for standard output)");
+  if (path != "-" && !cli.has("no-input") && same_file(path, cli.get("input", "file.input")))
+    throw UsageError(option + " '" + path + "' is the input file; refusing to write over it");
   const std::string text = doc.dump() + "\n";
   if (path == "-") {
     std::cout << text;
@@ -143,7 +147,7 @@ void write_document(const Json& doc, const std::string& path) {
 // (compositions included), as checkmpi.catalog/2.
 void list_strategies_json(const CommandLine& cli, int rank) {
   const auto rows = select_strategies(split_list(cli.get("strategy", "all")));
-  if (rank == 0) write_document(catalog_json(rows), cli.get("json", "-"));
+  if (rank == 0) write_document(catalog_json(rows), cli.get("json", "-"), cli, "--json");
 }
 
 // --plan FILE: checkmpi.plan/1 for --np ranks (or the grid's), this process
@@ -156,7 +160,7 @@ void write_plan(const CommandLine& cli, HaloConfig cfg, int rank) {
   cfg.compute = run_compute(cfg.compute, backend.kind);
   const auto skipped = skip_unrunnable(chosen, cfg, backend.kind);
   const Json doc = plan_json(cfg, nranks, backend, chosen, skipped);
-  if (rank == 0) write_document(doc, cli.get("plan", "-"));
+  if (rank == 0) write_document(doc, cli.get("plan", "-"), cli, "--plan");
 }
 
 }  // namespace
@@ -216,7 +220,10 @@ int halo_main(int argc, char** argv) {
     const auto skipped = collectively(world, [&] { return skip_unrunnable(chosen, cfg, backend.kind); });
     int ranks_on_node = 1;
     check_resources(cfg, dec, backend, chosen, ranks_on_node);
-    collectively(world, [&] { events::open(cli.get("events", ""), rank); });
+    collectively(world, [&] {
+      events::open(cli.get("events", ""), rank, "checkmpi-halo",
+                   {{cfg.input, "input file"}, {cfg.json, "--json file"}, {cfg.samples, "--samples file"}});
+    });
     const Watchdog watchdog("checkmpi-halo", watchdog_seconds(cfg, dec.grid, ranks_on_node), rank);
     progress::at("gathering the run's context", "all ranks (collectives)");
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/saturating.hpp"
 #include "grid/fields.hpp"
 #include "grid/planes.hpp"
 #include "halo/json_output.hpp"
@@ -23,10 +24,10 @@ int plan_ranks(const CommandLine& cli, const HaloConfig& cfg) {
   const bool whole_grid = cfg.proc_x > 0 && cfg.proc_y > 0 && cfg.proc_z > 0;
   if (cli.has("np")) return ranks("np");  // choose_dims says if the grid disagrees
   if (whole_grid) {
-    const long long n = cfg.proc_x * cfg.proc_y * cfg.proc_z;  // each at most kMaxExtent: no overflow
+    const long long n = sat_mul(sat_mul(cfg.proc_x, cfg.proc_y), cfg.proc_z);
     if (n > kMaxRanks)
-      throw UsageError("proc_x*proc_y*proc_z = " + std::to_string(n) + " is more than " +
-                       std::to_string(kMaxRanks) + " ranks");
+      throw UsageError("proc_x*proc_y*proc_z = " + std::to_string(cfg.proc_x) + "*" + std::to_string(cfg.proc_y) +
+                       "*" + std::to_string(cfg.proc_z) + " is more than " + std::to_string(kMaxRanks) + " ranks");
     return int(n);
   }
   if (cli.has("default-np")) return ranks("default-np");
@@ -93,7 +94,7 @@ Json plan_json(const HaloConfig& cfg, int nranks, const BackendChoice& backend,
   doc["icheck"] = cfg.icheck;
   add_geometry(doc, g, cfg.stencil, cfg.precision);
   doc["memory_per_rank"] = static_cast<unsigned long long>(
-      bytes_per_rank(g, cfg.stencil, cfg.precision, field_copies(chosen, cfg.compute)));
+      bytes_per_rank(g, cfg.stencil, cfg.precision, host_field_copies(chosen, cfg.compute, backend.kind)));
   doc["least_seconds"] = fastest_run_seconds(cfg, g, backend.kind, chosen.size());
   Json list = Json::array();
   for (const StrategyInfo* s : chosen) {

@@ -48,6 +48,10 @@ int field_copies(const std::vector<const StrategyInfo*>& chosen, Compute run) {
   return 1;
 }
 
+int host_field_copies(const std::vector<const StrategyInfo*>& chosen, Compute run, BackendKind kind) {
+  return kind == BackendKind::Cuda ? 1 : 1 + field_copies(chosen, run);
+}
+
 void check_plane_sizes(const Grid& g, const Stencil& s) {
   for (int d = 0; d < 3; ++d)
     if (double(s.fields) * double(plane_count(g, d)) > 2147483647.0)
@@ -80,7 +84,9 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
   collectively(dec.comm, [&] {
     check_plane_sizes(dec.grid, cfg.stencil);
     const int copies = field_copies(chosen, cfg.compute);
-    const double need = bytes_per_rank(dec.grid, cfg.stencil, cfg.precision, copies) * local_size;
+    const double need =
+        bytes_per_rank(dec.grid, cfg.stencil, cfg.precision, host_field_copies(chosen, cfg.compute, backend.kind)) *
+        local_size;
     const unsigned long long have = available_memory_bytes();
     if (have > 0 && need > double(have)) {
       throw UsageError("not enough memory: " + std::to_string(local_size) + " ranks on this node need " +
@@ -104,6 +110,9 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
                        human_bytes(free_gpu) + " free");
   });
   collectively(dec.comm, [&] {
+    if (dec.rank == 0) check_output_files(cfg, chosen);
+  });
+  collectively(dec.comm, [&] {
     for (const auto* s : chosen) {
       const std::string dir = cfg.outdir + "/" + s->id;
       std::string err = make_directories(dir);
@@ -117,17 +126,31 @@ void check_resources(const HaloConfig& cfg, const Decomposition& dec, const Back
   });
   collectively(dec.comm, [&] {
     if (dec.rank != 0 || cfg.json.empty()) return;
-    if (!cfg.input.empty() && same_file(cfg.json, cfg.input))
-      throw UsageError("--json '" + cfg.json + "' is the input file; refusing to write results over it");
     const std::string error = check_writable_file(cfg.json, "JSON file");
     if (!error.empty()) throw UsageError(error);
   });
-  collectively(dec.comm, [&] {
-    if (dec.rank != 0 || cfg.samples.empty()) return;
+}
+
+void check_output_files(const HaloConfig& cfg, const std::vector<const StrategyInfo*>& chosen) {
+  const std::pair<const std::string*, const char*> outputs[] = {{&cfg.json, "--json"}, {&cfg.samples, "--samples"}};
+  for (const auto& [path, option] : outputs) {
+    if (path->empty()) continue;
+    if (*path == "-")
+      throw UsageError(std::string(option) + " - (standard output) is for --plan and --list-strategies; a run "
+                       "writes its " + (path == &cfg.json ? "results" : "samples") + " to a file");
+    const auto slash = path->rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : path->substr(0, slash == 0 ? 1 : slash);
+    for (const auto* s : chosen)
+      if (same_file(folder, cfg.outdir + "/" + s->id))
+        throw UsageError(std::string(option) + " '" + *path + "' is in " + cfg.outdir + "/" + s->id +
+                         ", the folder of the run's own profiles and task logs; give a path outside it");
+  }
+  if (!cfg.json.empty() && !cfg.input.empty() && same_file(cfg.json, cfg.input))
+    throw UsageError("--json '" + cfg.json + "' is the input file; refusing to write results over it");
+  if (!cfg.samples.empty())
     for (const auto& [other, what] : {std::pair{cfg.json, "--json file"}, std::pair{cfg.input, "input file"}})
       if (!other.empty() && same_file(other, cfg.samples))
         throw UsageError("--samples '" + cfg.samples + "' is the " + what + "; the samples need a file of their own");
-  });
 }
 
 }  // namespace checkmpi

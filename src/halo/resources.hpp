@@ -11,15 +11,23 @@
 
 namespace checkmpi {
 
-// Memory one rank needs at most: three fields, and as many again for a
-// second buffer or temporaries (`copies` 2) unless every strategy shifts in
-// place (1), plus one three-field message per direction, sign and way.
+// --json and --samples (rank 0): neither '-', nor in a strategy's folder
+// (the run's own profiles and task logs), nor the input file, nor each
+// other. Before any folder is made: a refused run writes nothing.
+void check_output_files(const HaloConfig& cfg, const std::vector<const StrategyInfo*>& chosen);
+
+// Memory one rank needs at most: `copies` sets of the fields, plus one
+// message of all fields per direction, sign and way.
 double bytes_per_rank(const Grid& g, const Stencil& s, Precision p, int copies = 2);
 
-// Sets of the three fields the chosen strategies keep with the run's
-// --compute `run` (resolved): 1 if every one shifts in place, else 2 (a
-// second buffer or temporaries).
+// Sets of the fields the backend keeps for the chosen strategies with the
+// run's --compute `run` (resolved): 1 if every one shifts in place, else 2
+// (a second buffer or temporaries).
 int field_copies(const std::vector<const StrategyInfo*>& chosen, Compute run);
+
+// Sets of the fields in host memory: the host's own (initial state,
+// validation, profiles) and, on the host backend, the backend's as well.
+int host_field_copies(const std::vector<const StrategyInfo*>& chosen, Compute run, BackendKind kind);
 
 // UsageError if one halo message of the block would exceed 2^31 elements.
 void check_plane_sizes(const Grid& g, const Stencil& s);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "p2p/loop.hpp"  // kMaxBlocks
+
 namespace checkmpi::p2p {
 
 namespace {
@@ -58,8 +60,11 @@ std::vector<long long> payloads(const P2PConfig& cfg) {
 }  // namespace
 
 double memory_bytes_per_rank(const P2PConfig& cfg, int nprocs) {
-  const double samples = 2.0 * sizeof(double) * double(std::max(cfg.iterations, cfg.iterations_large));
-  const double requests = double(sizeof(MPI_Request)) * double(cfg.window);
+  // The timing loops keep at most kMaxBlocks samples; loggp's o_r also one per iteration.
+  const long long iterations = std::max(cfg.iterations, cfg.iterations_large);
+  const double samples = 2.0 * sizeof(double) * double(cfg.mode == Mode::LogGP ? iterations
+                                                                                : std::min(kMaxBlocks, iterations));
+  const double requests = kRequestBytes * double(cfg.window);
   return buffer_bytes_per_rank(cfg, nprocs) + samples + requests;
 }
 

@@ -275,7 +275,7 @@ int p2p_main(int argc, char** argv) {
         std::cerr << (std::string("checkmpi-p2p: warning: ") + line + "\n");
     choose_device(cfg, world);
     check_resources(cfg, world);
-    collectively(world, [&] { events::open(cfg.events, rank); });
+    collectively(world, [&] { events::open(cfg.events, rank, "checkmpi-p2p", {{cfg.json, "--json file"}}); });
     const Watchdog watchdog("checkmpi-p2p", watchdog_seconds(cfg), rank);
     progress::at("gathering the run's context", "all ranks (collectives)");
 

@@ -59,7 +59,7 @@ class AllToAll final : public Collective {
   std::string verify(long long it) override {
     for (int s = 0; s < n_; ++s)
       if (const auto bad = recv_->check(block(s), seed(s, me_, it)))
-        return mismatch(v_ ? "ialltoallv" : "ialltoall", size_, *bad, me_, s, it);
+        return mismatch(name, size_, *bad, me_, s, it);
     return "";
   }
 
@@ -96,7 +96,7 @@ class AllReduce final : public Collective {
       float want = 0;
       for (int r = 0; r < n_; ++r) want += value(r, i, it);
       if (recv_[i] != want)
-        return format("iallreduce: size %lld, element %zu: expected %g, got %g (rank %d, iteration %lld)", size_, i,
+        return format("%s: size %lld, element %zu: expected %g, got %g (rank %d, iteration %lld)", name, size_, i,
                       double(want), double(recv_[i]), me_, it);
     }
     return "";
@@ -129,7 +129,7 @@ class Broadcast final : public Collective {
   std::string verify(long long it) override {
     if (me_ == 0) return "";
     const auto bad = data_->check(layout(), pattern_seed(0, it, size_));
-    return bad ? mismatch("ibcast", size_, *bad, me_, 0, it) : "";
+    return bad ? mismatch(name, size_, *bad, me_, 0, it) : "";
   }
 
  private:
@@ -280,26 +280,30 @@ class PencilTranspose final : public Collective {
 }  // namespace
 
 std::unique_ptr<Collective> make_collective(NbcOp op, long long size, MPI_Comm comm, long long damage) {
+  std::unique_ptr<Collective> c;
   switch (op) {
-    case NbcOp::Ialltoall: return std::make_unique<AllToAll>(false, size, comm, damage);
-    case NbcOp::Ialltoallv: return std::make_unique<AllToAll>(true, size, comm, damage);
-    case NbcOp::Iallreduce: return std::make_unique<AllReduce>(size, comm, damage);
-    case NbcOp::Ibcast: return std::make_unique<Broadcast>(size, comm, damage);
+    case NbcOp::Ialltoall: c = std::make_unique<AllToAll>(false, size, comm, damage); break;
+    case NbcOp::Ialltoallv: c = std::make_unique<AllToAll>(true, size, comm, damage); break;
+    case NbcOp::Iallreduce: c = std::make_unique<AllReduce>(size, comm, damage); break;
+    case NbcOp::Ibcast: c = std::make_unique<Broadcast>(size, comm, damage); break;
   }
-  return nullptr;
+  if (c) c->name = nbc_op_name(op);
+  return c;
 }
 
 std::unique_ptr<Collective> make_collective(CollOp op, long long size, MPI_Comm comm, long long damage) {
+  std::unique_ptr<Collective> c;
   switch (op) {
-    case CollOp::Allreduce: return make_collective(NbcOp::Iallreduce, size, comm, damage);
-    case CollOp::Alltoall: return make_collective(NbcOp::Ialltoall, size, comm, damage);
-    case CollOp::Alltoallv: return make_collective(NbcOp::Ialltoallv, size, comm, damage);
-    case CollOp::Bcast: return make_collective(NbcOp::Ibcast, size, comm, damage);
-    case CollOp::Allgather: return std::make_unique<AllGather>(size, comm, damage);
-    case CollOp::ReduceScatter: return std::make_unique<ReduceScatter>(size, comm, damage);
-    case CollOp::Barrier: return std::make_unique<Barrier>(comm);
+    case CollOp::Allreduce: c = make_collective(NbcOp::Iallreduce, size, comm, damage); break;
+    case CollOp::Alltoall: c = make_collective(NbcOp::Ialltoall, size, comm, damage); break;
+    case CollOp::Alltoallv: c = make_collective(NbcOp::Ialltoallv, size, comm, damage); break;
+    case CollOp::Bcast: c = make_collective(NbcOp::Ibcast, size, comm, damage); break;
+    case CollOp::Allgather: c = std::make_unique<AllGather>(size, comm, damage); break;
+    case CollOp::ReduceScatter: c = std::make_unique<ReduceScatter>(size, comm, damage); break;
+    case CollOp::Barrier: c = std::make_unique<Barrier>(comm); break;
   }
-  return nullptr;
+  if (c) c->name = coll_op_name(op);  // the blocking call's name: what coll runs
+  return c;
 }
 
 std::unique_ptr<Collective> make_transpose(const PencilGrid& g, Transpose t, MPI_Comm sub, int row, int col,

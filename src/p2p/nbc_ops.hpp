@@ -23,6 +23,8 @@ class Collective {
   // hook), and check what arrived: "" or what is wrong.
   virtual void prepare(long long iteration) = 0;
   virtual std::string verify(long long iteration) = 0;
+  // What verify's messages call it: nbc's non-blocking name, or coll's blocking one (make_collective sets it).
+  const char* name = "";
 };
 
 // The OSU-style collectives over `comm` with messages of `size` bytes:

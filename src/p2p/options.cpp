@@ -99,9 +99,22 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 // "ialltoall,ibcast" or "all".
+// A comma-separated list of `option`: at least one item, none twice, "all"
+// alone (an empty list ran nothing and exited 0; a name twice was measured twice).
+std::vector<std::string> list_items(const std::string& text, const std::string& option) {
+  const auto items = split(text, ',');
+  if (items.empty()) throw UsageError(option + " needs at least one item");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i] == "all" && items.size() > 1) throw UsageError(option + ": 'all' names every one; give it alone");
+    for (std::size_t k = 0; k < i; ++k)
+      if (items[k] == items[i]) throw UsageError(option + " names '" + items[i] + "' twice");
+  }
+  return items;
+}
+
 std::vector<NbcOp> parse_ops(const std::string& text) {
   std::vector<NbcOp> ops;
-  for (const auto& item : split(text, ',')) {
+  for (const auto& item : list_items(text, "--op")) {
     if (item == "all") {
       for (const auto& o : kOps) ops.push_back(o.op);
       continue;
@@ -122,7 +135,7 @@ auto parse_names(const std::string& text, const Table& table, const char* what)
   std::vector<decltype(table[0].op)> out;
   std::string names;
   for (const auto& t : table) names += std::string(t.name) + ", ";
-  for (const auto& item : split(text, ',')) {
+  for (const auto& item : list_items(text, "--op")) {
     if (item == "all") {
       for (const auto& t : table) out.push_back(t.op);
       continue;
@@ -139,7 +152,7 @@ constexpr long long kMaxProgress = 1000000;
 
 std::vector<long long> parse_progress(const std::string& text) {
   std::vector<long long> counts;
-  for (const auto& item : split(text, ',')) {
+  for (const auto& item : list_items(text, "--progress")) {
     const long long n = parse_integer(item, "--progress");
     if (n < 0) throw UsageError("--progress counts must not be negative, got " + std::to_string(n));
     if (n > kMaxProgress)  // each is that many MPI_Test calls in every operation
@@ -180,7 +193,7 @@ void parse_nbc(const CommandLine& cli, P2PConfig& cfg) {
                      std::to_string(INT_MAX));
   cfg.pencil_rows = int(pq[0]);
   cfg.pencil_cols = int(pq[1]);
-  for (const auto& item : split(cli.get("grid", "16x16x16,32x32x32,64x64x64,128x128x128"), ',')) {
+  for (const auto& item : list_items(cli.get("grid", "16x16x16,32x32x32,64x64x64,128x128x128"), "--grid")) {
     const auto d = parse_dims(item, 3, "--grid");
     const PencilGrid g{{d[0], d[1], d[2]}, cfg.pencil_rows, cfg.pencil_cols};
     if (g.grid.nx < g.p_row || g.grid.ny < std::max(g.p_row, g.p_col) || g.grid.nz < g.p_col)
@@ -200,6 +213,9 @@ void parse_size_range(const std::string& text, P2PConfig& cfg) {
   if (parts.size() == 2) cfg.min_size = parse_integer(parts[0], "--message-size (MIN)");
   cfg.max_size = parse_integer(parts.back(), "--message-size (MAX)");
   if (cfg.min_size < 0) throw UsageError("message sizes must not be negative, got " + std::to_string(cfg.min_size));
+  if (cfg.min_size > cfg.max_size && parts.size() == 1)  // MAX alone: MIN is the mode's smallest size
+    throw UsageError("-m " + text + ": MAX " + std::to_string(cfg.max_size) + " is below this mode's smallest size " +
+                     std::to_string(cfg.min_size) + "; give MIN:MAX");
   if (cfg.min_size > cfg.max_size)
     throw UsageError("message size range " + text + ": MIN " + std::to_string(cfg.min_size) +
                      " is larger than MAX " + std::to_string(cfg.max_size));
@@ -344,6 +360,10 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   if (!cli.has("iters")) cfg.iterations_large = d->iterations_large;
   cfg.warmup = cfg.warmup_large = positive(cli, "warmup", d->warmup, 0);
   if (!cli.has("warmup")) cfg.warmup_large = d->warmup_large;
+  const bool windowed = cfg.mode == Mode::Bandwidth || cfg.mode == Mode::Bibw || cfg.mode == Mode::MbwMr ||
+                        cfg.mode == Mode::Rma;
+  if (cli.has("window") && !windowed) throw UsageError("--window applies to modes bw, bibw, mbw-mr and rma only");
+  if (cli.has("prtt-n") && cfg.mode != Mode::LogGP) throw UsageError("--prtt-n applies to mode loggp only");
   cfg.window = positive(cli, "window", cfg.mode == Mode::Rma ? 1 : cfg.window, 1, INT_MAX / 2);
   cfg.n = positive(cli, "prtt-n", cfg.n, 2, INT_MAX);
   cfg.repeat = positive(cli, "repeat", 1, 1, 1000000);
@@ -370,6 +390,7 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   cfg.json = cli.get("json", "");
   cfg.events = cli.get("events", "");
   if (cli.has("json") && cfg.json.empty()) throw UsageError("--json needs a file name");
+  if (cli.has("events") && cfg.events.empty()) throw UsageError("--events needs a file name");
 
   if (cfg.mode == Mode::Datatype) {
     cfg.default_sweep = !cli.has("vectors");
@@ -378,6 +399,8 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
     if (cfg.vectors.empty())
       throw UsageError("no datatype tuple of the default sweep has a payload between " +
                        std::to_string(cfg.min_size) + " and " + std::to_string(cfg.max_size) + " bytes");
+    if (!cfg.default_sweep && cli.has("message-size"))
+      throw UsageError("--message-size does not apply with --vectors (the tuples set the sizes)");
   } else if (cli.has("vectors")) {
     throw UsageError("--vectors applies to mode datatype only");
   }

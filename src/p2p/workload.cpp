@@ -38,6 +38,17 @@ std::string nbc_rank_problem(const P2PConfig& cfg, int nprocs) {
 }
 
 std::string rank_problem(const P2PConfig& cfg, int nprocs) {
+  // Operations of whole floats (or of at least a byte) with no such size in -m: the run measured nothing, exit 0.
+  bool none = cfg.mode == Mode::Coll || (cfg.mode == Mode::Nbc && cfg.pencil_rows == 0);
+  for (CollOp op : cfg.mode == Mode::Coll ? cfg.coll_ops : std::vector<CollOp>{})
+    none = none && coll_sizes(cfg, op).empty();
+  for (NbcOp op : cfg.mode == Mode::Nbc && cfg.pencil_rows == 0 ? cfg.ops : std::vector<NbcOp>{})
+    for (long long size : message_sizes(cfg))
+      none = none && op == NbcOp::Iallreduce && (size < 4 || size % 4 != 0);
+  if (none)
+    return "no size of -m " + std::to_string(cfg.min_size) + ":" + std::to_string(cfg.max_size) +
+           " can be measured by the chosen --op (allreduce and reduce-scatter send whole floats of 4 bytes, the "
+           "others at least 1 byte)";
   if (cfg.mode == Mode::MbwMr && nprocs % 2 != 0)
     return "mode mbw-mr pairs rank i with rank i + P/2: it needs an even number of ranks, got " +
            std::to_string(nprocs);

@@ -21,7 +21,7 @@ expect_error "line 3: unknown key 'foo'" --input unknown.input
 printf '&parameters lx = 4.5 /\n' >real.input
 expect_error "value of 'lx' is not an integer: '4.5'" --input real.input
 expect_error "value of --itfin is not an integer: 'x'" --input ok.input --itfin x
-expect_error "lx must be positive, got -4" --no-input $good --lx -4
+expect_error "lx must be positive, got -4" --no-input --lx -4 --ly 4 --lz 4 --itfin 2 --icheck 1
 expect_error "itfin must be positive \\(1 to 1000000000000\\), got 0" --input ok.input --itfin 0
 expect_error "icheck must be positive \\(1 to 1000000000000\\), got 0" --input ok.input --icheck 0
 expect_error "icheck must be positive \\(1 to 1000000000000\\), got -2" --input ok.input --icheck -2
@@ -65,7 +65,7 @@ expect_error "cannot write JSON file 'afile/r.json'" --input ok.input --outdir o
 # Rounds, seed, tie threshold and the delay hook: the value and the limit.
 expect_error "--rounds must be at least 1, got 0" --input ok.input --rounds 0
 expect_error "--rounds 3 is more than itfin \\(2\\): every round needs a step" --input ok.input --rounds 3
-expect_error "--seed must not be negative, got -1" --input ok.input --seed -1
+expect_error "--seed must be 0 to 2.53-1 .9007199254740991., got -1" --input ok.input --seed -1
 expect_error "--tie-threshold must be at least 0 and below 1 \\(a fraction: 0.02 is 2%\\), got '2'" \
   --input ok.input --tie-threshold 2
 expect_error "--inject-delay must be STRATEGY:FRACTION with FRACTION above 0 and at most 10, got 'step2:0'" \

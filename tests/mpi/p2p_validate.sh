@@ -65,6 +65,11 @@ expect_corruption "^checkmpi-p2p: validation failed: allgather: size 64, offset 
   coll --op allgather -m 16:128 --inject-corruption 64:10
 expect_corruption "^checkmpi-p2p: validation failed: reduce-scatter: size 64, element [0-9]+: " \
   coll --op reduce-scatter -m 16:128 --inject-corruption 64:10
+# coll runs the blocking calls and names them so (it said iallreduce, ialltoall, ibcast).
+expect_corruption "^checkmpi-p2p: validation failed: allreduce: size 64, element [0-9]+: " \
+  coll --op allreduce -m 16:128 --inject-corruption 64:10
+expect_corruption "^checkmpi-p2p: validation failed: alltoall: size 64, offset 10: " \
+  coll --op alltoall -m 16:128 --inject-corruption 64:10
 for op in put acc; do
   expect_corruption "$op: size 32, offset 3: expected $hex, got $hex \(rank 1 from rank 0, iteration 0\)$" \
     rma --op $op --sync fence -W 2 -m 8:64 --inject-corruption 32:3

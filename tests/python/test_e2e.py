@@ -366,6 +366,15 @@ def test_p2p_command_plumbing_with_a_stand_in_tool(tmp_path):
     assert_clean_error(r, 1, "checkmpi-p2p failed with exit code 2", "checkmpi-p2p: error: min size > max size")
 
 
+def test_repeat_with_a_calibrated_length(halo_bin, tmp_path):
+    """Without --iters the run is sized by a short calibration of one repeat: --repeat 2 passed on as well
+    once reached checkmpi-halo twice (it refuses an option given twice)."""
+    r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--budget", "2", "--repeat", "2",
+                 "--strategy", "step2", "--no-report", "--json", "rep.json", *LIMIT, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "rep.json").read_text())["config"]["repeat"] == 2
+
+
 def test_repeat_three_shows_medians_with_intervals(halo_bin, tmp_path):
     r = checkmpi("run", "--bin", str(halo_bin), "--np", "2", "--local", "8x8x8", "--iters", "30", "--repeat", "3",
                  "--strategy", "step2,step7", "--no-report", "--json", "rep.json", *LIMIT, cwd=tmp_path)

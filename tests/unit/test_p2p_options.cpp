@@ -159,17 +159,18 @@ TEST(P2POptions, BadOptionsSayWhatIsWrong) {
 }
 
 TEST(P2POptions, OldSpellingsWorkWithADeprecationLine) {
-  const char* argv[] = {"checkmpi-p2p", "loggp", "-n", "4", "--iterations", "7", "-n", "5"};
+  const char* argv[] = {"checkmpi-p2p", "loggp", "-n", "5", "--iterations", "7"};
   CommandLine cli = p2p_command_line();
-  cli.parse(8, argv);
+  cli.parse(6, argv);
   const P2PConfig c = make_p2p_config(cli);
   EXPECT_EQ(c.n, 5);
   EXPECT_EQ(c.iterations, 7);
-  ASSERT_EQ(cli.deprecations().size(), 2u);  // once per old spelling
+  ASSERT_EQ(cli.deprecations().size(), 2u);  // one per old spelling
   EXPECT_EQ(cli.deprecations()[0], "-n is the old spelling of --prtt-n; it works in this release only");
   EXPECT_EQ(cli.deprecations()[1], "--iterations is the old spelling of --iters; it works in this release only");
   EXPECT_EQ(config({"loggp", "--prtt-n", "6", "--iters", "9"}).n, 6);
   EXPECT_EQ(config({"pingpong", "-i", "9"}).iterations_large, 9);
+  EXPECT_EQ(error_of({"loggp", "-n", "4", "--prtt-n", "5"}), "option --prtt-n is given twice; give it once");
 }
 
 TEST(P2POptions, HelpFitsEightyColumns) {
@@ -255,12 +256,16 @@ TEST(P2POptions, HostileNumbersDoNotOverflow) {
   EXPECT_EQ(error_of({"pingpong", "-m", "1:64", "--inject-corruption", "3:0"}),
             "--inject-corruption: no message of 3 bytes is measured in this run");
   EXPECT_EQ(error_of({"pingpong", "--watchdog", "-2"}),
-            "--watchdog must be 0 (off) or a number of seconds up to 10^7, got '-2'");
+            "--watchdog must be 0 (off) or 1 to 10^7 seconds, got '-2'");
+  EXPECT_EQ(error_of({"pingpong", "-i", "3", "-i", "4"}), "option --iters is given twice; give it once");
+  EXPECT_EQ(error_of({"pingpong", "--events", ""}), "--events needs a file name");
 }
 
 TEST(P2PEstimate, MemoryTimeAndWatchdog) {
   const P2PConfig c = config({"pingpong", "-m", "1024", "-i", "1000", "-x", "0"});
-  EXPECT_EQ(memory_bytes_per_rank(c, 2), 2048 + 2.0 * 8 * 1000 + double(sizeof(MPI_Request)) * 64);
+  EXPECT_EQ(memory_bytes_per_rank(c, 2), 2048 + 2.0 * 8 * 1000 + kRequestBytes * 64);
+  // At most kMaxBlocks samples are kept: 10^9 iterations of 1 B need no 30 GiB.
+  EXPECT_LT(memory_bytes_per_rank(config({"pingpong", "-m", "1:1", "-i", "1000000000"}), 2), 2e6);
   // 11 sizes of 1000 round trips of two messages, each at least 0.1 us: about 2.2 ms.
   EXPECT_NEAR(fastest_run_seconds(c, 2), 11 * 1000 * 2 * 0.1e-6, 1e-4);
   EXPECT_EQ(watchdog_seconds(c), 60);
