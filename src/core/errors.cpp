@@ -1,5 +1,8 @@
 #include "core/errors.hpp"
 
+#include <functional>
+#include <string>
+
 #include <vector>
 
 namespace checkmpi {
@@ -49,6 +52,17 @@ void agree_output(MPI_Comm comm, const std::string& local_error) {
 void agree_run(MPI_Comm comm, const std::string& local_error) {
   const std::string message = agreed_error(comm, local_error);
   if (!message.empty()) throw RunError(message);
+}
+
+void same_arguments(MPI_Comm comm, int argc, char** argv) {
+  std::string all;  // the program's own path may differ from node to node
+  for (int i = 1; i < argc; ++i) all.append(argv[i]).push_back('\0');
+  const unsigned long long mine = std::hash<std::string>{}(all);
+  unsigned long long both[2] = {mine, ~mine}, least[2] = {0, 0};
+  MPI_Allreduce(both, least, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+  if (least[0] != ~least[1])  // the smallest and the largest differ
+    throw UsageError("the ranks were started with different options (an MPMD command line?); give every rank the "
+                     "same");
 }
 
 }  // namespace checkmpi

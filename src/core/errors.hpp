@@ -55,6 +55,11 @@ void agree_output(MPI_Comm comm, const std::string& local_error);
 // The same for failures during or after the run: every rank throws RunError.
 void agree_run(MPI_Comm comm, const std::string& local_error);
 
+// UsageError on every rank unless all were started with the same arguments
+// (an MPMD launch giving ranks different options waited in a collective
+// until the watchdog called it a hang).
+void same_arguments(MPI_Comm comm, int argc, char** argv);
+
 // Runs `f` on every rank; if it throws UsageError on any rank, every rank
 // throws the same error (so nobody is left in a collective).
 template <class F>

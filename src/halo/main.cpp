@@ -174,6 +174,7 @@ int halo_main(int argc, char** argv) {
   try {
     CommandLine cli = halo_command_line();
     collectively(world, [&] { cli.parse(argc, argv); });
+    same_arguments(world, argc, argv);
     if (cli.has("help") || cli.has("version") || cli.has("list-strategies")) {
       if (rank == 0) {
         if (cli.has("help")) std::cout << cli.help();

@@ -265,6 +265,7 @@ int p2p_main(int argc, char** argv) {
   try {
     CommandLine cli = p2p_command_line();
     collectively(world, [&] { cli.parse(argc, argv); });
+    same_arguments(world, argc, argv);
     if (cli.has("help") || cli.has("version")) {
       if (rank == 0) std::cout << (cli.has("help") ? cli.help() : "checkmpi-p2p " + version_text() + "\n");
       return kExitOk;

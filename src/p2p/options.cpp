@@ -387,6 +387,10 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
                                                 : " (its operations use host buffers)"));
 
   cfg.validate = cli.has("validate");
+  if (cfg.validate && cfg.mode == Mode::Barrier)  // the header said "validation on"
+    throw UsageError("-c does not apply to mode barrier (no message to check)");
+  if (cfg.validate && cli.has("block"))  // a validated run times every iteration alone; the JSON recorded N
+    throw UsageError("--block does not apply with -c (every iteration is checked, and timed, alone)");
   cfg.json = cli.get("json", "");
   cfg.events = cli.get("events", "");
   if (cli.has("json") && cfg.json.empty()) throw UsageError("--json needs a file name");

@@ -128,6 +128,7 @@ endif()
 # A rank stopped with SIGSTOP: the watchdog names where the others wait and
 # ends the job.
 checkmpi_script_test(halo_watchdog watchdog.sh halo)
+checkmpi_script_test(mpmd_options mpmd.sh)
 
 # A full disk (a tiny tmpfs): exit 1, the previous results intact. Needs
 # root for the mount; reported skipped otherwise.

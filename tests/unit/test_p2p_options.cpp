@@ -259,6 +259,9 @@ TEST(P2POptions, HostileNumbersDoNotOverflow) {
             "--watchdog must be 0 (off) or 1 to 10^7 seconds, got '-2'");
   EXPECT_EQ(error_of({"pingpong", "-i", "3", "-i", "4"}), "option --iters is given twice; give it once");
   EXPECT_EQ(error_of({"pingpong", "--events", ""}), "--events needs a file name");
+  EXPECT_EQ(error_of({"barrier", "-c"}), "-c does not apply to mode barrier (no message to check)");
+  EXPECT_EQ(error_of({"pingpong", "-c", "--block", "4"}),
+            "--block does not apply with -c (every iteration is checked, and timed, alone)");
 }
 
 TEST(P2PEstimate, MemoryTimeAndWatchdog) {
