@@ -219,12 +219,12 @@ int halo_main(int argc, char** argv) {
     const BackendChoice backend = choose_backend(cfg, dec.comm);
     cfg.compute = collectively(world, [&] { return run_compute(cfg.compute, backend.kind); });
     const auto skipped = collectively(world, [&] { return skip_unrunnable(chosen, cfg, backend.kind); });
-    int ranks_on_node = 1;
-    check_resources(cfg, dec, backend, chosen, ranks_on_node);
-    collectively(world, [&] {
+    collectively(world, [&] {  // before check_resources makes the strategies' folders
       events::open(cli.get("events", ""), rank, "checkmpi-halo",
                    {{cfg.input, "input file"}, {cfg.json, "--json file"}, {cfg.samples, "--samples file"}});
     });
+    int ranks_on_node = 1;
+    check_resources(cfg, dec, backend, chosen, ranks_on_node);
     const Watchdog watchdog("checkmpi-halo", watchdog_seconds(cfg, dec.grid, ranks_on_node), rank);
     progress::at("gathering the run's context", "all ranks (collectives)");
 
