@@ -219,8 +219,7 @@ std::vector<Case> op_cases(const Session& s) {
   for (NbcOp op : s.cfg.ops) {
     std::string heading = format("# %s (%s) on %d ranks; %s\n", nbc_op_name(op), blocking_name(op), s.size, kMeans) +
                           header;
-    for (long long size : message_sizes(s.cfg)) {
-      if (op == NbcOp::Iallreduce && (size < 4 || size % 4 != 0)) continue;  // whole floats only, as OSU
+    for (long long size : nbc_sizes(s.cfg, op)) {
       Case k;
       k.op = nbc_op_name(op);
       k.nbc_op = op;

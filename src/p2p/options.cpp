@@ -98,7 +98,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
-// "ialltoall,ibcast" or "all".
 // A comma-separated list of `option`: at least one item, none twice, "all"
 // alone (an empty list ran nothing and exited 0; a name twice was measured twice).
 std::vector<std::string> list_items(const std::string& text, const std::string& option) {
@@ -112,6 +111,7 @@ std::vector<std::string> list_items(const std::string& text, const std::string& 
   return items;
 }
 
+// "ialltoall,ibcast" or "all".
 std::vector<NbcOp> parse_ops(const std::string& text) {
   std::vector<NbcOp> ops;
   for (const auto& item : list_items(text, "--op")) {

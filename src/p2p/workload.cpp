@@ -39,12 +39,12 @@ std::string nbc_rank_problem(const P2PConfig& cfg, int nprocs) {
 
 std::string rank_problem(const P2PConfig& cfg, int nprocs) {
   // Operations of whole floats (or of at least a byte) with no such size in -m: the run measured nothing, exit 0.
-  bool none = cfg.mode == Mode::Coll || (cfg.mode == Mode::Nbc && cfg.pencil_rows == 0);
-  for (CollOp op : cfg.mode == Mode::Coll ? cfg.coll_ops : std::vector<CollOp>{})
-    none = none && coll_sizes(cfg, op).empty();
-  for (NbcOp op : cfg.mode == Mode::Nbc && cfg.pencil_rows == 0 ? cfg.ops : std::vector<NbcOp>{})
-    for (long long size : message_sizes(cfg))
-      none = none && op == NbcOp::Iallreduce && (size < 4 || size % 4 != 0);
+  bool none = false;
+  if (cfg.mode == Mode::Coll)
+    none = std::all_of(cfg.coll_ops.begin(), cfg.coll_ops.end(),
+                       [&](CollOp op) { return coll_sizes(cfg, op).empty(); });
+  else if (cfg.mode == Mode::Nbc && cfg.pencil_rows == 0)
+    none = std::all_of(cfg.ops.begin(), cfg.ops.end(), [&](NbcOp op) { return nbc_sizes(cfg, op).empty(); });
   if (none)
     return "no size of -m " + std::to_string(cfg.min_size) + ":" + std::to_string(cfg.max_size) +
            " can be measured by the chosen --op (allreduce and reduce-scatter send whole floats of 4 bytes, the "
@@ -58,6 +58,13 @@ std::string rank_problem(const P2PConfig& cfg, int nprocs) {
         return std::string(coll_op_name(op)) + " of " + std::to_string(cfg.max_size) + " bytes to each of " +
                std::to_string(nprocs) + " ranks exceeds MPI's count limit " + std::to_string(INT_MAX);
   return "";
+}
+
+std::vector<long long> nbc_sizes(const P2PConfig& cfg, NbcOp op) {
+  std::vector<long long> sizes;
+  for (long long size : message_sizes(cfg))
+    if (op != NbcOp::Iallreduce || (size >= 4 && size % 4 == 0)) sizes.push_back(size);  // whole floats, as OSU
+  return sizes;
 }
 
 std::vector<long long> coll_sizes(const P2PConfig& cfg, CollOp op) {

@@ -38,6 +38,9 @@ std::string nbc_rank_problem(const P2PConfig& cfg, int nprocs);
 // mbw-mr's pairs, all-to-all or allgather buffers beyond MPI's count limit).
 std::string rank_problem(const P2PConfig& cfg, int nprocs);
 
+// nbc (without --pencil): the sizes op is measured at (iallreduce: whole floats).
+std::vector<long long> nbc_sizes(const P2PConfig& cfg, NbcOp op);
+
 // coll: the sizes op is measured at (allreduce and reduce-scatter: whole
 // floats; barrier: 0 alone).
 std::vector<long long> coll_sizes(const P2PConfig& cfg, CollOp op);
