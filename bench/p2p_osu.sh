@@ -15,7 +15,12 @@
 # SIZES (default 1:65536) and ITERS (e.g. "-i 1000 -x 100"; default the tools'
 # own, which are OSU's) apply to both. CONTROL=1 runs OSU's program a second
 # time in every round (order rotating over the three) and adds osu2/osu per
-# size: the noise floor of the machine. RUN_TIMEOUT (default 900 s) bounds
+# size: the noise floor of the machine. OSU_BARE names a second OMB build
+# whose osu_put_latency, osu_get_latency and osu_acc_latency lack the two
+# MPI_Wtime calls per iteration that OMB 7.x reads for its -G graphs with or
+# without -G (docs/p2p_osu.md, "How OMB was built"): the rma comparisons then
+# run it too in every round and add p2p/bare, the same loop without OSU's
+# clock. RUN_TIMEOUT (default 900 s) bounds
 # each program; one that fails or times out is reported and its comparison
 # skipped, and the script then exits 1. Without OSU_DIR the script says so
 # and exits 2; it compares figures, it does not judge them.
@@ -34,6 +39,7 @@ read -r -a iters <<<"${ITERS:-}"
 [ -d "$OSU_DIR" ] || { echo "bench: OSU_DIR '$OSU_DIR' is not a directory" >&2; exit 2; }
 [ -x "$bin/checkmpi-p2p" ] || { echo "bench: $bin/checkmpi-p2p not found (build first)" >&2; exit 2; }
 case $control in 0 | 1) ;; *) echo "bench: CONTROL '$control' is not 0 or 1" >&2; exit 2 ;; esac
+[ -z "${OSU_BARE:-}" ] || [ -d "$OSU_BARE" ] || { echo "bench: OSU_BARE '$OSU_BARE' is not a directory" >&2; exit 2; }
 # shellcheck source=bench/build_mpi.sh
 source bench/build_mpi.sh  # the build's MPI
 mpiexec=${MPIEXEC:-$mpiexec}
@@ -42,8 +48,8 @@ np=${NP:-2}          # ranks for the pair modes; coll, nbc, barrier and mbw-mr t
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-osu() {  # osu NAME: the executable, or nothing
-  find -L "$OSU_DIR" -name "$1" -type f -perm -u+x 2>/dev/null | sort | head -1
+osu() {  # osu NAME [DIR]: the executable, or nothing
+  find -L "${2:-$OSU_DIR}" -name "$1" -type f -perm -u+x 2>/dev/null | sort | head -1
 }
 
 # job NAME OSU-PROGRAM OSU-ARGS P2P-ARGS: one comparison (its files under $out/NAME.*).
@@ -90,6 +96,11 @@ for entry in "${jobs[@]}"; do
     echo "# $name: no $prog under OSU_DIR: skipped"
     continue
   fi
+  bare=""
+  if [ -n "${OSU_BARE:-}" ] && [ "${name%%-*}" = rma ]; then
+    bare=$(osu "$prog" "$OSU_BARE")
+    [ -n "$bare" ] || echo "# $name: no $prog under OSU_BARE: no p2p/bare"
+  fi
   m=$sizes
   [ "$name" != barrier ] || m=""
   ok=1
@@ -104,7 +115,9 @@ for entry in "${jobs[@]}"; do
     else
       file="$out/$name.$1.$2"
       # shellcheck disable=SC2086
-      timeout "$limit" "$mpiexec" -n "$np" "$exe" $oargs ${m:+-m $m} "${iters[@]}" >"$file" 2>&1 || rc=$?
+      local program=$exe
+      [ "$1" != bare ] || program=$bare
+      timeout "$limit" "$mpiexec" -n "$np" "$program" $oargs ${m:+-m $m} "${iters[@]}" >"$file" 2>&1 || rc=$?
     fi
     [ "$rc" -eq 0 ] && return 0
     # OMB 7.2's osu_latency_mt never calls MPI_Finalize: Open MPI's mpiexec then says a process exited
@@ -118,11 +131,12 @@ for entry in "${jobs[@]}"; do
     fi
     local why="exit $rc"
     [ "$rc" -ne 124 ] || why="timed out after $limit s"
-    echo "# $name: $([ "$1" = p2p ] && echo "checkmpi-p2p $pargs" || echo "$prog") failed ($why): $(grep -v '^\s*$' "$file" | tail -n 1)"
+    echo "# $name: $([ "$1" = p2p ] && echo "checkmpi-p2p $pargs" || echo "$prog ($1)") failed ($why): $(grep -v '^\s*$' "$file" | tail -n 1)"
     return 1
   }
   order=(osu p2p)
-  [ "$control" = 0 ] || order=(osu p2p osu2)
+  [ "$control" = 0 ] || order+=(osu2)
+  [ -z "$bare" ] || order+=(bare)
   for r in $(seq "$rounds"); do
     n=${#order[@]}
     for j in $(seq 0 $((n - 1))); do
@@ -132,7 +146,7 @@ for entry in "${jobs[@]}"; do
     [ "$ok" = 1 ] || break
   done
   if [ "$ok" = 1 ]; then
-    python3 bench/p2p_osu_compare.py "$out" "$name" "$rounds" "$control"
+    python3 bench/p2p_osu_compare.py "$out" "$name" "$rounds" "$control" "$([ -n "$bare" ] && echo 1 || echo 0)"
   else
     failed=1
   fi

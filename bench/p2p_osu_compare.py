@@ -1,15 +1,25 @@
 #!/usr/bin/env python3
-"""p2p_osu_compare.py DIR NAME ROUNDS [CONTROL]: bench/p2p_osu.sh's table for
-one comparison: OSU's printed figures (DIR/NAME.osu.R) beside checkmpi-p2p's
-same figures (DIR/NAME.p2p.R.json), per size the median over rounds of each,
-and p2p/osu; with CONTROL 1 also OSU's second run (DIR/NAME.osu2.R) as
-osu2/osu, the noise floor."""
+"""p2p_osu_compare.py DIR NAME ROUNDS [CONTROL [BARE]]: bench/p2p_osu.sh's
+table for one comparison: OSU's printed figures (DIR/NAME.osu.R) beside
+checkmpi-p2p's same figures (DIR/NAME.p2p.R.json), per size the median over
+rounds of each, and p2p/osu; with CONTROL 1 also OSU's second run
+(DIR/NAME.osu2.R) as osu2/osu, the noise floor; with BARE 1 the same OSU
+program built without its per-iteration clock reads (DIR/NAME.bare.R) as
+p2p/bare. Below each table, a launch being a draw (placement, the
+library's state): each round's median ratio over sizes (the programs of a
+round run back to back), the median over rounds and a 95% distribution-free
+interval of it (from 6 rounds), so that a difference is told from luck;
+and "best": per size each program's best round (lowest time, highest rate)
+against the other's, the median over sizes: where launches land in a fast
+or a slow state at random, what each reaches in its fast one."""
 import json
+import math
 import statistics
 import sys
 
 out, name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 control = len(sys.argv) > 4 and sys.argv[4] == "1"
+bare = len(sys.argv) > 5 and sys.argv[5] == "1"
 kind = name.split("-")[0]
 
 # (label, OSU's column after the size, checkmpi-p2p's figure of a result) per kind; OSU prints means.
@@ -55,18 +65,53 @@ def ratio(a, b):
     return a / b if b else float("nan")
 
 
+def median_ci(values, level=0.95):
+    """The median and a distribution-free interval of it: order statistics k and n-k+1 (1-based) with k the
+    largest whose binomial coverage is at least `level`; None under 6 values (no such k)."""
+    xs, n = sorted(values), len(values)
+    covered = None
+    for k in range(1, n // 2 + 1):
+        miss = 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n  # P(median outside [x_k, x_{n-k+1}])
+        if 1 - miss >= level:
+            covered = (xs[k - 1], xs[n - k])
+    return statistics.median(xs), covered
+
+
+def per_round(num, den, column, figure=None):
+    """Each round's median over sizes of num/den, the two figures from that round (run back to back)."""
+    return [statistics.median(ratio(figure(n_row[s]) if figure else n_row[s][column - 1], d_row[s][column - 1])
+                              for s in sizes)
+            for n_row, d_row in zip(num, den)]
+
+
+def best(num, den, column, figure=None):
+    """The median over sizes of num's best round over den's (the lowest time, the highest rate)."""
+    pick = max if kind in ("bw", "bibw", "mbw") else min
+    return statistics.median(ratio(pick(figure(row[s]) if figure else row[s][column - 1] for row in num),
+                                   pick(row[s][column - 1] for row in den)) for s in sizes)
+
+
+def summary(label, medians):
+    """'label per round M [LO, HI]': the median over rounds and its 95% interval (none under 6 rounds)."""
+    m, ci = median_ci(medians)
+    return f"{label} per round {m:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+
 runs = range(1, rounds + 1)
 osu = [osu_rows(f"{out}/{name}.osu.{r}") for r in runs]
 osu2 = [osu_rows(f"{out}/{name}.osu2.{r}") for r in runs] if control else []
+bares = [osu_rows(f"{out}/{name}.bare.{r}") for r in runs] if bare else []
 p2p = [p2p_rows(f"{out}/{name}.p2p.{r}.json") for r in runs]
-sizes = sorted(set.intersection(*(set(o) for o in osu + osu2), *(set(p) for p in p2p)))
+sizes = sorted(set.intersection(*(set(o) for o in osu + osu2 + bares), *(set(p) for p in p2p)))
 if not sizes:
     print(f"# {name}: no size both measured")
     sys.exit(0)
 for label, column, figure in FIGURES:
-    print(f"# {name}: {label}, median of {rounds} rounds; p2p/osu" + ("; control osu2/osu" if control else ""))
-    print(f"{'# Size':<10}{'osu':>14}{'p2p':>14}{'p2p/osu':>10}" + (f"{'osu2/osu':>10}" if control else ""))
-    ratios, controls = [], []
+    print(f"# {name}: {label}, median of {rounds} rounds; p2p/osu" + ("; control osu2/osu" if control else "")
+          + ("; p2p/bare: OSU without its clock reads" if bare else ""))
+    print(f"{'# Size':<10}{'osu':>14}{'p2p':>14}{'p2p/osu':>10}" + (f"{'osu2/osu':>10}" if control else "")
+          + (f"{'p2p/bare':>10}" if bare else ""))
+    ratios, controls, bare_ratios = [], [], []
     for s in sizes:
         o = statistics.median(row[s][column - 1] for row in osu)
         p = statistics.median(figure(row[s]) for row in p2p)
@@ -75,7 +120,19 @@ for label, column, figure in FIGURES:
         if control:
             controls.append(ratio(statistics.median(row[s][column - 1] for row in osu2), o))
             line += f"{controls[-1]:10.3f}"
+        if bare:
+            bare_ratios.append(ratio(p, statistics.median(row[s][column - 1] for row in bares)))
+            line += f"{bare_ratios[-1]:10.3f}"
         print(line)
     tail = f"; control osu2/osu {statistics.median(controls):.3f}" if control else ""
+    if bare:
+        tail += f"; p2p/bare {statistics.median(bare_ratios):.3f}"
     print(f"# {name} {label}: median p2p/osu {statistics.median(ratios):.3f} "
           f"(range {min(ratios):.3f} .. {max(ratios):.3f}) over {len(sizes)} sizes{tail}")
+    line = summary("p2p/osu", per_round(p2p, osu, column, figure)) + f", best {best(p2p, osu, column, figure):.3f}"
+    if control:
+        line += "; " + summary("osu2/osu", per_round(osu2, osu, column)) + f", best {best(osu2, osu, column):.3f}"
+    if bare:
+        line += "; " + summary("p2p/bare", per_round(p2p, bares, column, figure)) + \
+            f", best {best(p2p, bares, column, figure):.3f}"
+    print(f"# {name} {label}: {line}")

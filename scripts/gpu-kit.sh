@@ -7,7 +7,8 @@
 #                                         binaries and test lists, the Open MPI runtime they link
 #                                         against (plugins, help files and every library they need
 #                                         but the C library's), the wheels the tests' JSON checks
-#                                         need, and OSU's binaries if OSU_DIR names a build
+#                                         need, and OSU's binaries if OSU_DIR names a build (and
+#                                         OSU_BARE's, bench/p2p_osu.sh's, if it names one)
 #   bash scripts/gpu-kit.sh check [PART...]
 #                                         there, in the repository's root with .gpu-kit carried:
 #                                         run PARTs (default: all, in this order) within DEADLINE
@@ -18,7 +19,9 @@
 # (checkmpi_gpu_tests), gpu (ctest -L 'unit|gpu'), bench1 (bench/gpu.sh's 1-rank run),
 # osu-threads (pingpong --threads against osu_latency_mt, each rank on 2 cores; issue 33),
 # bench8 (bench/gpu.sh's 8-rank run), rest (ctest -LE 'unit|gpu', where --backend auto picks
-# cuda). A part that would start with less time left than it needs is skipped, saying so.
+# cuda); named only: osu (bench/p2p_osu.sh, OSU_ROUNDS rounds, default 3, of OSU_MODES, default
+# every mode but threads: issue 33's comparison where the two ranks share no CPU). A part that would start with less
+# time left than it needs is skipped, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -101,6 +104,10 @@ pack() {
     [ -x "$OSU_DIR/osu_latency_mt" ] || die "OSU_DIR=$OSU_DIR has no osu_latency_mt"
     cp -rL "$OSU_DIR" "$kit/osu"
   fi
+  if [ -n "${OSU_BARE:-}" ]; then
+    [ -x "$OSU_BARE/osu_put_latency" ] || die "OSU_BARE=$OSU_BARE has no osu_put_latency"
+    cp -rL "$OSU_BARE" "$kit/osu-bare"
+  fi
 
   # Every library these need, flat: Open MPI's in rt/lib (the loader's path there), the others in
   # rt/fallback (linked into rt/lib there where that machine lacks them), the C library's never.
@@ -109,7 +116,7 @@ pack() {
     if mpi_lib "$lib"; then cp -L "$lib" "$rt/lib/"
     elif ! system_lib "$lib"; then cp -L "$lib" "$rt/fallback/"
     fi
-  done < <(needed "$kit/build" "$rt/usr" ${OSU_DIR:+"$kit/osu"})
+  done < <(needed "$kit/build" "$rt/usr" ${OSU_DIR:+"$kit/osu"} ${OSU_BARE:+"$kit/osu-bare"})
 
   # The tests' JSON checks (tests/mpi/schema_check.py) need jsonschema, which that machine's Python lacks.
   local v pip=$root/.venv/bin/python  # scripts/setup.sh's, which has pip; Debian's python3 may not
@@ -202,8 +209,8 @@ check() {
 part_time() {
   case $1 in
     env) echo 20 ;; kernels) echo 30 ;; gpu) echo 150 ;; bench1) echo 90 ;; osu-threads) echo 90 ;;
-    bench8) echo 150 ;; rest) echo 240 ;;
-    *) local names="${parts_all[*]}"; die "unknown part '$1' (${names// /, })" ;;
+    bench8) echo 150 ;; rest) echo 240 ;; osu) echo $((100 * ${OSU_ROUNDS:-3})) ;;
+    *) local names="${parts_all[*]}"; die "unknown part '$1' (${names// /, }, osu)" ;;
   esac
 }
 
@@ -230,6 +237,12 @@ run_part() {
       [ "$(nproc)" -ge 4 ] || { echo "$(nproc) CPUs: 2 ranks x 2 threads need 4"; exit 1; }
       OMPI_MCA_rmaps_base_mapping_policy=slot:PE=2 OSU_DIR=$GPU_KIT/osu NP=2 bash bench/p2p_osu.sh 3 threads ;;
     rest) cd build-cuda && ctest -LE 'unit|gpu' -j "$(nproc)" --output-on-failure ;;
+    osu)
+      [ -d "$GPU_KIT/osu" ] || { echo "no OSU in the kit: pack with OSU_DIR"; exit 1; }
+      local bare=""
+      [ ! -d "$GPU_KIT/osu-bare" ] || bare=$GPU_KIT/osu-bare
+      OSU_DIR=$GPU_KIT/osu OSU_BARE=$bare CONTROL=1 NP=2 \
+        bash bench/p2p_osu.sh "${OSU_ROUNDS:-3}" ${OSU_MODES:-pingpong bw bibw mbw-mr coll rma nbc barrier} ;;
   esac
 }
 
@@ -239,6 +252,7 @@ summary() {
     gpu | rest) grep -E 'tests passed|tests failed' "$2" | tail -n 1 ;;
     kernels) grep -E '^\[  (PASSED|FAILED)|tests ran' "$2" | tr '\n' ' ' ;;
     env) echo "$(grep -m1 -E '^GPU' "$2"); MPI: $(grep -c -E '^. step2 .* valid$' "$2") valid 2-rank run" ;;
+    osu) echo "$(grep -c 'median p2p/osu' "$2") comparisons; $(grep -c 'failed (' "$2") failed" ;;
     *) grep -m1 'error:' "$2" || grep -v '^$' "$2" | tail -n 1 ;;
   esac
 }

@@ -6,6 +6,7 @@ figure: the fixtures are recorded outputs of both (data/osu_outputs)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -120,3 +121,46 @@ def test_no_common_size_says_so(tmp_path):
     proc = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), "pingpong", "1"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "# pingpong: no size both measured"
+
+
+def test_bare_column_against_osu_without_its_clock_reads(tmp_path):
+    # OSU_BARE's program (NAME.bare.R) at half OSU's figures: p2p/bare is twice p2p/osu, size by size.
+    name = "rma-put-fence"
+    osu = (FIXTURES / f"{name}.osu.1").read_text()
+    for r in (1, 2):
+        (tmp_path / f"{name}.osu.{r}").write_text(osu)
+        (tmp_path / f"{name}.bare.{r}").write_text(rescale(osu, 0.5))
+        shutil.copy(FIXTURES / f"{name}.p2p.1.json", tmp_path / f"{name}.p2p.{r}.json")
+    proc = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), name, "2", "0", "1"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    rows = table(lines, "latency (us)")
+    assert sorted(rows) == sorted(osu_figures(name))
+    for size, (o, p, ratio, to_bare) in rows.items():
+        assert to_bare == pytest.approx(p / (o * 0.5), rel=1e-3)
+    summary = next(line for line in lines if "median p2p/osu" in line)
+    assert f"p2p/bare {statistics.median(r[3] for r in rows.values()):.3f}" in summary
+
+
+def test_per_round_median_and_interval(tmp_path):
+    # Six rounds, OSU's round r at 1.1**(r-1): each round's median ratio over sizes falls by 1.1 a round; with six
+    # the 95% interval of their median is [lowest, highest]; "best" pairs each program's lowest time; osu2 is twice
+    # OSU in every round.
+    lines = compare(tmp_path, "pingpong", 6, control=True, scale=1.1)
+    osu, p2p = osu_figures("pingpong"), results("pingpong")
+    base = statistics.median(p2p[s]["latency"]["mean"] * 1e6 / osu[s][0] for s in osu)
+    rounds = [base / 1.1 ** r for r in range(6)]
+    line = next(line for line in lines if "per round" in line)
+    m = re.search(r"p2p/osu per round ([\d.]+) \[([\d.]+), ([\d.]+)\], best ([\d.]+); "
+                  r"osu2/osu per round ([\d.]+) \[[\d., ]+\], best ([\d.]+)", line)
+    assert m, line
+    assert float(m[1]) == pytest.approx(statistics.median(rounds), abs=2e-3)
+    assert float(m[2]) == pytest.approx(min(rounds), abs=2e-3)
+    assert float(m[3]) == pytest.approx(max(rounds), abs=2e-3)
+    assert float(m[4]) == pytest.approx(base, abs=2e-3)  # each program's lowest time: OSU's first round
+    assert float(m[5]) == pytest.approx(2.0, abs=2e-3) and float(m[6]) == pytest.approx(2.0, abs=2e-3)
+    # Under six rounds no interval is printed.
+    (tmp_path / "5").mkdir()
+    short = next(line for line in compare(tmp_path / "5", "pingpong", 5) if "per round" in line)
+    assert "[" not in short
