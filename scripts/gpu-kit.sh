@@ -20,8 +20,8 @@
 # osu-threads (pingpong --threads against osu_latency_mt, each rank on 2 cores; issue 33),
 # bench8 (bench/gpu.sh's 8-rank run), rest (ctest -LE 'unit|gpu', where --backend auto picks
 # cuda); named only: osu (bench/p2p_osu.sh, OSU_ROUNDS rounds, default 3, of OSU_MODES, default
-# every mode but threads: issue 33's comparison where the two ranks share no CPU). A part that would start with less
-# time left than it needs is skipped, saying so.
+# every mode but threads: issue 33's comparison where the two ranks share no CPU). A part that
+# would start with less time left than it needs is skipped, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
