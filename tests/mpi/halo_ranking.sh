@@ -35,8 +35,16 @@ fi
 twin=pack=hand,buffers=backend,transport=sendrecv,schedule=by-direction,completion=waitall,overlap=none,compute=in-place
 args=(--backend host --no-input --procs "${np}x1x1" --local 48x48x48 --iters 400 --rounds 20 --seed 11)
 
-run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" "${args[@]}" --strategy "step2,$twin" --json same.json --outdir same \
-  >same.txt || fail "identical compositions: exit $?"
+# A tie is a statistical claim: identical work is separated now and then (once in a CI run with MPICH; 0 of 40
+# launches quiet). One such launch is reported and run again; two in a row fail.
+for attempt in 1 2; do
+  rm -rf same same.json
+  run_mpi "$np" "$CHECKMPI_BIN/checkmpi-halo" "${args[@]}" --strategy "step2,$twin" --json same.json --outdir same \
+    >same.txt || fail "identical compositions: exit $?"
+  tied="sorted(json.load(open('same.json'))['fastest_group']) == ['custom1', 'step2']"
+  python3 -c "import json, sys; sys.exit(0 if $tied else 1)" && break
+  echo "identical compositions separated in launch $attempt: $(tail -n 2 same.txt | head -n 1)"
+done
 check_schema same.json
 json_is same.json "sorted(doc['fastest_group']) == ['custom1', 'step2']"
 json_is same.json "all(r['vs_fastest']['tied'] for r in doc['results'])"
