@@ -101,7 +101,7 @@ def test_refusals(tmp_path):
                                               "pack' where the CUDA build is, and carry it\n")
     r = _kit("check", "env", "nonsense", cwd=checkout)
     assert r.returncode == 2 and r.stderr == ("gpu-kit: unknown part 'nonsense' (env, kernels, gpu, bench1, "
-                                              "osu-threads, bench8, rest)\n")
+                                              "osu-threads, bench8, rest, osu)\n")
     # A checkout with a build-cuda/ of its own: check would overwrite its test lists.
     (checkout / "build-cuda").mkdir()
     r = _kit("check", "env", cwd=checkout, env={"OUT": str(tmp_path / "out")})
