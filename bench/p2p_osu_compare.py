@@ -65,6 +65,11 @@ def ratio(a, b):
     return a / b if b else float("nan")
 
 
+def value(row, s, column, figure=None):
+    """Size s's figure in one round: checkmpi-p2p's through `figure` (its JSON result), OSU's printed column."""
+    return figure(row[s]) if figure else row[s][column - 1]
+
+
 def median_ci(values, level=0.95):
     """The median and a distribution-free interval of it: order statistics k and n-k+1 (1-based) with k the
     largest whose binomial coverage is at least `level`; None under 6 values (no such k)."""
@@ -79,16 +84,15 @@ def median_ci(values, level=0.95):
 
 def per_round(num, den, column, figure=None):
     """Each round's median over sizes of num/den, the two figures from that round (run back to back)."""
-    return [statistics.median(ratio(figure(n_row[s]) if figure else n_row[s][column - 1], d_row[s][column - 1])
-                              for s in sizes)
+    return [statistics.median(ratio(value(n_row, s, column, figure), value(d_row, s, column)) for s in sizes)
             for n_row, d_row in zip(num, den)]
 
 
 def best(num, den, column, figure=None):
     """The median over sizes of num's best round over den's (the lowest time, the highest rate)."""
     pick = max if kind in ("bw", "bibw", "mbw") else min
-    return statistics.median(ratio(pick(figure(row[s]) if figure else row[s][column - 1] for row in num),
-                                   pick(row[s][column - 1] for row in den)) for s in sizes)
+    return statistics.median(ratio(pick(value(row, s, column, figure) for row in num),
+                                   pick(value(row, s, column) for row in den)) for s in sizes)
 
 
 def summary(label, medians):
@@ -113,15 +117,15 @@ for label, column, figure in FIGURES:
           + (f"{'p2p/bare':>10}" if bare else ""))
     ratios, controls, bare_ratios = [], [], []
     for s in sizes:
-        o = statistics.median(row[s][column - 1] for row in osu)
-        p = statistics.median(figure(row[s]) for row in p2p)
+        o = statistics.median(value(row, s, column) for row in osu)
+        p = statistics.median(value(row, s, column, figure) for row in p2p)
         ratios.append(ratio(p, o))
         line = f"{s:<10}{o:14.4f}{p:14.4f}{ratios[-1]:10.3f}"
         if control:
-            controls.append(ratio(statistics.median(row[s][column - 1] for row in osu2), o))
+            controls.append(ratio(statistics.median(value(row, s, column) for row in osu2), o))
             line += f"{controls[-1]:10.3f}"
         if bare:
-            bare_ratios.append(ratio(p, statistics.median(row[s][column - 1] for row in bares)))
+            bare_ratios.append(ratio(p, statistics.median(value(row, s, column) for row in bares)))
             line += f"{bare_ratios[-1]:10.3f}"
         print(line)
     tail = f"; control osu2/osu {statistics.median(controls):.3f}" if control else ""
