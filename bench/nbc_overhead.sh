@@ -10,7 +10,13 @@
 # Each round runs the reference, checkmpi-p2p and the reference again, in an
 # order that rotates from round to round; per size the median over rounds of
 # each, p2p/ref and, as a control, ref2/ref. CHECKMPI_BIN picks the build.
-# Timings on a shared machine are noisy: only figures taken together compare.
+# HISTORY=1 adds two references that change only the heap's history after
+# MPI_Init (docs/p2p_osu.md item 14): "mpit" reads one MPI_T control
+# variable (MPI_T_init_thread ... MPI_T_finalize), "heap" mallocs 20000
+# chunks of 16-216 B and frees them; and, per program, the median over sizes
+# of each launch, sorted (launches land in fast and slow states: compare the
+# lowest). Timings on a shared machine are noisy: only figures taken
+# together compare.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-8}
@@ -35,6 +41,22 @@ static int less(const void* a, const void* b) {
 }
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  const char* history = argc > 2 ? argv[2] : "";
+  if (strcmp(history, "mpit") == 0) {  /* as a tool reading its settings after MPI_Init */
+    int provided, index, count, value;
+    MPI_T_cvar_handle handle;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    if (MPI_T_cvar_get_index("btl_tcp_progress_thread", &index) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) == MPI_SUCCESS) {
+      MPI_T_cvar_read(handle, &value);
+      MPI_T_cvar_handle_free(&handle);
+    }
+    MPI_T_finalize();
+  } else if (strcmp(history, "heap") == 0) {  /* a start-up's small allocations, all freed */
+    static void* chunk[20000];
+    for (int i = 0; i < 20000; i++) chunk[i] = malloc(16 + (i * 37) % 201);
+    for (int i = 0; i < 20000; i++) free(chunk[i]);
+  }
   int rank, n;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -78,23 +100,26 @@ run_as() {  # run_as WHICH ROUND
   case $1 in
     p2p) run2 "$bin/checkmpi-p2p" nbc --op ialltoall -m "1:$max" -i 1000 -x 100 --json "$out/p2p.$2.json" \
       >/dev/null ;;
+    mpit | heap) run2 "$out/ref" "$max" "$1" >"$out/$1.$2" ;;
     *) run2 "$out/ref" "$max" >"$out/$1.$2" ;;
   esac
 }
 order=(ref p2p ctl)
+[ "${HISTORY:-0}" = 0 ] || order+=(mpit heap)
+n=${#order[@]}
 for r in $(seq "$rounds"); do
-  for i in 0 1 2; do run_as "${order[$(((i + r) % 3))]}" "$r"; done
+  for i in $(seq 0 $((n - 1))); do run_as "${order[$(((i + r) % n))]}" "$r"; done
 done
-python3 - "$out" "$rounds" <<'PY'
+python3 - "$out" "$rounds" "${order[@]}" <<'PY'
 import json, statistics, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
+out, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 def ref(name, col):
     return [{int(l.split()[0]): float(l.split()[col]) for l in open(f"{out}/{name}.{r}")} for r in range(1, rounds + 1)]
 def ours(stat):
     return [{x["size"]: x["pure_comm"][stat] * 1e6 for x in json.load(open(f"{out}/p2p.{r}.json"))["results"]}
             for r in range(1, rounds + 1)]
 for stat, col in (("mean", 1), ("median", 2)):
-    runs = {"ref": ref("ref", col), "p2p": ours(stat), "ctl": ref("ctl", col)}
+    runs = {k: ours(stat) if k == "p2p" else ref(k, col) for k in names}
     med = {k: {s: statistics.median(row[s] for row in v) for s in v[0]} for k, v in runs.items()}
     print(f"# pure communication (post + MPI_Wait), {stat} over iterations and ranks, median of {rounds} rounds")
     print(f"{'# Size':<10}{'ref (us)':>10}{'p2p (us)':>10}{'p2p/ref':>9}{'ref2/ref':>9}")
@@ -105,5 +130,10 @@ for stat, col in (("mean", 1), ("median", 2)):
     ctl = [med["ctl"][s] / med["ref"][s] for s in med["ref"]]
     print(f"# {stat}: p2p/ref median {statistics.median(ratios):.3f} (range {min(ratios):.3f} .. {max(ratios):.3f}); "
           f"ref2/ref median {statistics.median(ctl):.3f} (range {min(ctl):.3f} .. {max(ctl):.3f})")
+    if len(names) > 3:
+        print(f"# each launch's {stat} over sizes (us), sorted: the lowest are the fast state's")
+        for k in names:
+            per = sorted(statistics.median(row.values()) for row in runs[k])
+            print(f"#   {k:<4} " + " ".join(f"{x:.3f}" for x in per))
 PY
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -257,7 +257,7 @@ void run_mode(const P2PConfig& cfg, MPI_Comm world, double clock, const std::vec
 
 }  // namespace
 
-int p2p_main(int argc, char** argv) {
+int p2p_main(int argc, char** argv, int progress_setting) {
   MPI_Comm world = MPI_COMM_WORLD;
   int rank = 0, nprocs = 1;
   MPI_Comm_rank(world, &rank);
@@ -283,7 +283,7 @@ int p2p_main(int argc, char** argv) {
     const RunContext ctx = gather_context(world, "checkmpi-p2p");
     const std::vector<Placement> where = gather_placement(world, ctx);
     const double clock = clock_cost();
-    const ProgressThread progress = progress_thread_state(cfg.progress_thread);
+    const ProgressThread progress = progress_thread_state(cfg.progress_thread, progress_setting);
     if (rank == 0) std::cout << header(cfg, ctx, where, progress) << std::flush;
 
     // A validation failure reaches every rank (exit 3); rank 0 still

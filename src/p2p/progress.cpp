@@ -13,26 +13,30 @@ struct LibrarySetting {
   const char* variable;  // environment variable
   const char* cvar;      // the same setting's MPI_T control variable
   const char* covers;
+  bool read_before_init;  // the control variable read before MPI_Init, else after
 };
 
+// Open MPI: before MPI_Init (p2p/progress.hpp). MPICH 4.0.2: after, as its
+// MPI_Init_thread crashed after an MPI_T_init_thread + MPI_T_finalize.
 #if defined(MPICH_VERSION)
-constexpr LibrarySetting kSetting{"MPIR_CVAR_ASYNC_PROGRESS", "MPIR_CVAR_ASYNC_PROGRESS", "all communication"};
+constexpr LibrarySetting kSetting{"MPIR_CVAR_ASYNC_PROGRESS", "MPIR_CVAR_ASYNC_PROGRESS", "all communication",
+                                  false};
 constexpr bool kNeedsMultiple = true;
 #elif defined(OPEN_MPI)
 constexpr LibrarySetting kSetting{"OMPI_MCA_btl_tcp_progress_thread", "btl_tcp_progress_thread",
-                                  "TCP BTL traffic only"};
+                                  "TCP BTL traffic only", true};
 constexpr bool kNeedsMultiple = false;
 #else
-constexpr LibrarySetting kSetting{nullptr, nullptr, nullptr};
+constexpr LibrarySetting kSetting{nullptr, nullptr, nullptr, false};
 constexpr bool kNeedsMultiple = false;
 #endif
+constexpr int kUnread = -2;  // request_progress_thread's value where the library reads it after MPI_Init
 
-// The integer control variable `name`, or -1 if this library has none.
-int read_cvar(const char* name) {
-  int provided = 0, value = -1, index = 0, count = 0, level = MPI_THREAD_SINGLE;
-  // At MPI's own thread level: Open MPI 4.1 takes MPI_T_init_thread's level
-  // as the process's (MPI_Query_thread then says MPI_THREAD_SINGLE).
-  MPI_Query_thread(&level);
+// The integer control variable `name`, or -1 if this library has none. At
+// MPI's thread level (before MPI_Init the level it will ask for): Open MPI
+// 4.1 takes MPI_T_init_thread's level as the process's.
+int read_cvar(const char* name, int level) {
+  int provided = 0, value = -1, index = 0, count = 0;
   if (MPI_T_init_thread(level, &provided) != MPI_SUCCESS) return -1;
   MPI_T_cvar_handle handle;
   if (MPI_T_cvar_get_index(name, &index) == MPI_SUCCESS &&
@@ -71,13 +75,14 @@ std::string describe(const ProgressThread& p) {
 
 }  // namespace
 
-void request_progress_thread(int argc, char** argv) {
-  if (kSetting.variable == nullptr) return;
+int request_progress_thread(int argc, char** argv, int level) {
+  if (kSetting.variable == nullptr) return -1;
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--progress-thread") == 0) ::setenv(kSetting.variable, "1", 1);
+  return kSetting.read_before_init ? read_cvar(kSetting.cvar, level) : kUnread;
 }
 
-ProgressThread progress_thread_state(bool requested) {
+ProgressThread progress_thread_state(bool requested, int setting) {
   ProgressThread p;
   p.requested = requested;
   int level = MPI_THREAD_SINGLE;
@@ -86,7 +91,8 @@ ProgressThread progress_thread_state(bool requested) {
   if (kSetting.variable != nullptr) {
     p.setting = std::string(kSetting.variable) + "=1";
     p.covers = kSetting.covers;
-    p.active = read_cvar(kSetting.cvar) > 0 && (!kNeedsMultiple || level == MPI_THREAD_MULTIPLE);
+    if (setting == kUnread) setting = read_cvar(kSetting.cvar, level);
+    p.active = setting > 0 && (!kNeedsMultiple || level == MPI_THREAD_MULTIPLE);
   }
   p.note = describe(p);
   return p;

@@ -1,6 +1,6 @@
 // The MPI library's asynchronous progress thread: the environment setting
 // that starts it (set before MPI_Init), and what is in effect (read back
-// through the MPI tool interface after).
+// through the MPI tool interface).
 //
 //   MPICH 4:      MPIR_CVAR_ASYNC_PROGRESS=1 starts a thread that runs the
 //                 progress engine (and raises the thread level to
@@ -26,11 +26,17 @@ struct ProgressThread {
 };
 
 // Before MPI_Init: if argv has --progress-thread, puts this library's
-// setting into the environment (overriding a value already there).
-void request_progress_thread(int argc, char** argv);
+// setting into the environment (overriding a value already there). Open
+// MPI: returns the setting's value as the library reads it (its MPI_T
+// control variable, at thread level `level`, the one MPI_Init_thread will
+// ask for), -1 where it has none; read here because MPI_T_init_thread after
+// MPI_Init left Open MPI 4.1.4's MPI_Ialltoall + MPI_Wait 40-50 ns (12 %)
+// slower for the rest of the run (docs/p2p_osu.md item 14). MPICH: a value
+// that has progress_thread_state read it after MPI_Init.
+int request_progress_thread(int argc, char** argv, int level);
 
-// After MPI_Init.
-ProgressThread progress_thread_state(bool requested);
+// After MPI_Init; `setting` is request_progress_thread's value.
+ProgressThread progress_thread_state(bool requested, int setting);
 
 // {"requested", "setting", "covers", "active", "thread_level", "note"};
 // setting and covers null when the library has none.

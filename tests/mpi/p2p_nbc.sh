@@ -44,7 +44,7 @@ expect_corruption 4 "^checkmpi-p2p: validation failed: x_to_y 9x7x5 on 2x2 penci
 expect_usage_error checkmpi-p2p 2 "^checkmpi-p2p: error: --pencil 2x2 needs 4 MPI ranks, got 2$" nbc --pencil 2x2 --grid 8x8x8
 expect_usage_error checkmpi-p2p 4 "grid 8x3x8 is too small for 1x4 pencils" nbc --pencil 1x4 --grid 8x3x8
 
-# --progress-thread: the library's own setting, read back after MPI_Init.
+# --progress-thread: the library's own setting, read back through MPI_T.
 run_mpi 2 "$p2p" nbc --op ibcast -m 4:8 "${small[@]}" --progress 0,2 --progress-thread --json pt.json >pt.txt 2>&1 ||
   fail "--progress-thread: $(tail -3 pt.txt)"
 grep -q '^  progress    : ' pt.txt || fail "no progress line in the header"
