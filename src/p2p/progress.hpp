@@ -29,9 +29,10 @@ struct ProgressThread {
 // setting into the environment (overriding a value already there). Open
 // MPI: returns the setting's value as the library reads it (its MPI_T
 // control variable, at thread level `level`, the one MPI_Init_thread will
-// ask for), -1 where it has none; read here because MPI_T_init_thread after
-// MPI_Init left Open MPI 4.1.4's MPI_Ialltoall + MPI_Wait 40-50 ns (12 %)
-// slower for the rest of the run (docs/p2p_osu.md item 14). MPICH: a value
+// ask for), -1 where it has none; read here because an MPI_T session after
+// MPI_Init rearranges the heap under the library's per-call objects, which
+// left OSU's own MPI_Ialltoall loop 40-50 ns (12 %) slower for the rest of
+// the run with Open MPI 4.1.4 (docs/p2p_osu.md item 14). MPICH: a value
 // that has progress_thread_state read it after MPI_Init.
 int request_progress_thread(int argc, char** argv, int level);
 
