@@ -97,7 +97,6 @@ int main(int argc, char** argv) {
 }
 C
 "$mpicc" -O2 -o "$out/ref" "$out/ref.c"
-preload=()
 if [ "${LAYOUT:-}" = random ]; then
   cat >"$out/layout.c" <<'C'
 #define _GNU_SOURCE
@@ -126,7 +125,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 }
 C
   cc -O2 -shared -fPIC -o "$out/layout.so" "$out/layout.c" -ldl
-  preload=(env "LD_PRELOAD=$out/layout.so")
+  export LD_PRELOAD="$out/layout.so"  # every process from here on; only MPI programs call its wrappers
 fi
 
 echo "# bench/nbc_overhead.sh: $(uname -n), $(nproc) CPUs, $(date -u +%FT%TZ); $rounds rounds, 1 .. $max B"
@@ -134,10 +133,10 @@ echo "# MPI: $("$mpiexec" --version 2>&1 | head -1); load average at start: $(cu
 [ "${LAYOUT:-}" != random ] || echo "# LAYOUT=random: every process keeps a malloc of 0-64 KiB, drawn, after MPI_Init"
 run_as() {  # run_as WHICH ROUND
   case $1 in
-    p2p) "${preload[@]}" "$mpiexec" -n 2 "$bin/checkmpi-p2p" nbc --op ialltoall -m "1:$max" -i 1000 -x 100 --json "$out/p2p.$2.json" \
+    p2p) run2 "$bin/checkmpi-p2p" nbc --op ialltoall -m "1:$max" -i 1000 -x 100 --json "$out/p2p.$2.json" \
       >/dev/null ;;
-    mpit | heap) "${preload[@]}" "$mpiexec" -n 2 "$out/ref" "$max" "$1" >"$out/$1.$2" ;;
-    *) "${preload[@]}" "$mpiexec" -n 2 "$out/ref" "$max" >"$out/$1.$2" ;;
+    mpit | heap) run2 "$out/ref" "$max" "$1" >"$out/$1.$2" ;;
+    *) run2 "$out/ref" "$max" >"$out/$1.$2" ;;
   esac
 }
 order=(ref p2p ctl)
