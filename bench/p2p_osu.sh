@@ -11,6 +11,13 @@
 # OSU times every iteration alone (osu_latency, osu_latency_mt, osu_bw,
 # osu_bibw) checkmpi-p2p runs with --block 1, so both figures hold the clock
 # reads; the one-sided latencies time the whole loop, as checkmpi-p2p's blocks.
+# nbc runs osu_ialltoall a second time in every round with the heap held as
+# checkmpi-p2p nbc holds it (bench/osu_heap_hold.cpp, preloaded into the ranks
+# only; built here with the build's mpicxx, under TMPDIR, which a run over
+# several nodes must share) and adds p2p/held: Open MPI's libnbc costs
+# 40-50 ns more per small call in a heap with free chunks, which OSU's own
+# allocations may leave (they did in every launch on an AMD VM;
+# docs/p2p_osu.md item 15).
 # Modes (default all): pingpong bw bibw mbw-mr threads coll rma nbc barrier.
 # SIZES (default 1:65536) and ITERS (e.g. "-i 1000 -x 100"; default the tools'
 # own, which are OSU's) apply to both. CONTROL=1 runs OSU's program a second
@@ -77,7 +84,8 @@ for mode in "${modes[@]}"; do
           job "rma-$op-$sync" "osu_${op}_latency" "-w allocate -s ${sync/-/_}" "rma --op $op --sync $sync"
         done
       done ;;
-    nbc) job nbc osu_ialltoall "" "nbc --op ialltoall" ;;
+    # osu_ialltoall reads the clock around each phase of its overlapped loop: --osu-clock does so too
+    nbc) job nbc osu_ialltoall "" "nbc --op ialltoall --osu-clock" ;;
     barrier) job barrier osu_barrier "" "coll --op barrier" ;;
     *) echo "bench: unknown mode '$mode'" >&2; exit 2 ;;
   esac
@@ -96,10 +104,18 @@ for entry in "${jobs[@]}"; do
     echo "# $name: no $prog under OSU_DIR: skipped"
     continue
   fi
-  bare=""
+  bare="" extra=""
   if [ -n "${OSU_BARE:-}" ] && [ "${name%%-*}" = rma ]; then
     bare=$(osu "$prog" "$OSU_BARE")
-    [ -n "$bare" ] || echo "# $name: no $prog under OSU_BARE: no p2p/bare"
+    [ -n "$bare" ] && extra=bare || echo "# $name: no $prog under OSU_BARE: no p2p/bare"
+  fi
+  if [ "$name" = nbc ]; then
+    if [ ! -f "$out/osu_heap_hold.so" ] && ! "${mpicxx:-mpicxx}" -O2 -shared -fPIC -Isrc -o "$out/osu_heap_hold.so" \
+      bench/osu_heap_hold.cpp src/p2p/heap.cpp >"$out/hold.log" 2>&1; then
+      echo "# nbc: bench/osu_heap_hold.cpp did not build ($(tail -n 1 "$out/hold.log")): no p2p/held"
+    else
+      extra=held
+    fi
   fi
   m=$sizes
   [ "$name" != barrier ] || m=""
@@ -114,10 +130,11 @@ for entry in "${jobs[@]}"; do
         --json "$out/$name.p2p.$2.json" >"$file" 2>&1 || rc=$?
     else
       file="$out/$name.$1.$2"
+      local -a program=("$exe")
+      [ "$1" != bare ] || program=("$bare")
+      [ "$1" != held ] || program=(env "LD_PRELOAD=$out/osu_heap_hold.so${LD_PRELOAD:+:$LD_PRELOAD}" "$exe")
       # shellcheck disable=SC2086
-      local program=$exe
-      [ "$1" != bare ] || program=$bare
-      timeout "$limit" "$mpiexec" -n "$np" "$program" $oargs ${m:+-m $m} "${iters[@]}" >"$file" 2>&1 || rc=$?
+      timeout "$limit" "$mpiexec" -n "$np" "${program[@]}" $oargs ${m:+-m $m} "${iters[@]}" >"$file" 2>&1 || rc=$?
     fi
     [ "$rc" -eq 0 ] && return 0
     # OMB 7.2's osu_latency_mt never calls MPI_Finalize: Open MPI's mpiexec then says a process exited
@@ -136,7 +153,7 @@ for entry in "${jobs[@]}"; do
   }
   order=(osu p2p)
   [ "$control" = 0 ] || order+=(osu2)
-  [ -z "$bare" ] || order+=(bare)
+  [ -z "$extra" ] || order+=("$extra")
   for r in $(seq "$rounds"); do
     n=${#order[@]}
     for j in $(seq 0 $((n - 1))); do
@@ -146,7 +163,7 @@ for entry in "${jobs[@]}"; do
     [ "$ok" = 1 ] || break
   done
   if [ "$ok" = 1 ]; then
-    python3 bench/p2p_osu_compare.py "$out" "$name" "$rounds" "$control" "$([ -n "$bare" ] && echo 1 || echo 0)"
+    python3 bench/p2p_osu_compare.py "$out" "$name" "$rounds" "$control" "$extra"
   else
     failed=1
   fi

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""p2p_osu_compare.py DIR NAME ROUNDS [CONTROL [BARE]]: bench/p2p_osu.sh's
+"""p2p_osu_compare.py DIR NAME ROUNDS [CONTROL [EXTRA]]: bench/p2p_osu.sh's
 table for one comparison: OSU's printed figures (DIR/NAME.osu.R) beside
 checkmpi-p2p's same figures (DIR/NAME.p2p.R.json), per size the median over
 rounds of each, and p2p/osu; with CONTROL 1 also OSU's second run
-(DIR/NAME.osu2.R) as osu2/osu, the noise floor; with BARE 1 the same OSU
-program built without its per-iteration clock reads (DIR/NAME.bare.R) as
-p2p/bare. Below each table, a launch being a draw (placement, the
-library's state): each round's median ratio over sizes (the programs of a
-round run back to back), the median over rounds and a 95% distribution-free
-interval of it (from 6 rounds), so that a difference is told from luck;
+(DIR/NAME.osu2.R) as osu2/osu, the noise floor; with EXTRA a third column
+against a variant of OSU's program (DIR/NAME.EXTRA.R): "bare", the same OSU
+program built without its per-iteration clock reads, as p2p/bare; "held",
+osu_ialltoall with the heap held as checkmpi-p2p nbc holds it
+(bench/osu_heap_hold.cpp), as p2p/held. Below each table, a launch being a
+draw (placement, the library's state): each round's median ratio over
+sizes (the programs of a round run back to back), the median over rounds
+and a 95% distribution-free interval of it (from 6 rounds), so that a
+difference is told from luck;
 and "best": per size each program's best round (lowest time, highest rate)
 against the other's, the median over sizes: where launches land in a fast
 or a slow state at random, what each reaches in its fast one."""
@@ -19,7 +22,8 @@ import sys
 
 out, name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 control = len(sys.argv) > 4 and sys.argv[4] == "1"
-bare = len(sys.argv) > 5 and sys.argv[5] == "1"
+extra = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] in ("bare", "held") else ""
+EXTRA_NOTE = {"bare": "OSU without its clock reads", "held": "OSU with the heap held as checkmpi-p2p holds it"}
 kind = name.split("-")[0]
 
 # (label, OSU's column after the size, checkmpi-p2p's figure of a result) per kind; OSU prints means.
@@ -104,18 +108,18 @@ def summary(label, medians):
 runs = range(1, rounds + 1)
 osu = [osu_rows(f"{out}/{name}.osu.{r}") for r in runs]
 osu2 = [osu_rows(f"{out}/{name}.osu2.{r}") for r in runs] if control else []
-bares = [osu_rows(f"{out}/{name}.bare.{r}") for r in runs] if bare else []
+extras = [osu_rows(f"{out}/{name}.{extra}.{r}") for r in runs] if extra else []
 p2p = [p2p_rows(f"{out}/{name}.p2p.{r}.json") for r in runs]
-sizes = sorted(set.intersection(*(set(o) for o in osu + osu2 + bares), *(set(p) for p in p2p)))
+sizes = sorted(set.intersection(*(set(o) for o in osu + osu2 + extras), *(set(p) for p in p2p)))
 if not sizes:
     print(f"# {name}: no size both measured")
     sys.exit(0)
 for label, column, figure in FIGURES:
     print(f"# {name}: {label}, median of {rounds} rounds; p2p/osu" + ("; control osu2/osu" if control else "")
-          + ("; p2p/bare: OSU without its clock reads" if bare else ""))
+          + (f"; p2p/{extra}: {EXTRA_NOTE[extra]}" if extra else ""))
     print(f"{'# Size':<10}{'osu':>14}{'p2p':>14}{'p2p/osu':>10}" + (f"{'osu2/osu':>10}" if control else "")
-          + (f"{'p2p/bare':>10}" if bare else ""))
-    ratios, controls, bare_ratios = [], [], []
+          + (f"{'p2p/' + extra:>10}" if extra else ""))
+    ratios, controls, extra_ratios = [], [], []
     for s in sizes:
         o = statistics.median(value(row, s, column) for row in osu)
         p = statistics.median(value(row, s, column, figure) for row in p2p)
@@ -124,19 +128,19 @@ for label, column, figure in FIGURES:
         if control:
             controls.append(ratio(statistics.median(value(row, s, column) for row in osu2), o))
             line += f"{controls[-1]:10.3f}"
-        if bare:
-            bare_ratios.append(ratio(p, statistics.median(value(row, s, column) for row in bares)))
-            line += f"{bare_ratios[-1]:10.3f}"
+        if extra:
+            extra_ratios.append(ratio(p, statistics.median(value(row, s, column) for row in extras)))
+            line += f"{extra_ratios[-1]:10.3f}"
         print(line)
     tail = f"; control osu2/osu {statistics.median(controls):.3f}" if control else ""
-    if bare:
-        tail += f"; p2p/bare {statistics.median(bare_ratios):.3f}"
+    if extra:
+        tail += f"; p2p/{extra} {statistics.median(extra_ratios):.3f}"
     print(f"# {name} {label}: median p2p/osu {statistics.median(ratios):.3f} "
           f"(range {min(ratios):.3f} .. {max(ratios):.3f}) over {len(sizes)} sizes{tail}")
     line = summary("p2p/osu", per_round(p2p, osu, column, figure)) + f", best {best(p2p, osu, column, figure):.3f}"
     if control:
         line += "; " + summary("osu2/osu", per_round(osu2, osu, column)) + f", best {best(osu2, osu, column):.3f}"
-    if bare:
-        line += "; " + summary("p2p/bare", per_round(p2p, bares, column, figure)) + \
-            f", best {best(p2p, bares, column, figure):.3f}"
+    if extra:
+        line += "; " + summary(f"p2p/{extra}", per_round(p2p, extras, column, figure)) + \
+            f", best {best(p2p, extras, column, figure):.3f}"
     print(f"# {name} {label}: {line}")

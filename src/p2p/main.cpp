@@ -168,6 +168,7 @@ Json config_json(const P2PConfig& cfg, int nprocs) {
     c["ops"] = cfg.pencil_rows > 0 ? Json::array_of(std::vector<std::string>{"x_to_y", "y_to_z"}) : ops;
     c["progress"] = Json::array_of(cfg.progress);
     c["progress_thread"] = cfg.progress_thread;
+    c["osu_clock"] = cfg.osu_clock;
     c["pencil"] = cfg.pencil_rows > 0 ? Json::array_of(std::vector<int>{cfg.pencil_rows, cfg.pencil_cols}) : Json();
     Json grids = Json::array();
     for (const Grid3& g : cfg.grids) grids.push(Json::array_of(std::vector<long long>{g.nx, g.ny, g.nz}));

@@ -74,8 +74,13 @@ void iterate(const Session& s, Collective& c, LoopCounts n, long long base, Body
 void measure(const Session& s, Collective& c, long long size, Point& point) {
   const LoopCounts n = loop_counts(s.cfg, size);
   const long long per_loop = n.warmup + n.iterations;
-  const SmallChunkHold hold;  // the library's schedules grow in place, as in a small program (p2p/heap.hpp)
   Timed blocking(n.iterations), pure(n.iterations);
+  std::vector<Phases> runs;  // one overlapped loop per MPI_Test count
+  runs.reserve(s.cfg.progress.size());
+  for (std::size_t p = 0; p < s.cfg.progress.size(); ++p) runs.emplace_back(n.iterations);
+  // Last before the loops: the library's schedules are carved from the heap's top, as in a small program
+  // (p2p/heap.hpp).
+  const SmallChunkHold hold;
   iterate(s, c, n, 0, [&](bool timed) {
     const double t0 = MPI_Wtime();
     c.blocking();
@@ -90,25 +95,40 @@ void measure(const Session& s, Collective& c, long long size, Point& point) {
   });
   // OSU: each rank computes for its own mean pure communication time.
   const double target = pure.total() / double(n.iterations);
-  std::vector<Phases> runs;
-  runs.reserve(s.cfg.progress.size());
+  const bool osu_clock = s.cfg.osu_clock;
   for (std::size_t p = 0; p < s.cfg.progress.size(); ++p) {
     const long long tests = s.cfg.progress[p];
-    Phases& ph = runs.emplace_back(n.iterations);
+    Phases& ph = runs[p];
     iterate(s, c, n, per_loop * static_cast<long long>(2 + p), [&](bool timed) {
       MPI_Request r;
+      double init, compute, in_test, wait = 0.0, t2 = 0.0;
       const double t0 = MPI_Wtime();
-      c.post(&r);
-      const double t1 = MPI_Wtime();
-      const double in_test = compute_and_probe(target, tests, &r);
-      const double t2 = MPI_Wtime();
-      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      if (osu_clock) {  // osu_ialltoall's reads: t_start, a pair around each phase, t_stop
+        const double i0 = MPI_Wtime();
+        c.post(&r);
+        init = MPI_Wtime() - i0;
+        const double c0 = MPI_Wtime();
+        in_test = compute_and_probe(target, tests, &r);
+        compute = MPI_Wtime() - c0;
+        const double w0 = MPI_Wtime();
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        wait = MPI_Wtime() - w0;
+      } else {  // one read between phases: it ends one and starts the next
+        c.post(&r);
+        const double t1 = MPI_Wtime();
+        in_test = compute_and_probe(target, tests, &r);
+        t2 = MPI_Wtime();
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        init = t1 - t0;
+        compute = t2 - t1;
+      }
       const double t3 = MPI_Wtime();
+      if (!osu_clock) wait = t3 - t2;
       if (!timed) return;
-      ph.init.add(t1 - t0);
-      ph.compute.add(t2 - t1);
+      ph.init.add(init);
+      ph.compute.add(compute);
       ph.test.add(in_test);
-      ph.wait.add(t3 - t2);
+      ph.wait.add(wait);
       ph.overall.add(t3 - t0);
     });
   }

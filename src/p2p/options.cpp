@@ -181,6 +181,7 @@ void parse_nbc(const CommandLine& cli, P2PConfig& cfg) {
   cfg.ops = parse_ops(cli.get("op", "all"));
   if (auto p = cli.value("progress")) cfg.progress = parse_progress(*p);
   cfg.progress_thread = cli.has("progress-thread");
+  cfg.osu_clock = cli.has("osu-clock");
   if (!cli.has("pencil")) {
     if (cli.has("grid")) throw UsageError("--grid applies with --pencil only");
     return;
@@ -301,6 +302,8 @@ CommandLine p2p_command_line() {
                            "default 1)", false, "T"},
       {"progress", 0, true, "nbc: MPI_Test calls spread over the compute, N or N,N,... (default 0)", false, "N,..."},
       {"progress-thread", 0, false, "nbc: start the MPI library's progress thread where it has one"},
+      {"osu-clock", 0, false, "nbc: read the clock as osu_ialltoall does, a pair around each phase of the "
+                              "overlapped loop (its overall time then holds four more clock reads)"},
       {"pencil", 0, true, "nbc: PxQ pencil transposes (2DECOMP&FFT) of --grid instead of --op; P*Q = ranks", false,
        "PxQ"},
       {"grid", 0, true, "nbc --pencil: NXxNYxNZ,... doubles (default 16^3,32^3,64^3,128^3)", false, "LIST"},
@@ -411,7 +414,7 @@ P2PConfig make_p2p_config(const CommandLine& cli) {
   if (cfg.mode == Mode::Nbc) {
     parse_nbc(cli, cfg);
   } else {
-    for (const char* name : {"progress", "progress-thread", "pencil", "grid"})
+    for (const char* name : {"progress", "progress-thread", "osu-clock", "pencil", "grid"})
       if (cli.has(name)) throw UsageError(std::string("--") + name + " applies to mode nbc only");
     if (cli.has("op") && cfg.mode != Mode::Coll && cfg.mode != Mode::Rma)
       throw UsageError("--op applies to modes nbc, coll and rma only");

@@ -67,6 +67,7 @@ struct P2PConfig {
   std::vector<NbcOp> ops;                // measured in this order
   std::vector<long long> progress{0};    // MPI_Test calls spread over the compute: one run each
   bool progress_thread = false;          // --progress-thread (set before MPI_Init, see p2p/progress.hpp)
+  bool osu_clock = false;                // --osu-clock: a clock pair around each overlapped phase, as OSU
   int pencil_rows = 0, pencil_cols = 0;  // --pencil PxQ; 0: the OSU-style sweep of ops instead
   std::vector<Grid3> grids;              // --pencil: the grids transposed, in order
   std::vector<CollOp> coll_ops;          // coll: measured in this order

@@ -3,6 +3,8 @@
 # byte in an all-to-all and in a pencil transpose (exit 3, one line, JSON
 # with what passed before); a pencil grid that does not match the ranks is
 # bad input; --progress-thread is recorded as this MPI library honours it;
+# the overlapped loop's phases add up to its overall time, and with
+# --osu-clock (a clock pair around each phase, as OSU) fall short of it;
 # --repeat runs the points interleaved and pools them. Every JSON file
 # validates against the schema.
 source "$(dirname "$0")/lib.sh"
@@ -69,6 +71,26 @@ check_schema off.json
 python3 -c 'import json; pt = json.load(open("off.json"))["context"]["progress_thread"]; assert not pt["requested"] and not pt["active"], pt' ||
   fail "progress thread active without --progress-thread"
 [ "$(grep -Ec '^4 +[05] ' off.txt)" -eq 2 ] || fail "table rows for --progress 0,5: $(cat off.txt)"
+
+# The phases (post, compute, wait) of the overlapped loop: one clock read
+# between two phases, so they add up to the overall time; with --osu-clock a
+# pair around each, so the overall time holds more (the reads between them).
+run_mpi 2 "$p2p" nbc --op ialltoall -m 4:8 -i 20 -x 2 --progress 0,2 --osu-clock --json osu.json >osu.txt 2>&1 ||
+  fail "nbc --osu-clock: $(tail -3 osu.txt)"
+check_schema osu.json
+python3 - <<'PY' || fail "phases against the overall time"
+import json
+for name, osu in (("off.json", False), ("osu.json", True)):
+    d = json.load(open(name))
+    assert d["config"]["osu_clock"] is osu, (name, d["config"]["osu_clock"])
+    for r in d["results"]:
+        phases = r["init"]["mean"] + r["compute"]["mean"] + r["wait"]["mean"]
+        overall = r["overall"]["mean"]
+        if osu:
+            assert overall > phases, (name, r["size"], r["tests"], overall, phases)
+        else:
+            assert abs(overall - phases) <= 1e-6 * overall, (name, r["size"], r["tests"], overall, phases)
+PY
 
 # --repeat 2: every point twice, interleaved (progress lines in that order);
 # each result pools both runs and lists each run's medians.

@@ -123,24 +123,31 @@ def test_no_common_size_says_so(tmp_path):
     assert proc.returncode == 0 and proc.stdout.strip() == "# pingpong: no size both measured"
 
 
-def test_bare_column_against_osu_without_its_clock_reads(tmp_path):
-    # OSU_BARE's program (NAME.bare.R) at half OSU's figures: p2p/bare is twice p2p/osu, size by size.
-    name = "rma-put-fence"
+@pytest.mark.parametrize("name,label,extra,note", [
+    ("rma-put-fence", "latency (us)", "bare", "OSU without its clock reads"),
+    ("nbc", "pure comm (us)", "held", "OSU with the heap held as checkmpi-p2p holds it"),
+])
+def test_extra_column_against_a_variant_of_osu(tmp_path, name, label, extra, note):
+    # The variant's program (NAME.EXTRA.R: OSU_BARE's build, or osu_ialltoall with the heap held) at half OSU's
+    # figures: p2p/EXTRA is twice p2p/osu, size by size.
     osu = (FIXTURES / f"{name}.osu.1").read_text()
     for r in (1, 2):
         (tmp_path / f"{name}.osu.{r}").write_text(osu)
-        (tmp_path / f"{name}.bare.{r}").write_text(rescale(osu, 0.5))
+        (tmp_path / f"{name}.{extra}.{r}").write_text(rescale(osu, 0.5))
         shutil.copy(FIXTURES / f"{name}.p2p.1.json", tmp_path / f"{name}.p2p.{r}.json")
-    proc = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), name, "2", "0", "1"],
+    proc = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), name, "2", "0", extra],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    rows = table(lines, "latency (us)")
+    assert any(f"p2p/{extra}: {note}" in line for line in lines)
+    rows = table(lines, label)
     assert sorted(rows) == sorted(osu_figures(name))
-    for size, (o, p, ratio, to_bare) in rows.items():
-        assert to_bare == pytest.approx(p / (o * 0.5), rel=1e-3)
-    summary = next(line for line in lines if "median p2p/osu" in line)
-    assert f"p2p/bare {statistics.median(r[3] for r in rows.values()):.3f}" in summary
+    for size, (o, p, ratio, to_extra) in rows.items():
+        assert to_extra == pytest.approx(p / (o * 0.5), rel=1e-3)
+    summary = next(line for line in lines if "median p2p/osu" in line and label in line)
+    assert f"p2p/{extra} {statistics.median(r[3] for r in rows.values()):.3f}" in summary
+    assert re.search(rf"p2p/{extra} per round [\d.]+, best [\d.]+", next(
+        line for line in lines if "per round" in line and label in line))
 
 
 def test_per_round_median_and_interval(tmp_path):

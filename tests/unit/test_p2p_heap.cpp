@@ -1,6 +1,7 @@
-// SmallChunkHold (p2p/heap.hpp): with small free chunks between chunks in
-// use, a schedule built as Open MPI's libnbc builds one (calloc(1, 4) grown
-// by realloc) moves at every growth; while a hold lives it grows in place.
+// SmallChunkHold (p2p/heap.hpp): with free chunks between chunks in use, a
+// schedule built as Open MPI's libnbc builds one (calloc(1, 4) grown by
+// realloc) is carved from them and moves or merges at every growth; while a
+// hold lives it is carved from the heap's top and grows there.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -51,6 +52,50 @@ TEST(SmallChunkHold, SchedulesGrowInPlaceWhileHeld) {
     for (int call = 0; call < 100; ++call) ASSERT_EQ(schedule_moves(), 0) << "call " << call;
   }
   EXPECT_GT(schedule_moves(), 0) << "released: the holes are free again";
+}
+
+// Free blocks between chunks in use, too large for the per-thread cache:
+// calloc splits one before it touches the top. 4000-byte chunks, every
+// other one freed (those carved one after another from the top lie between
+// two kept ones, whatever the heap held before).
+struct Blocks {
+  std::vector<void*> kept;
+  Blocks() {
+    std::vector<void*> all(16);
+    for (void*& p : all) p = std::malloc(4000);
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (i % 2) std::free(all[i]);
+      else kept.push_back(all[i]);
+  }
+  ~Blocks() {
+    for (void* p : kept) std::free(p);
+  }
+};
+
+// Grows a schedule as above; whether it was carved from the top and stayed there, growing in place.
+bool schedule_at_top() {
+  void* p = std::calloc(1, 4);
+  bool top = SmallChunkHold::carved_from_top(p);
+  for (std::size_t n : {68, 116, 156, 157}) {
+    void* q = std::realloc(p, n);
+    top = top && q == p && SmallChunkHold::carved_from_top(q);
+    p = q;
+  }
+  std::free(p);
+  return top;
+}
+
+TEST(SmallChunkHold, SchedulesAreCarvedFromTheTopWhileHeld) {
+  if (!SmallChunkHold::kActive) GTEST_SKIP() << "the hold acts on glibc's allocator only (not a sanitizer's)";
+  Blocks blocks;
+  ASSERT_FALSE(schedule_at_top()) << "a free block should take the schedule (the test's premise)";
+  {
+    const SmallChunkHold hold;
+    EXPECT_TRUE(hold.at_top());
+    EXPECT_LT(hold.held(), SmallChunkHold::kMost);
+    for (int call = 0; call < 100; ++call) ASSERT_TRUE(schedule_at_top()) << "call " << call;
+  }
+  EXPECT_FALSE(schedule_at_top()) << "released: the blocks are free again";
 }
 
 }  // namespace

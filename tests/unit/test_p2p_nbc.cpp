@@ -82,15 +82,18 @@ TEST(NbcOptions, DefaultsAreOsusCollectiveOnes) {
   EXPECT_EQ(c.ops, (std::vector<NbcOp>{NbcOp::Ialltoall, NbcOp::Ialltoallv, NbcOp::Iallreduce, NbcOp::Ibcast}));
   EXPECT_EQ(c.progress, std::vector<long long>{0});
   EXPECT_FALSE(c.progress_thread);
+  EXPECT_FALSE(c.osu_clock);
   EXPECT_EQ(c.pencil_rows, 0);
   EXPECT_TRUE(c.grids.empty());
 }
 
 TEST(NbcOptions, OpsProgressAndPencils) {
-  const P2PConfig c = config({"nbc", "--op", "ibcast,iallreduce", "--progress", "0,1,16", "--progress-thread"});
+  const P2PConfig c =
+      config({"nbc", "--op", "ibcast,iallreduce", "--progress", "0,1,16", "--progress-thread", "--osu-clock"});
   EXPECT_EQ(c.ops, (std::vector<NbcOp>{NbcOp::Ibcast, NbcOp::Iallreduce}));
   EXPECT_EQ(c.progress, (std::vector<long long>{0, 1, 16}));
   EXPECT_TRUE(c.progress_thread);
+  EXPECT_TRUE(c.osu_clock);
   EXPECT_STREQ(nbc_op_name(NbcOp::Ialltoallv), "ialltoallv");
 
   const P2PConfig p = config({"nbc", "--pencil", "2x4", "--grid", "9x7x5,16x16x16"});
@@ -128,5 +131,6 @@ TEST(NbcOptions, BadOptionsSayWhatIsWrong) {
             "grid 8x3x8 is too small for 2x4 pencils: every rank needs at least one cell in each");
   EXPECT_EQ(error_of({"pingpong", "--progress", "2"}), "--progress applies to mode nbc only");
   EXPECT_EQ(error_of({"ring", "--progress-thread"}), "--progress-thread applies to mode nbc only");
+  EXPECT_EQ(error_of({"coll", "--osu-clock"}), "--osu-clock applies to mode nbc only");
   EXPECT_EQ(error_of({"bw", "--pencil", "2x2"}), "--pencil applies to mode nbc only");
 }
