@@ -41,11 +41,14 @@ const char* next_chunk(const void* p) {
   return next;
 }
 
+// Whether a chunk of the main heap is its top: it ends at the program break.
+bool is_top(const char* chunk) { return chunk + chunk_size(chunk) == static_cast<const char*>(sbrk(0)); }
+
 }  // namespace
 
 bool SmallChunkHold::carved_from_top(const void* p) {
   const char* const next = next_chunk(p);
-  return next != nullptr && next + chunk_size(next) == static_cast<const char*>(sbrk(0));
+  return next != nullptr && is_top(next);
 }
 
 SmallChunkHold::SmallChunkHold() {
@@ -54,12 +57,12 @@ SmallChunkHold::SmallChunkHold() {
     void* const p = std::calloc(1, 1);  // calloc, as the library: not from the thread cache
     if (p == nullptr) break;
     held_.push_back(p);
-    if ((at_top_ = carved_from_top(p))) break;
+    const char* const rest = next_chunk(p);
+    if (rest == nullptr) continue;
+    if ((at_top_ = is_top(rest))) break;  // carved from the top
     // Split from a larger free chunk: the rest follows p; take it whole (a
     // request of its size less a word fits it exactly) where it is free
     // (the chunk after it says so).
-    const char* const rest = next_chunk(p);
-    if (rest == nullptr) continue;
     const char* const after = next_chunk(rest + 2 * kWord);
     const std::size_t size = chunk_size(rest);
     if (after != nullptr && (size_word(after) & 1) == 0 && size > 4 * kWord) {

@@ -13,17 +13,21 @@ using checkmpi::p2p::SmallChunkHold;
 
 namespace {
 
-// Holes: 24-byte chunks, every other one freed, as a C++ start-up leaves them.
-struct Holes {
+// Gaps: chunks of `bytes`, every other one freed (those carved one after
+// another from the top lie between two kept ones, whatever the heap held
+// before). 24-byte ones are the holes a C++ start-up leaves; 4000-byte ones,
+// too large for the per-thread cache, are free blocks calloc splits before
+// it touches the top.
+struct Gaps {
   std::vector<void*> kept;
-  explicit Holes(int pairs) {
+  Gaps(int pairs, std::size_t bytes) {
     std::vector<void*> all(std::size_t(2 * pairs));
-    for (void*& p : all) p = std::malloc(24);
+    for (void*& p : all) p = std::malloc(bytes);
     for (std::size_t i = 0; i < all.size(); ++i)
       if (i % 2) std::free(all[i]);
       else kept.push_back(all[i]);
   }
-  ~Holes() {
+  ~Gaps() {
     for (void* p : kept) std::free(p);
   }
 };
@@ -43,7 +47,7 @@ int schedule_moves() {
 
 TEST(SmallChunkHold, SchedulesGrowInPlaceWhileHeld) {
   if (!SmallChunkHold::kActive) GTEST_SKIP() << "the hold acts on glibc's allocator only (not a sanitizer's)";
-  Holes holes(256);
+  const Gaps holes(256, 24);
   ASSERT_GT(schedule_moves(), 0) << "the holes should move a schedule (the test's premise)";
   {
     const SmallChunkHold hold;
@@ -53,24 +57,6 @@ TEST(SmallChunkHold, SchedulesGrowInPlaceWhileHeld) {
   }
   EXPECT_GT(schedule_moves(), 0) << "released: the holes are free again";
 }
-
-// Free blocks between chunks in use, too large for the per-thread cache:
-// calloc splits one before it touches the top. 4000-byte chunks, every
-// other one freed (those carved one after another from the top lie between
-// two kept ones, whatever the heap held before).
-struct Blocks {
-  std::vector<void*> kept;
-  Blocks() {
-    std::vector<void*> all(16);
-    for (void*& p : all) p = std::malloc(4000);
-    for (std::size_t i = 0; i < all.size(); ++i)
-      if (i % 2) std::free(all[i]);
-      else kept.push_back(all[i]);
-  }
-  ~Blocks() {
-    for (void* p : kept) std::free(p);
-  }
-};
 
 // Grows a schedule as above; whether it was carved from the top and stayed there, growing in place.
 bool schedule_at_top() {
@@ -87,7 +73,7 @@ bool schedule_at_top() {
 
 TEST(SmallChunkHold, SchedulesAreCarvedFromTheTopWhileHeld) {
   if (!SmallChunkHold::kActive) GTEST_SKIP() << "the hold acts on glibc's allocator only (not a sanitizer's)";
-  Blocks blocks;
+  const Gaps blocks(8, 4000);
   ASSERT_FALSE(schedule_at_top()) << "a free block should take the schedule (the test's premise)";
   {
     const SmallChunkHold hold;
