@@ -18,7 +18,9 @@
 # 40-50 ns more per small call in a heap with free chunks, which OSU's own
 # allocations may leave (they did in every launch on an AMD VM;
 # docs/p2p_osu.md item 15).
-# Modes (default all): pingpong bw bibw mbw-mr threads coll rma nbc barrier.
+# Modes (default all): pingpong bw bibw mbw-mr threads coll rma nbc barrier;
+# one row of coll or rma alone by its name in the output, e.g. coll-bcast or
+# rma-put-lock-all, for more rounds where a row's interval is wide.
 # SIZES (default 1:65536) and ITERS (e.g. "-i 1000 -x 100"; default the tools'
 # own, which are OSU's) apply to both. CONTROL=1 runs OSU's program a second
 # time in every round (order rotating over the three) and adds osu2/osu per
@@ -63,6 +65,7 @@ osu() {  # osu NAME [DIR]: the executable, or nothing
 declare -a jobs=()
 job() { jobs+=("$1|$2|$3|$4"); }
 for mode in "${modes[@]}"; do
+  before=${#jobs[@]}
   case $mode in
     # osu_latency(_mt), osu_bw and osu_bibw read the clock around every
     # iteration (its cost is in their figures): --block 1 does so too
@@ -71,24 +74,28 @@ for mode in "${modes[@]}"; do
     bibw) job bibw osu_bibw "" "bibw --block 1" ;;
     mbw-mr) job mbw-mr osu_mbw_mr "" "mbw-mr" ;;
     threads) job threads osu_latency_mt "-t 2:2" "pingpong --threads 2 --block 1" ;;
-    coll)
-      for op in allreduce alltoall alltoallv bcast allgather reduce-scatter; do
+    coll | coll-allreduce | coll-alltoall | coll-alltoallv | coll-bcast | coll-allgather | coll-reduce-scatter)
+      ops=(allreduce alltoall alltoallv bcast allgather reduce-scatter)
+      [ "$mode" = coll ] || ops=("${mode#coll-}")
+      for op in "${ops[@]}"; do
         # checkmpi-p2p reduces floats; OSU's default type is MPI_CHAR
         t=""
         [ "$op" != allreduce ] && [ "$op" != reduce-scatter ] || t="-T mpi_float"
         job "coll-$op" "osu_${op/-/_}" "$t" "coll --op $op"
       done ;;
-    rma)
+    rma | rma-put-* | rma-get-* | rma-acc-*)
       for op in put get acc; do
         for sync in flush fence pscw lock lock-all; do
+          [ "$mode" = rma ] || [ "$mode" = "rma-$op-$sync" ] || continue
           job "rma-$op-$sync" "osu_${op}_latency" "-w allocate -s ${sync/-/_}" "rma --op $op --sync $sync"
         done
       done ;;
     # osu_ialltoall reads the clock around each phase of its overlapped loop: --osu-clock does so too
     nbc) job nbc osu_ialltoall "" "nbc --op ialltoall --osu-clock" ;;
     barrier) job barrier osu_barrier "" "coll --op barrier" ;;
-    *) echo "bench: unknown mode '$mode'" >&2; exit 2 ;;
+    *) ;;
   esac
+  [ ${#jobs[@]} -gt "$before" ] || { echo "bench: unknown mode '$mode'" >&2; exit 2; }
 done
 
 echo "# bench/p2p_osu.sh: $(uname -n), $(nproc) CPUs, $(date -u +%FT%TZ); $rounds rounds; $np ranks; sizes $sizes"

@@ -24,6 +24,8 @@ flat=""
 [ $((np * threads)) -le "$(nproc)" ] && [ "$threads" -eq 1 ] || flat=flat-ok
 python3 "$(dirname "$0")/p2p_check.py" r.json "$mode" "$np" $flat || fail "JSON check ($(cat out.txt))"
 check_schema r.json
+# The run's date: rank 0's clock, gathered from all (src/core/context.cpp), a whole UTC time.
+json_is r.json "__import__('re').fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ', doc['context']['date'])"
 # --block N: every result's blocks are N iterations long, and the config says so.
 if [ -n "$block" ]; then
   python3 -c "import json, sys; d = json.load(open('r.json')); n = int(sys.argv[1])
