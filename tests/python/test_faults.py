@@ -189,11 +189,15 @@ def test_signal_outside_a_job_says_so(monkeypatch, capsys, tmp_path, sig):
         return 0
 
     monkeypatch.setattr(report, "report_command", drawing)
-    before = signal.getsignal(sig)
-    assert cli.main(["report", str(DATA / "halo_4ranks.json")]) == 128 + sig
-    assert capsys.readouterr().err == f"checkmpi: stopped by {signal.Signals(sig).name}\n"
-    assert _files(tmp_path) == {"report.html": b"earlier"}
-    assert signal.getsignal(sig) == before  # the caller's handler back
+    # The signal's default action, whatever this pytest inherited (under nohup SIGHUP is ignored: the next test)
+    outer = signal.signal(sig, signal.SIG_DFL)
+    try:
+        assert cli.main(["report", str(DATA / "halo_4ranks.json")]) == 128 + sig
+        assert capsys.readouterr().err == f"checkmpi: stopped by {signal.Signals(sig).name}\n"
+        assert _files(tmp_path) == {"report.html": b"earlier"}
+        assert signal.getsignal(sig) == signal.SIG_DFL  # the caller's disposition back
+    finally:
+        signal.signal(sig, outer)
 
 
 def test_an_ignored_hangup_stays_ignored(monkeypatch, tmp_path):
