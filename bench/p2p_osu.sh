@@ -74,10 +74,9 @@ for mode in "${modes[@]}"; do
     bibw) job bibw osu_bibw "" "bibw --block 1" ;;
     mbw-mr) job mbw-mr osu_mbw_mr "" "mbw-mr" ;;
     threads) job threads osu_latency_mt "-t 2:2" "pingpong --threads 2 --block 1" ;;
-    coll | coll-allreduce | coll-alltoall | coll-alltoallv | coll-bcast | coll-allgather | coll-reduce-scatter)
-      ops=(allreduce alltoall alltoallv bcast allgather reduce-scatter)
-      [ "$mode" = coll ] || ops=("${mode#coll-}")
-      for op in "${ops[@]}"; do
+    coll | coll-*)
+      for op in allreduce alltoall alltoallv bcast allgather reduce-scatter; do
+        [ "$mode" = coll ] || [ "$mode" = "coll-$op" ] || continue
         # checkmpi-p2p reduces floats; OSU's default type is MPI_CHAR
         t=""
         [ "$op" != allreduce ] && [ "$op" != reduce-scatter ] || t="-T mpi_float"

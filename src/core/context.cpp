@@ -11,7 +11,6 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <vector>
 
 // Open MPI declares its CUDA query in mpi-ext.h; MPICH (4.0 on) declares its
 // GPU query in mpi.h. Neither needs CUDA to compile or to answer.
@@ -244,14 +243,12 @@ RunContext gather_context(MPI_Comm comm, const std::string& tool) {
   // Rank 0's clock dates the run. Gathered by all, not broadcast: a start-up
   // that sends as many bytes each way between two ranks leaves Open MPI's
   // shared-memory queues as a start-up without traffic does (OSU's); after
-  // one broadcast every later barrier took 5-8 % longer (docs/p2p_osu.md,
+  // one broadcast every later barrier took 5-10 % longer (docs/p2p_osu.md,
   // item 17).
   char date[32] = {0};
   std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  std::vector<char> dates(sizeof date * static_cast<size_t>(c.nprocs));
-  MPI_Allgather(date, sizeof date, MPI_CHAR, dates.data(), sizeof date, MPI_CHAR, comm);
-  c.date = std::string(dates.data());
+  c.date = allgather_strings(comm, date).front();
   return c;
 }
 
