@@ -29,7 +29,9 @@
 # MPI_Wtime calls per iteration that OMB 7.x reads for its -G graphs with or
 # without -G (docs/p2p_osu.md, "How OMB was built"): the rma comparisons then
 # run it too in every round and add p2p/bare, the same loop without OSU's
-# clock. RUN_TIMEOUT (default 900 s) bounds
+# clock; and its osu_latency_mt with each sender thread's own clock reads and
+# sum (OMB 7.2's threads share t_start, t_end and t_total unguarded), which
+# threads then runs too, as p2p/own. RUN_TIMEOUT (default 900 s) bounds
 # each program; one that fails or times out is reported and its comparison
 # skipped, and the script then exits 1. Without OSU_DIR the script says so
 # and exits 2; it compares figures, it does not judge them.
@@ -111,9 +113,11 @@ for entry in "${jobs[@]}"; do
     continue
   fi
   bare="" extra=""
-  if [ -n "${OSU_BARE:-}" ] && [ "${name%%-*}" = rma ]; then
+  if [ -n "${OSU_BARE:-}" ] && { [ "${name%%-*}" = rma ] || [ "$name" = threads ]; }; then
+    kind=bare
+    [ "$name" != threads ] || kind=own
     bare=$(osu "$prog" "$OSU_BARE")
-    [ -n "$bare" ] && extra=bare || echo "# $name: no $prog under OSU_BARE: no p2p/bare"
+    [ -n "$bare" ] && extra=$kind || echo "# $name: no $prog under OSU_BARE: no p2p/$kind"
   fi
   if [ "$name" = nbc ]; then
     if [ ! -f "$out/osu_heap_hold.so" ] && ! "${mpicxx:-mpicxx}" -O2 -shared -fPIC -Isrc -o "$out/osu_heap_hold.so" \
@@ -137,7 +141,7 @@ for entry in "${jobs[@]}"; do
     else
       file="$out/$name.$1.$2"
       local -a program=("$exe")
-      [ "$1" != bare ] || program=("$bare")
+      [ "$1" != bare ] && [ "$1" != own ] || program=("$bare")
       [ "$1" != held ] || program=(env "LD_PRELOAD=$out/osu_heap_hold.so${LD_PRELOAD:+:$LD_PRELOAD}" "$exe")
       # shellcheck disable=SC2086
       timeout "$limit" "$mpiexec" -n "$np" "${program[@]}" $oargs ${m:+-m $m} "${iters[@]}" >"$file" 2>&1 || rc=$?

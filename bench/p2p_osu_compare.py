@@ -5,7 +5,9 @@ checkmpi-p2p's same figures (DIR/NAME.p2p.R.json), per size the median over
 rounds of each, and p2p/osu; with CONTROL 1 also OSU's second run
 (DIR/NAME.osu2.R) as osu2/osu, the noise floor; with EXTRA a third column
 against a variant of OSU's program (DIR/NAME.EXTRA.R): "bare", the same OSU
-program built without its per-iteration clock reads, as p2p/bare; "held",
+program built without its per-iteration clock reads, as p2p/bare; "own",
+osu_latency_mt with each sender thread's own clock and sum, as p2p/own;
+"held",
 osu_ialltoall with the heap held as checkmpi-p2p nbc holds it
 (bench/osu_heap_hold.cpp), as p2p/held. Below each table, a launch being a
 draw (placement, the library's state): each round's median ratio over
@@ -22,8 +24,9 @@ import sys
 
 out, name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 control = len(sys.argv) > 4 and sys.argv[4] == "1"
-extra = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] in ("bare", "held") else ""
-EXTRA_NOTE = {"bare": "OSU without its clock reads", "held": "OSU with the heap held as checkmpi-p2p holds it"}
+extra = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] in ("bare", "own", "held") else ""
+EXTRA_NOTE = {"bare": "OSU without its clock reads", "own": "OSU with each thread's own clock and sum",
+              "held": "OSU with the heap held as checkmpi-p2p holds it"}
 kind = name.split("-")[0]
 
 # (label, OSU's column after the size, checkmpi-p2p's figure of a result) per kind; OSU prints means.

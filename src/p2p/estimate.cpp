@@ -21,7 +21,7 @@ constexpr double kSlowLatency = 100e-6, kSlowRate = 1e8;
 // ring the four messages of a rank overlap pairwise.
 double messages_per_iteration(const P2PConfig& cfg) {
   switch (cfg.mode) {
-    case Mode::PingPong: return 2.0 * cfg.threads;
+    case Mode::PingPong: return 2.0 * cfg.threads;  // --threads T on shared cores: T round trips in turn
     case Mode::Self: return 1;
     case Mode::Barrier: return 2;  // a message in and out (a dissemination barrier: log2 P rounds of them)
     case Mode::Bandwidth: return double(cfg.window) + 1;
@@ -73,9 +73,11 @@ double fastest_run_seconds(const P2PConfig& cfg, int nprocs) {
                        : cfg.mode == Mode::Barrier ? double(barrier_ranks(nprocs).size())
                                                    : 1;
   double total = 0;
+  // pingpong --threads T: the size's iterations shared by the threads, their round trips at once.
+  const double at_once = cfg.mode == Mode::PingPong ? double(cfg.threads) * cfg.threads : 1;
   for (long long bytes : payloads(cfg)) {
     const LoopCounts c = loop_counts(cfg, bytes);
-    total += (double(c.warmup) + double(c.iterations)) * messages_per_iteration(cfg) *
+    total += (double(c.warmup) + double(c.iterations)) * messages_per_iteration(cfg) / at_once *
              (kFastLatency + double(bytes) / kFastRate);
   }
   return rings * double(cfg.repeat) * total;

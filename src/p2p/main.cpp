@@ -202,7 +202,7 @@ std::string header(const P2PConfig& cfg, const RunContext& ctx, const std::vecto
           << describe_pair(where[size_t(i)], where[size_t(i + ctx.nprocs / 2)]) << "\n";
   if (cfg.mode == Mode::PingPong && cfg.threads > 1)
     out << "  threads     : " << cfg.threads << " per rank (MPI_THREAD_MULTIPLE), thread t of rank 0 with thread t "
-        << "of rank 1 on its own communicator\n";
+        << "of rank 1 on its own communicator, each size's iterations shared among them\n";
   if (cfg.mode == Mode::Rma)
     out << "  rma         : rank 0 origin, rank 1 target (MPI_Win_allocate), synchronisation "
         << rma_sync_name(cfg.sync) << ", " << cfg.window << " operation(s) per epoch\n";

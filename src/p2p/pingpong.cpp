@@ -81,6 +81,9 @@ void run_pingpong(const Session& s, ModeOutput& out) {
 
 void run_pingpong_threads(const Session& s, ModeOutput& out) {
   const int threads = s.cfg.threads, peer = 1 - s.rank;
+  // A size's iterations (and warm-up) shared by the threads as osu_latency_mt
+  // deals them, iteration i to thread i mod T; at least one timed each.
+  auto share = [threads](long long n, int t) { return (n - t + threads - 1) / threads; };
   // Thread t of rank 0 with thread t of rank 1, on a communicator of their own.
   std::vector<MPI_Comm> comms(std::size_t(threads), MPI_COMM_NULL);
   for (MPI_Comm& c : comms) MPI_Comm_dup(s.comm, &c);
@@ -92,7 +95,8 @@ void run_pingpong_threads(const Session& s, ModeOutput& out) {
   } freed{comms};
   std::vector<std::unique_ptr<Buffer>> sends, recvs;
   for (int t = 0; t < threads; ++t) sends.push_back(message_buffer(s.cfg)), recvs.push_back(message_buffer(s.cfg));
-  out.table = format("# %d threads per rank, each pair on its own communicator; latency over all threads\n", threads) +
+  out.table = format("# %d threads per rank sharing each size's iterations, each pair on its own communicator; "
+                     "latency over all threads\n", threads) +
               "# Size       Latency (us)     Min (us)  Median (us)     Max (us)\n";
   const std::vector<long long> all_sizes = message_sizes(s.cfg);
   std::vector<std::vector<Pooled>> pooled(all_sizes.size(), std::vector<Pooled>(std::size_t(threads)));
@@ -109,6 +113,8 @@ void run_pingpong_threads(const Session& s, ModeOutput& out) {
         auto pair = [&](int t) {
           Loop loop = base;
           loop.comm = comms[std::size_t(t)];
+          loop.counts.warmup = share(base.counts.warmup, t);
+          loop.counts.iterations = std::max(1LL, share(base.counts.iterations, t));
           void* const send_data = sends[std::size_t(t)]->data();
           void* const recv_data = recvs[std::size_t(t)]->data();
           try {
@@ -157,6 +163,7 @@ void run_pingpong_threads(const Session& s, ModeOutput& out) {
           const Stats mine = sample_stats(p.all, 0.5);
           Json j = Json::object();
           j["thread"] = t;
+          j["iterations"] = p.all.iterations;
           j["median"] = mine.median;
           j["mean"] = mine.mean;
           per_thread.push(j);

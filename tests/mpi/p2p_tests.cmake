@@ -35,6 +35,9 @@ foreach(np 2 4)
   checkmpi_script_test(p2p_rma_np${np} p2p_mode.sh ${np} rma -m 1:256 -i 4 -x 1 -c)
   checkmpi_script_test(p2p_pingpong_threads_np${np} p2p_mode.sh ${np} pingpong --threads 2 -m 1:256 -i 4 -x 1 -c)
 endforeach()
+# Iterations the threads cannot share evenly (5 over 3: 2, 2, 1), and fewer than threads (2 over 3: one each).
+checkmpi_script_test(p2p_pingpong_threads_uneven p2p_mode.sh 2 pingpong --threads 3 -m 1:16 -i 5 -x 2 -c)
+checkmpi_script_test(p2p_pingpong_threads_few p2p_mode.sh 2 pingpong --threads 3 -m 1:16 -i 2 -x 0 -c)
 checkmpi_script_test(p2p_rma_syncs p2p_rma.sh)
 # Sizes under 16 bytes only: MPICH 4.0.2 lost puts into windows that small.
 checkmpi_script_test(p2p_rma_small_window p2p_mode.sh 2 rma -m 1:8 -i 3 -x 1 -c --sync lock)

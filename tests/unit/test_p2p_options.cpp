@@ -271,6 +271,9 @@ TEST(P2PEstimate, MemoryTimeAndWatchdog) {
   EXPECT_LT(memory_bytes_per_rank(config({"pingpong", "-m", "1:1", "-i", "1000000000"}), 2), 2e6);
   // 11 sizes of 1000 round trips of two messages, each at least 0.1 us: about 2.2 ms.
   EXPECT_NEAR(fastest_run_seconds(c, 2), 11 * 1000 * 2 * 0.1e-6, 1e-4);
+  // --threads 4: the 1000 round trips shared by four threads at once.
+  EXPECT_NEAR(fastest_run_seconds(config({"pingpong", "-m", "1024", "-i", "1000", "-x", "0", "--threads", "4"}), 2),
+              fastest_run_seconds(c, 2) / 4, 1e-12);
   EXPECT_EQ(watchdog_seconds(c), 60);
   EXPECT_EQ(watchdog_seconds(config({"pingpong", "--watchdog", "3"})), 3);
   // Ring: rings of 2 .. 8 ranks.
