@@ -112,12 +112,12 @@ for entry in "${jobs[@]}"; do
     echo "# $name: no $prog under OSU_DIR: skipped"
     continue
   fi
-  bare="" extra=""
+  variant="" extra=""
   if [ -n "${OSU_BARE:-}" ] && { [ "${name%%-*}" = rma ] || [ "$name" = threads ]; }; then
     kind=bare
     [ "$name" != threads ] || kind=own
-    bare=$(osu "$prog" "$OSU_BARE")
-    [ -n "$bare" ] && extra=$kind || echo "# $name: no $prog under OSU_BARE: no p2p/$kind"
+    variant=$(osu "$prog" "$OSU_BARE")
+    [ -n "$variant" ] && extra=$kind || echo "# $name: no $prog under OSU_BARE: no p2p/$kind"
   fi
   if [ "$name" = nbc ]; then
     if [ ! -f "$out/osu_heap_hold.so" ] && ! "${mpicxx:-mpicxx}" -O2 -shared -fPIC -Isrc -o "$out/osu_heap_hold.so" \
@@ -141,7 +141,7 @@ for entry in "${jobs[@]}"; do
     else
       file="$out/$name.$1.$2"
       local -a program=("$exe")
-      [ "$1" != bare ] && [ "$1" != own ] || program=("$bare")
+      [ "$1" != bare ] && [ "$1" != own ] || program=("$variant")
       [ "$1" != held ] || program=(env "LD_PRELOAD=$out/osu_heap_hold.so${LD_PRELOAD:+:$LD_PRELOAD}" "$exe")
       # shellcheck disable=SC2086
       timeout "$limit" "$mpiexec" -n "$np" "${program[@]}" $oargs ${m:+-m $m} "${iters[@]}" >"$file" 2>&1 || rc=$?

@@ -72,13 +72,14 @@ double fastest_run_seconds(const P2PConfig& cfg, int nprocs) {
   const double rings = cfg.mode == Mode::Ring      ? std::max(1, nprocs - 1)
                        : cfg.mode == Mode::Barrier ? double(barrier_ranks(nprocs).size())
                                                    : 1;
+  // pingpong --threads T: messages_per_iteration counts T round trips in turn (the watchdog's case); at the
+  // fastest each thread runs 1/T of the size's iterations and the threads run at once, 2/T messages each.
+  const double messages =
+      messages_per_iteration(cfg) / (cfg.mode == Mode::PingPong ? double(cfg.threads) * cfg.threads : 1);
   double total = 0;
-  // pingpong --threads T: the size's iterations shared by the threads, their round trips at once.
-  const double at_once = cfg.mode == Mode::PingPong ? double(cfg.threads) * cfg.threads : 1;
   for (long long bytes : payloads(cfg)) {
     const LoopCounts c = loop_counts(cfg, bytes);
-    total += (double(c.warmup) + double(c.iterations)) * messages_per_iteration(cfg) / at_once *
-             (kFastLatency + double(bytes) / kFastRate);
+    total += (double(c.warmup) + double(c.iterations)) * messages * (kFastLatency + double(bytes) / kFastRate);
   }
   return rings * double(cfg.repeat) * total;
 }
